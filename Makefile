@@ -1,0 +1,51 @@
+# badged: `make run` starts the service on the embedded default; `make test` runs every test.
+# Every tool a target uses is installed by `make tools` (go install) into $(TOOLBIN).
+
+SHELL := /bin/bash
+GO ?= go
+TOOLBIN := $(shell $(GO) env GOPATH)/bin
+SQLC_VERSION := v1.31.1
+STATICCHECK_VERSION := latest
+
+.PHONY: run build test test-race bench lint generate check-generate tools os-deps postgres clean
+
+run: postgres ## start the whole service on the embedded default (local Postgres, .data/)
+	$(GO) run ./cmd/badged dev
+
+build:
+	CGO_ENABLED=0 $(GO) build -o bin/badged ./cmd/badged
+
+test: tools os-deps postgres ## all tests against the real components
+	$(GO) test -count=1 -timeout 30m ./...
+
+test-race: tools os-deps postgres
+	$(GO) test -race -count=1 -timeout 45m ./api/... ./db/... ./internal/...
+
+bench: tools os-deps postgres ## benchmarks; figures go to the README
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...
+
+lint: tools
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(TOOLBIN)/staticcheck ./...
+
+generate: tools ## regenerate the sqlc code in db/
+	$(TOOLBIN)/sqlc generate -f db/sqlc.yaml
+
+check-generate: generate ## CI: the committed sqlc code matches the queries
+	@git diff --exit-code -- db/ || (echo "db/ is stale: run make generate and commit"; exit 1)
+	@test -z "$$(git status --porcelain -- db/)" || (git status --porcelain -- db/; echo "db/ has untracked generated files"; exit 1)
+
+tools: ## install the tools the targets use
+	@test -x $(TOOLBIN)/sqlc || $(GO) install github.com/sqlc-dev/sqlc/cmd/sqlc@$(SQLC_VERSION)
+	@test -x $(TOOLBIN)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+os-deps: ## Debian packages the tests use (pdftoppm renders certificates in tests)
+	@command -v pdftoppm >/dev/null || (apt-get update -qq && apt-get install -y -qq poppler-utils)
+
+postgres: ## start the local Postgres when it is down
+	@pg_isready -q -h localhost -p 5432 || pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
+	@for i in $$(seq 30); do pg_isready -q -h localhost -p 5432 && exit 0; sleep 1; done; echo "postgres did not start"; exit 1
+
+clean:
+	rm -rf bin .data

@@ -1,0 +1,373 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// maxJSONBody caps resource bodies. Larger bodies are answered 413.
+const maxJSONBody = 1 << 20
+
+// object is a JSON object being read field by field. It keeps every field problem so one response lists them
+// all, and it tells an omitted field from an explicit null, which PATCH needs.
+type object struct {
+	raw    map[string]json.RawMessage
+	prefix string // "recipients[3]." for nested objects
+	errs   *[]fieldError
+	v      version
+	loc    *time.Location
+}
+
+// decodeBody reads a JSON object body. Malformed JSON, a non-object, trailing data or a body over limit are
+// answered before any field is looked at.
+func (h *handler) decodeBody(w http.ResponseWriter, r *http.Request, limit int64) (*object, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, &apiError{status: http.StatusRequestEntityTooLarge, code: codeValidation,
+				msg: fmt.Sprintf("request body is larger than %d bytes", mbe.Limit)}
+		}
+		return nil, newError(codeFormat, "request body could not be read")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, newError(codeValidation, "request body is required: a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var raw map[string]json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return nil, newError(codeFormat, "request body is not valid JSON: %s", jsonErrorText(err))
+	}
+	if raw == nil {
+		return nil, newError(codeFormat, "request body must be a JSON object, not null")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, newError(codeFormat, "request body has data after the JSON object")
+	}
+	errs := []fieldError{}
+	return &object{raw: raw, errs: &errs, v: versionOf(r.Context()), loc: h.loc}, nil
+}
+
+func jsonErrorText(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s at byte %d", se.Error(), se.Offset)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return "expected a JSON object"
+	}
+	return err.Error()
+}
+
+func (o *object) fail(field, msg string) {
+	*o.errs = append(*o.errs, fieldError{Field: o.prefix + field, Message: msg})
+}
+func (o *object) badFormat(field, msg string) {
+	*o.errs = append(*o.errs, fieldError{Field: o.prefix + field, Message: msg, format: true})
+}
+
+// err returns the collected problems as one error, or nil.
+func (o *object) err() error {
+	if len(*o.errs) == 0 {
+		return nil
+	}
+	return fieldsError(*o.errs)
+}
+
+// only rejects fields outside allowed, naming each. publishStatusCode gets the contract's reason.
+func (o *object) only(allowed ...string) {
+	keys := make([]string, 0, len(o.raw))
+	for k := range o.raw {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		switch {
+		case slices.Contains(allowed, k):
+		case k == "publishStatusCode":
+			o.fail(k, "must not be sent; create and update always publish (PUBLISHED)")
+		default:
+			o.fail(k, "unknown field")
+		}
+	}
+}
+
+// has reports whether the field was sent, null included.
+func (o *object) has(name string) bool { _, ok := o.raw[name]; return ok }
+
+// null reports whether the field was sent as JSON null.
+func (o *object) null(name string) bool {
+	raw, ok := o.raw[name]
+	return ok && bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
+}
+
+// opt is a field of a request: absent, null, or a value. Set is false when the field was omitted.
+type opt[T any] struct {
+	Set  bool
+	Null bool
+	Val  T
+}
+
+// textRule says what a string field accepts.
+type textRule struct {
+	nullable bool // null clears it
+	max      int  // maximum length in characters
+	blankOK  bool // an empty or all-space value is allowed
+}
+
+// text reads a string field. Surrounding spaces are trimmed.
+func (o *object) text(name string, rule textRule) opt[string] {
+	raw, ok := o.raw[name]
+	if !ok {
+		return opt[string]{}
+	}
+	if o.null(name) {
+		if !rule.nullable {
+			o.fail(name, "must not be null")
+			return opt[string]{}
+		}
+		return opt[string]{Set: true, Null: true}
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		o.badFormat(name, "must be a string")
+		return opt[string]{}
+	}
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "" && !rule.blankOK:
+		o.fail(name, "must not be empty")
+		return opt[string]{}
+	case rule.max > 0 && utf8.RuneCountInString(s) > rule.max:
+		o.fail(name, fmt.Sprintf("must be at most %d characters", rule.max))
+		return opt[string]{}
+	}
+	return opt[string]{Set: true, Val: s}
+}
+
+// enum reads a string field that must be one of values.
+func (o *object) enum(name string, nullable bool, values ...string) opt[string] {
+	f := o.text(name, textRule{nullable: nullable})
+	if f.Set && !f.Null && !slices.Contains(values, f.Val) {
+		o.fail(name, fmt.Sprintf("unknown value %q; allowed: %s", f.Val, strings.Join(values, ", ")))
+		return opt[string]{}
+	}
+	return f
+}
+
+// url reads an absolute http(s) URL.
+func (o *object) url(name string, nullable bool) opt[string] {
+	f := o.text(name, textRule{nullable: nullable, max: 2048})
+	if f.Set && !f.Null {
+		u, err := url.Parse(f.Val)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			o.badFormat(name, "must be an absolute http or https URL")
+			return opt[string]{}
+		}
+	}
+	return f
+}
+
+// id reads a UUID string.
+func (o *object) id(name string, nullable bool) opt[uuid.UUID] {
+	f := o.text(name, textRule{nullable: nullable})
+	if !f.Set || f.Null {
+		return opt[uuid.UUID]{Set: f.Set, Null: f.Null}
+	}
+	id, err := parseUUID(f.Val)
+	if err != nil {
+		o.badFormat(name, "must be a UUID")
+		return opt[uuid.UUID]{}
+	}
+	return opt[uuid.UUID]{Set: true, Val: id}
+}
+
+// parseUUID accepts only the canonical 36-character form, as the contract's identifiers are.
+func parseUUID(s string) (uuid.UUID, error) {
+	if len(s) != 36 {
+		return uuid.Nil, errors.New("not a UUID")
+	}
+	return uuid.Parse(s)
+}
+
+// ids reads an array of distinct UUIDs. Arrays never accept null (PATCH rule 4).
+func (o *object) ids(name string, max int) opt[[]uuid.UUID] {
+	items, ok := o.array(name)
+	if !ok {
+		return opt[[]uuid.UUID]{}
+	}
+	if len(items) > max {
+		o.fail(name, fmt.Sprintf("must have at most %d items", max))
+		return opt[[]uuid.UUID]{}
+	}
+	out := make([]uuid.UUID, 0, len(items))
+	good := true
+	for i, raw := range items {
+		var s string
+		id, err := uuid.Nil, json.Unmarshal(raw, &s)
+		if err == nil {
+			id, err = parseUUID(s)
+		}
+		if err != nil {
+			o.badFormat(fmt.Sprintf("%s[%d]", name, i), "must be a UUID")
+			good = false
+			continue
+		}
+		if slices.Contains(out, id) {
+			o.fail(fmt.Sprintf("%s[%d]", name, i), "duplicate id "+s)
+			good = false
+			continue
+		}
+		out = append(out, id)
+	}
+	if !good {
+		return opt[[]uuid.UUID]{}
+	}
+	return opt[[]uuid.UUID]{Set: true, Val: out}
+}
+
+// array reads the raw items of an array field; ok is false when omitted or invalid (the problem is recorded).
+func (o *object) array(name string) ([]json.RawMessage, bool) {
+	raw, present := o.raw[name]
+	if !present {
+		return nil, false
+	}
+	if o.null(name) {
+		o.fail(name, "must not be null; send [] for none")
+		return nil, false
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		o.badFormat(name, "must be an array")
+		return nil, false
+	}
+	return items, true
+}
+
+// objects reads an array of objects, calling each for every element with a nested reader whose errors carry
+// the element's index ("criteria[2].category").
+func (o *object) objects(name string, min, max int, each func(i int, item *object)) bool {
+	items, ok := o.array(name)
+	if !ok {
+		return false
+	}
+	if len(items) < min {
+		o.fail(name, fmt.Sprintf("must have at least %d item(s)", min))
+		return false
+	}
+	if len(items) > max {
+		o.fail(name, fmt.Sprintf("must have at most %d items", max))
+		return false
+	}
+	before := len(*o.errs)
+	for i, raw := range items {
+		field := fmt.Sprintf("%s[%d]", name, i)
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+			o.badFormat(field, "must be an object")
+			continue
+		}
+		each(i, &object{raw: m, prefix: o.prefix + field + ".", errs: o.errs, v: o.v, loc: o.loc})
+	}
+	return len(*o.errs) == before
+}
+
+// boolean reads a true/false field.
+func (o *object) boolean(name string) opt[bool] {
+	raw, ok := o.raw[name]
+	if !ok {
+		return opt[bool]{}
+	}
+	if o.null(name) {
+		o.fail(name, "must not be null")
+		return opt[bool]{}
+	}
+	var b bool
+	if err := json.Unmarshal(raw, &b); err != nil {
+		o.badFormat(name, "must be true or false")
+		return opt[bool]{}
+	}
+	return opt[bool]{Set: true, Val: b}
+}
+
+// integer reads a whole number in [min, max].
+func (o *object) integer(name string, nullable bool, min, max int64) opt[int64] {
+	raw, ok := o.raw[name]
+	if !ok {
+		return opt[int64]{}
+	}
+	if o.null(name) {
+		if !nullable {
+			o.fail(name, "must not be null")
+			return opt[int64]{}
+		}
+		return opt[int64]{Set: true, Null: true}
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		o.badFormat(name, "must be a whole number")
+		return opt[int64]{}
+	}
+	v, err := n.Int64()
+	if err != nil {
+		o.badFormat(name, "must be a whole number")
+		return opt[int64]{}
+	}
+	if v < min || v > max {
+		o.fail(name, fmt.Sprintf("must be between %d and %d", min, max))
+		return opt[int64]{}
+	}
+	return opt[int64]{Set: true, Val: v}
+}
+
+// datetime reads a datetime in the request version's form (see version.parseTime).
+func (o *object) datetime(name string, nullable bool) opt[time.Time] {
+	f := o.text(name, textRule{nullable: nullable})
+	if !f.Set || f.Null {
+		return opt[time.Time]{Set: f.Set, Null: f.Null}
+	}
+	t, zoned, err := o.v.parseTime(f.Val, o.loc)
+	switch {
+	case err != nil:
+		o.badFormat(name, "must be an ISO-8601 date-time"+o.v.timeHint())
+		return opt[time.Time]{}
+	case !zoned:
+		o.badFormat(name, "must carry a UTC designator (Z) or an offset such as +09:00")
+		return opt[time.Time]{}
+	}
+	return opt[time.Time]{Set: true, Val: t}
+}
+
+// object reads a nested object field; nil when omitted, null (null recorded in the opt) or invalid.
+func (o *object) object(name string, nullable bool) (*object, opt[struct{}]) {
+	raw, ok := o.raw[name]
+	if !ok {
+		return nil, opt[struct{}]{}
+	}
+	if o.null(name) {
+		if !nullable {
+			o.fail(name, "must not be null")
+			return nil, opt[struct{}]{}
+		}
+		return nil, opt[struct{}]{Set: true, Null: true}
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		o.badFormat(name, "must be an object")
+		return nil, opt[struct{}]{}
+	}
+	return &object{raw: m, prefix: o.prefix + name + ".", errs: o.errs, v: o.v, loc: o.loc}, opt[struct{}]{Set: true}
+}

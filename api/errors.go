@@ -1,0 +1,121 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Error codes of the contract that the resource API returns. Assertion errorCodes live in internal/errcode.
+const (
+	codeFormat           = "COM002"
+	codeValidation       = "COM006"
+	codeSort             = "COM020"
+	codeAuth             = "SEC065"
+	codeRole             = "ORG004"
+	codeProgramNotFound  = "PRG001"
+	codeBadgeNotFound    = "BDG001"
+	codeIssuanceNotFound = "ISS001"
+	codeAssertionMissing = "AST001"
+	codeNotFound         = "NOT_FOUND"          // no such route; the contract has no code for it
+	codeMethod           = "METHOD_NOT_ALLOWED" // route exists, method does not
+	codeInternal         = "INTERNAL_SERVER_ERROR"
+)
+
+// statusOf is the one table from error code to HTTP status (DESIGN.md "HTTP statuses").
+func statusOf(code string) int {
+	switch code {
+	case codeAuth:
+		return http.StatusUnauthorized
+	case codeRole:
+		return http.StatusForbidden
+	case codeProgramNotFound, codeBadgeNotFound, codeIssuanceNotFound, codeAssertionMissing, codeNotFound:
+		return http.StatusNotFound
+	case codeMethod:
+		return http.StatusMethodNotAllowed
+	case "ISS057", "AST022":
+		return http.StatusConflict
+	case "PAY054":
+		return http.StatusPaymentRequired
+	case codeInternal:
+		return http.StatusInternalServerError
+	}
+	return http.StatusBadRequest
+}
+
+// fieldError is one entry of error.errors: which field and why.
+type fieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+	format  bool   // a type/format problem (COM002) rather than a rule violation (COM006)
+}
+
+// apiError is an error the client caused or may see; every handler failure is turned into one by writeError.
+type apiError struct {
+	status int
+	code   string
+	msg    string
+	fields []fieldError
+}
+
+func (e *apiError) Error() string { return e.code + ": " + e.msg }
+
+func newError(code, format string, args ...any) *apiError {
+	return &apiError{status: statusOf(code), code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// fieldsError turns collected field problems into one error: COM002 when any is a format problem, else COM006.
+// The message names every field, so a client that only logs the message still sees what to fix.
+func fieldsError(fields []fieldError) *apiError {
+	code := codeValidation
+	parts := make([]string, 0, len(fields))
+	for _, f := range fields {
+		if f.format {
+			code = codeFormat
+		}
+		parts = append(parts, f.Field+": "+f.Message)
+	}
+	sort.SliceStable(fields, func(i, j int) bool { return fields[i].Field < fields[j].Field })
+	return &apiError{status: statusOf(code), code: code, msg: strings.Join(parts, "; "), fields: fields}
+}
+
+type errorBody struct {
+	Success bool        `json:"success"`
+	Error   errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Timestamp string       `json:"timestamp"`
+	Code      string       `json:"code"`
+	Message   string       `json:"message"`
+	Status    int          `json:"status"`
+	Path      string       `json:"path"`
+	Errors    []fieldError `json:"errors"`
+}
+
+// writeError is the one funnel from an error to the contract's error body. Errors that are not *apiError are
+// internal: they are logged with the request id and answered with a generic 500 that leaks nothing.
+func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		h.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "route", routePattern(r), "err", err)
+		ae = newError(codeInternal, "internal error; the request id in the X-Request-Id header identifies it in the logs")
+	}
+	fields := ae.fields
+	if fields == nil {
+		fields = []fieldError{}
+	}
+	writeJSON(w, h.log, ae.status, errorBody{Error: errorDetail{
+		Timestamp: versionOf(r.Context()).formatTime(h.now(), h.loc),
+		Code:      ae.code,
+		Message:   ae.msg,
+		Status:    ae.status,
+		Path:      r.URL.Path,
+		Errors:    fields,
+	}})
+}
+
+func (h *handler) now() time.Time { return h.clock() }

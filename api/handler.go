@@ -1,0 +1,130 @@
+// Package api is the HTTP edge of badged: the route table of /public/v2 and /public/v3, authentication, request
+// decoding and the contract's response and error bodies. It is the only package that imports chi.
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/apikey"
+	"github.com/badged/badged/internal/blob"
+	"github.com/badged/badged/internal/media"
+)
+
+// Deps are what the handlers need; cmd/badged builds them from configuration.
+type Deps struct {
+	DB            *db.DB
+	Blob          blob.Store
+	Log           *slog.Logger
+	Location      *time.Location   // service time zone for v2 datetimes and calendar rules (default Asia/Seoul)
+	PublicBaseURL string           // absolute URL clients reach this service at, e.g. http://localhost:8080
+	MediaLimits   media.Limits     // upload limits; zero fields take media's defaults
+	Clock         func() time.Time // nil means time.Now
+}
+
+type handler struct {
+	db      *db.DB
+	blob    blob.Store
+	log     *slog.Logger
+	loc     *time.Location
+	baseURL string
+	mediaLm media.Limits
+	clock   func() time.Time
+}
+
+// NewHandler returns the whole HTTP API: middleware plus the route table of both versions.
+func NewHandler(d Deps) http.Handler {
+	h := &handler{db: d.DB, blob: d.Blob, log: d.Log, loc: d.Location, baseURL: strings.TrimRight(d.PublicBaseURL, "/"),
+		mediaLm: d.MediaLimits, clock: d.Clock}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	if h.loc == nil {
+		h.loc = time.UTC
+	}
+	if h.clock == nil {
+		h.clock = time.Now
+	}
+	if h.mediaLm.MaxBytes <= 0 {
+		h.mediaLm.MaxBytes = media.DefaultMaxBytes // the handler caps the upload before media sees it
+	}
+
+	r := chi.NewRouter()
+	r.Use(middleware.RequestID, h.logRequests, h.recoverer, securityHeaders)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		h.writeError(w, r, newError(codeNotFound, "no route for %s %s", r.Method, r.URL.Path))
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		h.writeError(w, r, newError(codeMethod, "method %s is not allowed on %s", r.Method, r.URL.Path))
+	})
+	r.Get("/healthz", h.healthz)
+	r.Get("/readyz", h.readyz)
+	r.Get("/media/{mediaID}/{variant}", h.serveMedia)
+
+	viewer, manager := h.require(apikey.RoleViewer), h.require(apikey.RoleManager)
+	for _, v := range versions {
+		r.Route(v.prefix(), func(r chi.Router) {
+			r.Use(versionMiddleware(v), h.authenticate)
+			r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+				h.writeError(w, r, newError(codeNotFound, "no route for %s %s", r.Method, r.URL.Path))
+			})
+			r.With(viewer).Get("/organization", h.getOrganization)
+			r.With(manager).Post("/media-files/images", h.uploadImage)
+
+			r.With(manager).Post("/programs", h.createProgram)
+			r.With(viewer).Get("/programs", h.listPrograms)
+			r.With(viewer).Get("/programs/{programID}", h.getProgram)
+			r.With(manager).Patch("/programs/{programID}", h.updateProgram)
+			r.With(manager).Delete("/programs/{programID}", h.deleteProgram)
+
+			r.With(manager).Post("/badges", h.createBadge)
+			r.With(viewer).Get("/badges", h.listBadges)
+			r.With(viewer).Get("/badges/{badgeID}", h.getBadge)
+			r.With(manager).Patch("/badges/{badgeID}", h.updateBadge)
+			r.With(manager).Delete("/badges/{badgeID}", h.deleteBadge)
+		})
+	}
+	return r
+}
+
+func versionMiddleware(v version) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(withVersion(r.Context(), v)))
+		})
+	}
+}
+
+// pathID reads a UUID path parameter; a malformed one is COM002, never a lookup.
+func pathID(r *http.Request, name string) (uuidValue, error) {
+	s := chi.URLParam(r, name)
+	id, err := parseUUID(s)
+	if err != nil {
+		return uuidValue{}, &apiError{status: statusOf(codeFormat), code: codeFormat, msg: name + " must be a UUID",
+			fields: []fieldError{{Field: name, Message: "must be a UUID, got " + quoteShort(s), format: true}}}
+	}
+	return uuidValue{id}, nil
+}
+
+func quoteShort(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return `"` + s + `"`
+}
+
+// routePattern is the matched chi pattern (never the raw path, which carries ids).
+func routePattern(r *http.Request) string {
+	if rc := chi.RouteContext(r.Context()); rc != nil {
+		if p := rc.RoutePattern(); p != "" {
+			return p
+		}
+	}
+	return "unmatched"
+}

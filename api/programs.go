@@ -1,0 +1,347 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/badged/badged/db"
+)
+
+// Program field limits (the contract leaves them open; README "Limits").
+const (
+	maxNameLen        = 200
+	maxDescriptionLen = 5000
+	maxLinkedIDs      = 100
+)
+
+// programCategories are the program categories the contract gives.
+var programCategories = []string{"EDUCATION"}
+
+type programResponse struct {
+	ID                          string        `json:"id"`
+	Name                        string        `json:"name"`
+	Description                 *string       `json:"description"`
+	URL                         *string       `json:"url"`
+	CategoryCode                string        `json:"categoryCode"`
+	StartsAt                    *string       `json:"startsAt"`
+	EndsAt                      *string       `json:"endsAt"`
+	PublishStatusCode           string        `json:"publishStatusCode"`
+	IsVisibleAtOrganizationPage bool          `json:"isVisibleAtOrganizationPage"`
+	Image                       imageResponse `json:"image"`
+	BadgeIDs                    []string      `json:"badgeIds"`
+	CreatedAt                   string        `json:"createdAt"`
+	UpdatedAt                   string        `json:"updatedAt"`
+}
+
+func (h *handler) toProgramResponse(v version, p db.Program, badgeIDs []uuid.UUID) programResponse {
+	return programResponse{
+		ID: p.ID.String(), Name: p.Name, Description: p.Description, URL: p.Url, CategoryCode: p.CategoryCode,
+		StartsAt: v.formatTimePtr(p.StartsAt, h.loc), EndsAt: v.formatTimePtr(p.EndsAt, h.loc),
+		PublishStatusCode: p.PublishStatus, IsVisibleAtOrganizationPage: p.VisibleOnOrgPage,
+		Image: h.image(p.ImageID), BadgeIDs: idStrings(badgeIDs),
+		CreatedAt: v.formatTime(p.CreatedAt, h.loc), UpdatedAt: v.formatTime(p.UpdatedAt, h.loc),
+	}
+}
+
+// programInput is a create or update body; each field may be absent.
+type programInput struct {
+	name, description, url, category opt[string]
+	startsAt, endsAt                 opt[time.Time]
+	visible                          opt[bool]
+	imageID                          opt[uuid.UUID]
+	badgeIDs                         opt[[]uuid.UUID]
+}
+
+func readProgramInput(o *object) programInput {
+	o.only("name", "description", "url", "categoryCode", "startsAt", "endsAt", "isVisibleAtOrganizationPage",
+		"imageId", "badgeIds")
+	return programInput{
+		name:        o.text("name", textRule{max: maxNameLen}),
+		description: o.text("description", textRule{nullable: true, max: maxDescriptionLen, blankOK: true}),
+		url:         o.url("url", true),
+		category:    o.enum("categoryCode", false, programCategories...),
+		startsAt:    o.datetime("startsAt", true),
+		endsAt:      o.datetime("endsAt", true),
+		visible:     o.boolean("isVisibleAtOrganizationPage"),
+		imageID:     o.id("imageId", false),
+		badgeIDs:    o.ids("badgeIds", maxLinkedIDs),
+	}
+}
+
+// apply merges the input into p: an omitted field keeps its value, null clears it.
+func (in programInput) apply(p *db.Program) {
+	setVal(&p.Name, in.name)
+	setPtr(&p.Description, in.description)
+	setPtr(&p.Url, in.url)
+	setVal(&p.CategoryCode, in.category)
+	setPtr(&p.StartsAt, in.startsAt)
+	setPtr(&p.EndsAt, in.endsAt)
+	setVal(&p.VisibleOnOrgPage, in.visible)
+	setVal(&p.ImageID, in.imageID)
+}
+
+// checkProgram validates the merged program against rules that span fields or need the database.
+func (h *handler) checkProgram(ctx context.Context, q *db.Queries, org uuid.UUID, p db.Program, badgeIDs []uuid.UUID) error {
+	var fields []fieldError
+	if p.StartsAt != nil && p.EndsAt != nil && p.EndsAt.Before(*p.StartsAt) {
+		fields = append(fields, fieldError{Field: "endsAt", Message: "must not be earlier than startsAt"})
+	}
+	f, err := h.checkImage(ctx, q, org, "imageId", &p.ImageID)
+	if err != nil {
+		return err
+	}
+	if f != nil {
+		fields = append(fields, *f)
+	}
+	if len(fields) > 0 {
+		return fieldsError(fields)
+	}
+	return checkBadgesExist(ctx, q, org, badgeIDs)
+}
+
+// checkImage reports a field error when the image is not an upload of the organization.
+func (h *handler) checkImage(ctx context.Context, q *db.Queries, org uuid.UUID, field string, id *uuid.UUID) (*fieldError, error) {
+	if id == nil {
+		return nil, nil
+	}
+	_, err := q.GetMediaFile(ctx, db.GetMediaFileParams{OrgID: org, ID: *id})
+	if db.IsNotFound(err) {
+		return &fieldError{Field: field, Message: "no image with id " + id.String() + " in this organization; upload it with POST /media-files/images"}, nil
+	}
+	return nil, err
+}
+
+func checkBadgesExist(ctx context.Context, q *db.Queries, org uuid.UUID, ids []uuid.UUID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	n, err := q.CountLiveBadges(ctx, db.CountLiveBadgesParams{OrgID: org, Ids: ids})
+	if err != nil {
+		return err
+	}
+	if int(n) != len(ids) {
+		return newError(codeBadgeNotFound, "one or more badgeIds do not name a badge of this organization")
+	}
+	return nil
+}
+
+func (h *handler) createProgram(w http.ResponseWriter, r *http.Request) {
+	o, err := h.decodeBody(w, r, maxJSONBody)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	in := readProgramInput(o)
+	requireFields(o, map[string]bool{"name": in.name.Set, "categoryCode": in.category.Set, "imageId": in.imageID.Set})
+	if err := o.err(); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
+	p := db.Program{ID: uuid.New(), OrgID: org}
+	in.apply(&p)
+	badgeIDs := in.badgeIDs.Val
+	var out db.Program
+	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
+		if err := h.checkProgram(r.Context(), q, org, p, badgeIDs); err != nil {
+			return err
+		}
+		var err error
+		out, err = q.CreateProgram(r.Context(), db.CreateProgramParams{ID: p.ID, OrgID: org, Name: p.Name,
+			Description: p.Description, Url: p.Url, CategoryCode: p.CategoryCode, StartsAt: p.StartsAt,
+			EndsAt: p.EndsAt, VisibleOnOrgPage: p.VisibleOnOrgPage, ImageID: p.ImageID})
+		if err != nil {
+			return err
+		}
+		return linkProgram(r.Context(), q, org, p.ID, badgeIDs)
+	})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.ok(w, h.toProgramResponse(v, out, badgeIDs))
+}
+
+// linkProgram makes the program's links exactly badgeIDs.
+func linkProgram(ctx context.Context, q *db.Queries, org, program uuid.UUID, badgeIDs []uuid.UUID) error {
+	if err := q.UnlinkProgramBadges(ctx, db.UnlinkProgramBadgesParams{OrgID: org, ProgramID: program, Keep: nonNil(badgeIDs)}); err != nil {
+		return err
+	}
+	for _, b := range badgeIDs {
+		if err := q.LinkProgramBadge(ctx, db.LinkProgramBadgeParams{OrgID: org, ProgramID: program, BadgeID: b}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *handler) getProgram(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "programID")
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
+	p, err := h.db.GetProgram(r.Context(), db.GetProgramParams{OrgID: org, ID: id.UUID})
+	if db.IsNotFound(err) {
+		err = newError(codeProgramNotFound, "program %s not found", id)
+	}
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	links, err := badgeIDsOf(r.Context(), h.db.Queries, org, p.ID)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.ok(w, h.toProgramResponse(v, p, links[p.ID]))
+}
+
+func badgeIDsOf(ctx context.Context, q *db.Queries, org uuid.UUID, programs ...uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
+	rows, err := q.ListBadgeIDsOfPrograms(ctx, db.ListBadgeIDsOfProgramsParams{OrgID: org, ProgramIds: programs})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uuid.UUID][]uuid.UUID, len(programs))
+	for _, row := range rows {
+		out[row.ProgramID] = append(out[row.ProgramID], row.BadgeID)
+	}
+	return out, nil
+}
+
+func (h *handler) listPrograms(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	page, err := parsePage(q)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	order, err := parseSort(q, "createdAt", "updatedAt", "name")
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	category, err := queryEnum(q, "categoryCode", programCategories...)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
+	total, err := h.db.CountPrograms(r.Context(), db.CountProgramsParams{OrgID: org, CategoryCode: category})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	rows, err := h.db.ListPrograms(r.Context(), db.ListProgramsParams{OrgID: org, CategoryCode: category,
+		SortKey: order[0].field, SortDesc: order[0].desc, Lim: int32(page.size), Off: page.offset()})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	ids := make([]uuid.UUID, len(rows))
+	for i, p := range rows {
+		ids[i] = p.ID
+	}
+	links, err := badgeIDsOf(r.Context(), h.db.Queries, org, ids...)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	items := make([]programResponse, len(rows))
+	for i, p := range rows {
+		items[i] = h.toProgramResponse(v, p, links[p.ID])
+	}
+	okList(h, w, page, total, items)
+}
+
+func (h *handler) updateProgram(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "programID")
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	o, err := h.decodeBody(w, r, maxJSONBody)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	in := readProgramInput(o)
+	if err := o.err(); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
+	var out db.Program
+	var badgeIDs []uuid.UUID
+	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
+		p, err := q.GetProgramForUpdate(r.Context(), db.GetProgramForUpdateParams{OrgID: org, ID: id.UUID})
+		if db.IsNotFound(err) {
+			return newError(codeProgramNotFound, "program %s not found", id)
+		}
+		if err != nil {
+			return err
+		}
+		in.apply(&p)
+		if in.badgeIDs.Set {
+			badgeIDs = in.badgeIDs.Val
+		} else {
+			links, err := badgeIDsOf(r.Context(), q, org, p.ID)
+			if err != nil {
+				return err
+			}
+			badgeIDs = links[p.ID]
+		}
+		if err := h.checkProgram(r.Context(), q, org, p, in.badgeIDs.Val); err != nil {
+			return err
+		}
+		out, err = q.UpdateProgram(r.Context(), db.UpdateProgramParams{OrgID: org, ID: p.ID, Name: p.Name,
+			Description: p.Description, Url: p.Url, CategoryCode: p.CategoryCode, StartsAt: p.StartsAt,
+			EndsAt: p.EndsAt, VisibleOnOrgPage: p.VisibleOnOrgPage, ImageID: p.ImageID})
+		if err != nil {
+			return err
+		}
+		if in.badgeIDs.Set {
+			return linkProgram(r.Context(), q, org, p.ID, badgeIDs)
+		}
+		return nil
+	})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.ok(w, h.toProgramResponse(v, out, badgeIDs))
+}
+
+type deletedResponse struct {
+	ID      string `json:"id"`
+	Deleted bool   `json:"deleted"`
+}
+
+// deleteProgram removes the program and its badge links. Assertions issued under it keep their copy of the name.
+func (h *handler) deleteProgram(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "programID")
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	org := principalOf(r.Context()).OrgID
+	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
+		n, err := q.DeleteProgram(r.Context(), db.DeleteProgramParams{OrgID: org, ID: id.UUID})
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return newError(codeProgramNotFound, "program %s not found", id)
+		}
+		return q.UnlinkProgramBadges(r.Context(), db.UnlinkProgramBadgesParams{OrgID: org, ProgramID: id.UUID, Keep: []uuid.UUID{}})
+	})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.ok(w, deletedResponse{ID: id.String(), Deleted: true})
+}

@@ -1,0 +1,120 @@
+package api
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// Page limits of every list (contract "Limits").
+const (
+	defaultPageSize = 20
+	maxPageSize     = 100
+)
+
+type pageRequest struct {
+	page, size int
+}
+
+func (p pageRequest) offset() int32 { return int32((p.page - 1) * p.size) }
+
+// maxOffset keeps OFFSET bounded: page*size beyond this is refused rather than scanned.
+const maxOffset = 1_000_000
+
+// parsePage reads page and size: a non-number is a format error (COM002), a number out of range a rule
+// violation (COM006).
+func parsePage(q url.Values) (pageRequest, error) {
+	p := pageRequest{page: 1, size: defaultPageSize}
+	var fields []fieldError
+	read := func(name string, dst *int, min, max int) {
+		s, ok := q[name]
+		if !ok {
+			return
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(s[0]))
+		switch {
+		case err != nil:
+			fields = append(fields, fieldError{Field: name, Message: "must be a whole number", format: true})
+		case n < min || n > max:
+			fields = append(fields, fieldError{Field: name, Message: fmt.Sprintf("must be between %d and %d", min, max)})
+		default:
+			*dst = n
+		}
+	}
+	read("page", &p.page, 1, maxOffset)
+	read("size", &p.size, 1, maxPageSize)
+	if len(fields) == 0 && (p.page-1)*p.size > maxOffset {
+		fields = append(fields, fieldError{Field: "page", Message: fmt.Sprintf("page*size must not pass %d; narrow the filters", maxOffset)})
+	}
+	if len(fields) > 0 {
+		return p, fieldsError(fields)
+	}
+	return p, nil
+}
+
+// sortOrder is one `field,direction` of the sort parameter.
+type sortOrder struct {
+	field string
+	desc  bool
+}
+
+// parseSort reads the repeatable sort parameter against a whitelist. Unknown fields are COM020; a bad direction
+// is COM002. The default is createdAt descending (id descending breaks ties in every query).
+func parseSort(q url.Values, allowed ...string) ([]sortOrder, error) {
+	values := q["sort"]
+	if len(values) == 0 {
+		return []sortOrder{{field: "createdAt", desc: true}}, nil
+	}
+	var out []sortOrder
+	for _, v := range values {
+		field, dir, _ := strings.Cut(strings.TrimSpace(v), ",")
+		field = strings.TrimSpace(field)
+		if !slices.Contains(allowed, field) {
+			return nil, newError(codeSort, "unsupported sort field %q; allowed: %s", field, strings.Join(allowed, ", "))
+		}
+		o := sortOrder{field: field}
+		switch strings.ToLower(strings.TrimSpace(dir)) {
+		case "", "asc":
+		case "desc":
+			o.desc = true
+		default:
+			return nil, &apiError{status: statusOf(codeFormat), code: codeFormat, msg: "sort direction must be asc or desc",
+				fields: []fieldError{{Field: "sort", Message: fmt.Sprintf("direction %q must be asc or desc", dir), format: true}}}
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// queryEnum reads an optional query parameter that must be one of values; nil when absent.
+func queryEnum(q url.Values, name string, values ...string) (*string, error) {
+	s, ok := q[name]
+	if !ok {
+		return nil, nil
+	}
+	v := strings.TrimSpace(s[0])
+	if !slices.Contains(values, v) {
+		return nil, &apiError{status: statusOf(codeValidation), code: codeValidation,
+			msg:    fmt.Sprintf("%s: unknown value %q", name, v),
+			fields: []fieldError{{Field: name, Message: fmt.Sprintf("unknown value %q; allowed: %s", v, strings.Join(values, ", "))}}}
+	}
+	return &v, nil
+}
+
+// queryUUID reads an optional UUID query parameter.
+func queryUUID(q url.Values, name string) (*uuid.UUID, error) {
+	s, ok := q[name]
+	if !ok {
+		return nil, nil
+	}
+	id, err := parseUUID(strings.TrimSpace(s[0]))
+	if err != nil {
+		return nil, &apiError{status: statusOf(codeFormat), code: codeFormat, msg: name + " must be a UUID",
+			fields: []fieldError{{Field: name, Message: "must be a UUID", format: true}}}
+	}
+	return &id, nil
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/google/uuid"
+
+	"github.com/badged/badged/cmd/badged/internal/config"
+	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/apikey"
+)
+
+// runAdmin runs an operator command and prints its result as one JSON object on stdout, for scripts.
+func runAdmin(ctx context.Context, cfg config.Config, args []string, stdout io.Writer) error {
+	if len(args) < 2 {
+		return errUsage
+	}
+	d, err := db.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	fs := flag.NewFlagSet("admin "+args[0]+" "+args[1], flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var out any
+	switch args[0] + " " + args[1] {
+	case "org create":
+		name := fs.String("name", "", "organization name")
+		credits := fs.Int64("credits", 0, "initial issuance credits")
+		if err := parseFlags(fs, args[2:]); err != nil {
+			return err
+		}
+		out, err = adminCreateOrg(ctx, d, *name, *credits)
+	case "key create":
+		org := fs.String("org", "", "organization id")
+		role := fs.String("role", "", "ORG_VIEWER, ORG_MANAGER or ORG_OWNER")
+		mode := fs.String("mode", apikey.ModeLive, "live or test")
+		if err := parseFlags(fs, args[2:]); err != nil {
+			return err
+		}
+		out, err = adminCreateKey(ctx, d, *org, *role, *mode)
+	case "key revoke":
+		id := fs.String("id", "", "key id")
+		if err := parseFlags(fs, args[2:]); err != nil {
+			return err
+		}
+		out, err = adminRevokeKey(ctx, d, *id)
+	case "credits grant":
+		org := fs.String("org", "", "organization id")
+		amount := fs.Int64("amount", 0, "credits to add (positive)")
+		if err := parseFlags(fs, args[2:]); err != nil {
+			return err
+		}
+		out, err = adminGrantCredits(ctx, d, *org, *amount)
+	default:
+		return errUsage
+	}
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	return enc.Encode(out)
+}
+
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%s: %w", fs.Name(), err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}
+
+type orgOut struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Credits int64  `json:"credits"`
+}
+
+func adminCreateOrg(ctx context.Context, d *db.DB, name string, credits int64) (orgOut, error) {
+	if name == "" {
+		return orgOut{}, errors.New("org create: --name is required")
+	}
+	if credits < 0 {
+		return orgOut{}, errors.New("org create: --credits must not be negative")
+	}
+	o, err := d.CreateOrganization(ctx, db.CreateOrganizationParams{ID: uuid.New(), Name: name, Credits: credits})
+	if err != nil {
+		return orgOut{}, fmt.Errorf("create organization: %w", err)
+	}
+	return orgOut{ID: o.ID.String(), Name: o.Name, Credits: o.Credits}, nil
+}
+
+type keyOut struct {
+	Key   string `json:"key,omitempty"`
+	ID    string `json:"id"`
+	OrgID string `json:"orgId"`
+	Role  string `json:"role"`
+	Mode  string `json:"mode"`
+}
+
+func adminCreateKey(ctx context.Context, d *db.DB, org, role, mode string) (keyOut, error) {
+	orgID, err := uuid.Parse(org)
+	if err != nil {
+		return keyOut{}, errors.New("key create: --org must be an organization id")
+	}
+	if !apikey.ValidRole(role) {
+		return keyOut{}, fmt.Errorf("key create: --role %q must be ORG_VIEWER, ORG_MANAGER or ORG_OWNER", role)
+	}
+	if !apikey.ValidMode(mode) {
+		return keyOut{}, fmt.Errorf("key create: --mode %q must be live or test", mode)
+	}
+	if _, err := d.GetOrganization(ctx, orgID); err != nil {
+		if db.IsNotFound(err) {
+			return keyOut{}, fmt.Errorf("key create: no organization %s", orgID)
+		}
+		return keyOut{}, err
+	}
+	id := uuid.New()
+	key, hash, err := apikey.New(id, mode)
+	if err != nil {
+		return keyOut{}, fmt.Errorf("make key: %w", err)
+	}
+	k, err := d.CreateAPIKey(ctx, db.CreateAPIKeyParams{ID: id, OrgID: orgID, KeyHash: hash, Role: role, Mode: mode})
+	if err != nil {
+		return keyOut{}, fmt.Errorf("store key: %w", err)
+	}
+	return keyOut{Key: key, ID: k.ID.String(), OrgID: k.OrgID.String(), Role: k.Role, Mode: k.Mode}, nil
+}
+
+type revokeOut struct {
+	ID        string `json:"id"`
+	RevokedAt string `json:"revokedAt"`
+}
+
+func adminRevokeKey(ctx context.Context, d *db.DB, id string) (revokeOut, error) {
+	keyID, err := uuid.Parse(id)
+	if err != nil {
+		return revokeOut{}, errors.New("key revoke: --id must be a key id")
+	}
+	k, err := d.RevokeAPIKey(ctx, keyID)
+	if db.IsNotFound(err) {
+		return revokeOut{}, fmt.Errorf("key revoke: no key %s", keyID)
+	}
+	if err != nil {
+		return revokeOut{}, err
+	}
+	return revokeOut{ID: k.ID.String(), RevokedAt: k.RevokedAt.UTC().Format("2006-01-02T15:04:05Z")}, nil
+}
+
+func adminGrantCredits(ctx context.Context, d *db.DB, org string, amount int64) (orgOut, error) {
+	orgID, err := uuid.Parse(org)
+	if err != nil {
+		return orgOut{}, errors.New("credits grant: --org must be an organization id")
+	}
+	if amount <= 0 {
+		return orgOut{}, errors.New("credits grant: --amount must be a positive number")
+	}
+	o, err := d.GrantCredits(ctx, db.GrantCreditsParams{ID: orgID, Amount: amount})
+	if db.IsNotFound(err) {
+		return orgOut{}, fmt.Errorf("credits grant: no organization %s", orgID)
+	}
+	if err != nil {
+		return orgOut{}, err
+	}
+	return orgOut{ID: o.ID.String(), Name: o.Name, Credits: o.Credits}, nil
+}

@@ -1,0 +1,85 @@
+// Command badged is the badge issuing service: the HTTP API, database migrations and operator commands.
+//
+//	badged dev       migrate and serve everything on the embedded default (what `make run` starts)
+//	badged serve     serve the HTTP API
+//	badged migrate   apply database migrations
+//	badged admin …   organizations, API keys and credits (JSON on stdout)
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	_ "time/tzdata" // TIME_ZONE works on hosts without a zoneinfo database
+
+	"github.com/badged/badged/cmd/badged/internal/config"
+)
+
+const usage = `usage: badged <command> [arguments]
+
+commands:
+  dev                        create and migrate the database, then serve the API (embedded default)
+  serve                      serve the HTTP API
+  migrate                    apply database migrations
+  admin org create --name NAME [--credits N]
+  admin key create --org ID --role ORG_VIEWER|ORG_MANAGER|ORG_OWNER [--mode live|test]
+  admin key revoke --id ID
+  admin credits grant --org ID --amount N
+
+configuration is read from the environment; see README.md.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, errUsage) {
+			fmt.Fprint(os.Stderr, usage)
+			os.Exit(2)
+		}
+		slog.Error("badged", "err", err)
+		os.Exit(1)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+// run dispatches a command; it is main without the process: tests call it with their own args and environment.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errUsage
+	}
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	log := newLogger(cfg, stderr)
+	slog.SetDefault(log)
+	switch args[0] {
+	case "dev":
+		return runDev(ctx, cfg, log)
+	case "serve":
+		return runServe(ctx, cfg, log)
+	case "migrate":
+		return runMigrate(ctx, cfg, log, true)
+	case "admin":
+		return runAdmin(ctx, cfg, args[1:], stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	return errUsage
+}
+
+func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}

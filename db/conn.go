@@ -1,0 +1,66 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DB is the connection pool plus the sqlc queries bound to it.
+type DB struct {
+	*Queries
+	Pool *pgxpool.Pool
+}
+
+// Open connects to Postgres and checks the connection.
+func Open(ctx context.Context, url string) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open pool: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("ping database: %w", err)
+	}
+	return &DB{Queries: New(pool), Pool: pool}, nil
+}
+
+// Close closes the pool.
+func (d *DB) Close() { d.Pool.Close() }
+
+// Ping checks that the database answers; readiness probes use it.
+func (d *DB) Ping(ctx context.Context) error { return d.Pool.Ping(ctx) }
+
+// InTx runs fn in a transaction and commits if fn returns nil; any error rolls the whole transaction back, so a
+// request never leaves a half-written row.
+func (d *DB) InTx(ctx context.Context, fn func(*Queries) error) error {
+	tx, err := d.Pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin tx: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // no-op after Commit
+	if err := fn(New(tx)); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// IsNotFound reports whether err means a query found no row.
+func IsNotFound(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+// IsUniqueViolation reports whether err is a unique-constraint violation.
+func IsUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
