@@ -90,13 +90,13 @@ type badgeInput struct {
 	name, description, category opt[string]
 	criteria                    opt[[]criterion]
 	skills                      opt[[]skill]
-	policy                      opt[expiry]
+	policy                      opt[expiryPolicy]
 	imageID, signatureImageID   opt[uuid.UUID]
 	programIDs                  opt[[]uuid.UUID]
 }
 
-// expiry is the stored form of an expiration policy.
-type expiry struct {
+// expiryPolicy is the stored form of an expiration policy.
+type expiryPolicy struct {
 	kind    string
 	months  *int32
 	fixedAt *time.Time
@@ -168,10 +168,10 @@ func readSkill(s *object) skill {
 
 // readExpiry reads expirationPolicy: null clears it (PATCH rule 2); {relativeExpirationMonths: N} is the
 // contract's relative policy; {type: FIXED, fixedExpiredAt: …} is our shape of the FIXED kind the contract names.
-func readExpiry(o *object) opt[expiry] {
+func readExpiry(o *object) opt[expiryPolicy] {
 	p, f := o.object("expirationPolicy", true)
 	if p == nil {
-		return opt[expiry]{Set: f.Set, Null: f.Null}
+		return opt[expiryPolicy]{Set: f.Set, Null: f.Null}
 	}
 	p.only("type", "relativeExpirationMonths", "fixedExpiredAt")
 	kind := p.enum("type", false, expiryRelative, expiryFixed)
@@ -186,24 +186,24 @@ func readExpiry(o *object) opt[expiry] {
 		if !p.has("relativeExpirationMonths") || months.Null {
 			p.fail("relativeExpirationMonths", "is required for a relative policy")
 		}
-		return opt[expiry]{}
+		return opt[expiryPolicy]{}
 	case k == expiryRelative && fixed.Set && !fixed.Null:
 		p.fail("fixedExpiredAt", "must not be sent with a relative policy")
-		return opt[expiry]{}
+		return opt[expiryPolicy]{}
 	case k == expiryFixed && (!fixed.Set || fixed.Null):
 		if !p.has("fixedExpiredAt") || fixed.Null {
 			p.fail("fixedExpiredAt", "is required when type is FIXED")
 		}
-		return opt[expiry]{}
+		return opt[expiryPolicy]{}
 	case k == expiryFixed && months.Set && !months.Null:
 		p.fail("relativeExpirationMonths", "must not be sent when type is FIXED")
-		return opt[expiry]{}
+		return opt[expiryPolicy]{}
 	case k == expiryRelative:
 		m := int32(months.Val)
-		return opt[expiry]{Set: true, Val: expiry{kind: k, months: &m}}
+		return opt[expiryPolicy]{Set: true, Val: expiryPolicy{kind: k, months: &m}}
 	default:
 		t := fixed.Val
-		return opt[expiry]{Set: true, Val: expiry{kind: k, fixedAt: &t}}
+		return opt[expiryPolicy]{Set: true, Val: expiryPolicy{kind: k, fixedAt: &t}}
 	}
 }
 
@@ -334,7 +334,7 @@ func programIDsOf(ctx context.Context, q *db.Queries, org uuid.UUID, badges ...u
 }
 
 func (h *handler) getBadge(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "badgeID")
+	id, err := pathID(r, "badgeId")
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -409,7 +409,7 @@ func (h *handler) listBadges(w http.ResponseWriter, r *http.Request) {
 // updateBadge applies the eight PATCH rules: the reader enforces types, nulls and the skill field sets; apply
 // keeps omitted fields; the merged badge is checked as a whole before it is written.
 func (h *handler) updateBadge(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "badgeID")
+	id, err := pathID(r, "badgeId")
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -466,7 +466,7 @@ func (h *handler) updateBadge(w http.ResponseWriter, r *http.Request) {
 
 // deleteBadge removes the badge and its program links; issued assertions keep their own copy of the badge.
 func (h *handler) deleteBadge(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "badgeID")
+	id, err := pathID(r, "badgeId")
 	if err != nil {
 		h.writeError(w, r, err)
 		return

@@ -27,6 +27,7 @@ type object struct {
 	errs   *[]fieldError
 	v      version
 	loc    *time.Location
+	body   []byte // the whole body as sent (top-level object only)
 }
 
 // decodeBody reads a JSON object body. Malformed JSON, a non-object, trailing data or a body over limit are
@@ -57,7 +58,7 @@ func (h *handler) decodeBody(w http.ResponseWriter, r *http.Request, limit int64
 		return nil, newError(codeFormat, "request body has data after the JSON object")
 	}
 	errs := []fieldError{}
-	return &object{raw: raw, errs: &errs, v: versionOf(r.Context()), loc: h.loc}, nil
+	return &object{raw: raw, errs: &errs, v: versionOf(r.Context()), loc: h.loc, body: body}, nil
 }
 
 func jsonErrorText(err error) string {
@@ -317,7 +318,8 @@ func (o *object) integer(name string, nullable bool, min, max int64) opt[int64] 
 		return opt[int64]{Set: true, Null: true}
 	}
 	var n json.Number
-	if err := json.Unmarshal(raw, &n); err != nil {
+	// json.Number also accepts a quoted number; a string is not a number here.
+	if bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`"`)) || json.Unmarshal(raw, &n) != nil {
 		o.badFormat(name, "must be a whole number")
 		return opt[int64]{}
 	}

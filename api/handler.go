@@ -26,6 +26,7 @@ type Deps struct {
 	PublicBaseURL string           // absolute URL clients reach this service at, e.g. http://localhost:8080
 	MediaLimits   media.Limits     // upload limits; zero fields take media's defaults
 	Clock         func() time.Time // nil means time.Now
+	Issuances     IssuanceStarter  // starts issuance workflows
 }
 
 type handler struct {
@@ -36,17 +37,18 @@ type handler struct {
 	baseURL string
 	mediaLm media.Limits
 	clock   func() time.Time
+	starter IssuanceStarter
 }
 
 // NewHandler returns the whole HTTP API: middleware plus the route table of both versions.
 func NewHandler(d Deps) http.Handler {
 	h := &handler{db: d.DB, blob: d.Blob, log: d.Log, loc: d.Location, baseURL: strings.TrimRight(d.PublicBaseURL, "/"),
-		mediaLm: d.MediaLimits, clock: d.Clock}
+		mediaLm: d.MediaLimits, clock: d.Clock, starter: d.Issuances}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
 	if h.loc == nil {
-		h.loc = time.UTC
+		h.loc = defaultLocation()
 	}
 	if h.clock == nil {
 		h.clock = time.Now
@@ -79,15 +81,20 @@ func NewHandler(d Deps) http.Handler {
 
 			r.With(manager).Post("/programs", h.createProgram)
 			r.With(viewer).Get("/programs", h.listPrograms)
-			r.With(viewer).Get("/programs/{programID}", h.getProgram)
-			r.With(manager).Patch("/programs/{programID}", h.updateProgram)
-			r.With(manager).Delete("/programs/{programID}", h.deleteProgram)
+			r.With(viewer).Get("/programs/{programId}", h.getProgram)
+			r.With(manager).Patch("/programs/{programId}", h.updateProgram)
+			r.With(manager).Delete("/programs/{programId}", h.deleteProgram)
 
 			r.With(manager).Post("/badges", h.createBadge)
 			r.With(viewer).Get("/badges", h.listBadges)
-			r.With(viewer).Get("/badges/{badgeID}", h.getBadge)
-			r.With(manager).Patch("/badges/{badgeID}", h.updateBadge)
-			r.With(manager).Delete("/badges/{badgeID}", h.deleteBadge)
+			r.With(viewer).Get("/badges/{badgeId}", h.getBadge)
+			r.With(manager).Patch("/badges/{badgeId}", h.updateBadge)
+			r.With(manager).Delete("/badges/{badgeId}", h.deleteBadge)
+
+			r.With(manager).Post("/badges/{badgeId}/issuances", h.createIssuance)
+			r.With(viewer).Get("/issuances/{issuanceId}", h.getIssuance)
+			r.With(viewer).Get("/assertions", h.listAssertions)
+			r.With(viewer).Get("/assertions/{assertionId}", h.getAssertion)
 		})
 	}
 	return r

@@ -179,7 +179,7 @@ func linkProgram(ctx context.Context, q *db.Queries, org, program uuid.UUID, bad
 }
 
 func (h *handler) getProgram(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "programID")
+	id, err := pathID(r, "programId")
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -259,7 +259,7 @@ func (h *handler) listPrograms(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) updateProgram(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "programID")
+	id, err := pathID(r, "programId")
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -323,7 +323,7 @@ type deletedResponse struct {
 
 // deleteProgram removes the program and its badge links. Assertions issued under it keep their copy of the name.
 func (h *handler) deleteProgram(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "programID")
+	id, err := pathID(r, "programId")
 	if err != nil {
 		h.writeError(w, r, err)
 		return

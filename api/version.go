@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // version is the API version of a request. Every v2/v3 difference of the contract is a method here, so that
@@ -100,4 +102,21 @@ func (v version) timeHint() string {
 		return ", for example 2025-03-01T09:00:00"
 	}
 	return " with Z or an offset, for example 2025-03-01T09:00:00+09:00"
+}
+
+// credentialPath is where an assertion's credentialUrl points: v2 a public verification page, v3 the credential
+// JSON under the credentials route (which also answers browsers with the same page).
+func (v version) credentialPath(id uuid.UUID) string {
+	if v == v2 {
+		return "/verify/" + id.String()
+	}
+	return "/credentials/" + id.String()
+}
+
+// defaultLocation is the service time zone when Deps leaves it unset: Asia/Seoul, as DESIGN.md fixes.
+func defaultLocation() *time.Location {
+	if loc, err := time.LoadLocation("Asia/Seoul"); err == nil {
+		return loc
+	}
+	return time.FixedZone("KST", 9*60*60) // Seoul has no daylight saving time
 }

@@ -21,6 +21,49 @@ type ApiKey struct {
 	RevokedAt *time.Time
 }
 
+type Assertion struct {
+	ID                 uuid.UUID
+	OrgID              uuid.UUID
+	IssuanceID         uuid.UUID
+	BadgeID            uuid.UUID
+	ProgramID          uuid.UUID
+	Mode               string
+	ApiVersion         int16
+	Seq                int32
+	SerialNumber       string
+	RecipientName      string
+	RecipientEmail     *string
+	RecipientPhone     *string
+	RecipientSourcedID *string
+	ReceiveType        string
+	State              string
+	ErrorCode          *string
+	Step               string
+	IssuedAt           time.Time
+	ExpiredAt          *time.Time
+	StatusListID       *uuid.UUID
+	StatusListIndex    *int32
+	CredentialKey      *string
+	CredentialSha256   []byte
+	AnchorTxHash       *string
+	AnchorBlock        *int64
+	AnchorChainID      *int64
+	BakedKey           *string
+	BakedContentType   *string
+	NotifiedAt         *time.Time
+	RevokedAt          *time.Time
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+type AssertionCount struct {
+	OrgID     uuid.UUID
+	BadgeID   uuid.UUID
+	ProgramID uuid.UUID
+	State     string
+	N         int64
+}
+
 type Badge struct {
 	ID                uuid.UUID
 	OrgID             uuid.UUID
@@ -40,6 +83,50 @@ type Badge struct {
 	DeletedAt         *time.Time
 }
 
+type ChainNonce struct {
+	Sender    string
+	NextNonce int64
+}
+
+type ChainTx struct {
+	AnchorKey   string
+	Sender      string
+	Nonce       int64
+	TxHash      *string
+	RawTx       []byte
+	Digest      []byte
+	ChainID     *int64
+	BlockNumber *int64
+	CreatedAt   time.Time
+}
+
+type Issuance struct {
+	ID               uuid.UUID
+	OrgID            uuid.UUID
+	BadgeID          uuid.UUID
+	ProgramID        uuid.UUID
+	ApiVersion       int16
+	Mode             string
+	IdempotencyKey   string
+	RequestHash      []byte
+	IssuedAt         time.Time
+	ExpiredAt        *time.Time
+	ProcessingStatus string
+	AssertionCount   int32
+	CreditsDebited   int32
+	WorkflowID       string
+	Failure          *string
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+}
+
+type IssuerKey struct {
+	OrgID     uuid.UUID
+	PublicKey []byte
+	SealedKey string
+	CreatedAt time.Time
+}
+
 type MediaFile struct {
 	ID          uuid.UUID
 	OrgID       uuid.UUID
@@ -51,12 +138,25 @@ type MediaFile struct {
 	CreatedAt   time.Time
 }
 
+type Notification struct {
+	AssertionID uuid.UUID
+	MessageID   string
+	Channel     string
+	Status      string
+	Attempts    int32
+	LastError   *string
+	SentAt      *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
 type Organization struct {
-	ID        uuid.UUID
-	Name      string
-	Credits   int64
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	ID         uuid.UUID
+	Name       string
+	Credits    int64
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	NextSerial int64
 }
 
 type Program struct {
@@ -81,4 +181,15 @@ type ProgramBadge struct {
 	ProgramID uuid.UUID
 	BadgeID   uuid.UUID
 	CreatedAt time.Time
+}
+
+type StatusList struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	Mode      string
+	Size      int32
+	NextIndex int32
+	Bits      []byte
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }

@@ -12,7 +12,7 @@ import (
 )
 
 const createOrganization = `-- name: CreateOrganization :one
-INSERT INTO organizations (id, name, credits) VALUES ($1, $2, $3) RETURNING id, name, credits, created_at, updated_at
+INSERT INTO organizations (id, name, credits) VALUES ($1, $2, $3) RETURNING id, name, credits, created_at, updated_at, next_serial
 `
 
 type CreateOrganizationParams struct {
@@ -30,12 +30,13 @@ func (q *Queries) CreateOrganization(ctx context.Context, arg CreateOrganization
 		&i.Credits,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.NextSerial,
 	)
 	return i, err
 }
 
 const getOrganization = `-- name: GetOrganization :one
-SELECT id, name, credits, created_at, updated_at FROM organizations WHERE id = $1
+SELECT id, name, credits, created_at, updated_at, next_serial FROM organizations WHERE id = $1
 `
 
 func (q *Queries) GetOrganization(ctx context.Context, id uuid.UUID) (Organization, error) {
@@ -47,13 +48,14 @@ func (q *Queries) GetOrganization(ctx context.Context, id uuid.UUID) (Organizati
 		&i.Credits,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.NextSerial,
 	)
 	return i, err
 }
 
 const grantCredits = `-- name: GrantCredits :one
 UPDATE organizations SET credits = credits + $1, updated_at = now()
-WHERE id = $2 RETURNING id, name, credits, created_at, updated_at
+WHERE id = $2 RETURNING id, name, credits, created_at, updated_at, next_serial
 `
 
 type GrantCreditsParams struct {
@@ -70,6 +72,7 @@ func (q *Queries) GrantCredits(ctx context.Context, arg GrantCreditsParams) (Org
 		&i.Credits,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.NextSerial,
 	)
 	return i, err
 }

@@ -11,37 +11,97 @@ import (
 )
 
 type Querier interface {
+	CountAssertions(ctx context.Context, arg CountAssertionsParams) (int64, error)
 	CountBadges(ctx context.Context, arg CountBadgesParams) (int64, error)
 	CountLiveBadges(ctx context.Context, arg CountLiveBadgesParams) (int64, error)
 	CountLivePrograms(ctx context.Context, arg CountLiveProgramsParams) (int64, error)
 	CountPrograms(ctx context.Context, arg CountProgramsParams) (int64, error)
 	CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (ApiKey, error)
 	CreateBadge(ctx context.Context, arg CreateBadgeParams) (Badge, error)
+	// ON CONFLICT DO NOTHING: of concurrent identical requests exactly one inserts; the others read the winner.
+	CreateIssuance(ctx context.Context, arg CreateIssuanceParams) (Issuance, error)
+	// Of concurrent first uses exactly one key is kept; the others read it.
+	CreateIssuerKey(ctx context.Context, arg CreateIssuerKeyParams) error
 	CreateMediaFile(ctx context.Context, arg CreateMediaFileParams) (MediaFile, error)
+	CreateNotification(ctx context.Context, arg CreateNotificationParams) error
 	CreateOrganization(ctx context.Context, arg CreateOrganizationParams) (Organization, error)
 	CreateProgram(ctx context.Context, arg CreateProgramParams) (Program, error)
+	CreateStatusList(ctx context.Context, arg CreateStatusListParams) (StatusList, error)
+	// Takes the org row lock (serialising debits) and reserves serial numbers; no row means not enough credits.
+	DebitCredits(ctx context.Context, arg DebitCreditsParams) (int64, error)
 	DeleteBadge(ctx context.Context, arg DeleteBadgeParams) (int64, error)
 	DeleteProgram(ctx context.Context, arg DeleteProgramParams) (int64, error)
+	// Closes a failed run: recipients without an outcome fail with INTERNAL_SERVER_ERROR and live ones are refunded.
+	FailRemainingAssertions(ctx context.Context, issuanceID uuid.UUID) error
+	// Another assertion of the same badge and identity that wins over this one: an issued one not yet expired or
+	// revoked, one being issued by another issuance, or a lower seq of the same issuance.
+	FindConflictingAssertion(ctx context.Context, arg FindConflictingAssertionParams) (uuid.UUID, error)
+	// Writes the outcome once; a repeated call (a retried activity) changes nothing and returns the stored outcome.
+	FinishAssertion(ctx context.Context, arg FinishAssertionParams) (FinishAssertionRow, error)
 	// The key id travels inside the key; the caller compares key_hash in constant time.
 	GetAPIKey(ctx context.Context, id uuid.UUID) (GetAPIKeyRow, error)
+	GetAssertion(ctx context.Context, arg GetAssertionParams) (GetAssertionRow, error)
+	GetAssertionByID(ctx context.Context, id uuid.UUID) (Assertion, error)
+	GetAssertionOutcome(ctx context.Context, id uuid.UUID) (GetAssertionOutcomeRow, error)
 	GetBadge(ctx context.Context, arg GetBadgeParams) (Badge, error)
 	GetBadgeForUpdate(ctx context.Context, arg GetBadgeForUpdateParams) (Badge, error)
+	GetChainTx(ctx context.Context, anchorKey string) (ChainTx, error)
+	GetIssuance(ctx context.Context, arg GetIssuanceParams) (Issuance, error)
+	// For the workflow, which is handed ids it created itself.
+	GetIssuanceAnyOrg(ctx context.Context, id uuid.UUID) (Issuance, error)
+	GetIssuanceByKey(ctx context.Context, arg GetIssuanceByKeyParams) (Issuance, error)
+	GetIssuerKey(ctx context.Context, orgID uuid.UUID) (IssuerKey, error)
 	GetMediaFile(ctx context.Context, arg GetMediaFileParams) (MediaFile, error)
 	// Public image serving: media URLs carry no key, only the random id.
 	GetMediaFileAnyOrg(ctx context.Context, id uuid.UUID) (MediaFile, error)
+	GetNotification(ctx context.Context, assertionID uuid.UUID) (Notification, error)
+	GetOpenStatusList(ctx context.Context, arg GetOpenStatusListParams) (StatusList, error)
 	GetOrganization(ctx context.Context, id uuid.UUID) (Organization, error)
+	// Everything a pipeline step reads about one assertion, in one round trip.
+	GetPipelineAssertion(ctx context.Context, id uuid.UUID) (GetPipelineAssertionRow, error)
 	GetProgram(ctx context.Context, arg GetProgramParams) (Program, error)
 	GetProgramForUpdate(ctx context.Context, arg GetProgramForUpdateParams) (Program, error)
+	GetStatusList(ctx context.Context, id uuid.UUID) (StatusList, error)
 	GrantCredits(ctx context.Context, arg GrantCreditsParams) (Organization, error)
+	InsertAssertions(ctx context.Context, arg []InsertAssertionsParams) (int64, error)
+	InsertChainReservation(ctx context.Context, arg InsertChainReservationParams) error
 	LinkProgramBadge(ctx context.Context, arg LinkProgramBadgeParams) error
+	ListAssertionsAsc(ctx context.Context, arg ListAssertionsAscParams) ([]ListAssertionsAscRow, error)
+	// Filters are optional (NULL = no filter). The state filter reads the effective state: an ISSUED/RECEIVED
+	// assertion past expired_at is EXPIRED even before the expiry job has rewritten it. The pool plans each call with its values (plan_cache_mode
+	// force_custom_plan), so the unused filters fold away and the matching index walks in the sort order.
+	ListAssertionsDesc(ctx context.Context, arg ListAssertionsDescParams) ([]ListAssertionsDescRow, error)
 	// Joins the badge so that a link racing a badge delete never shows a deleted badge.
 	ListBadgeIDsOfPrograms(ctx context.Context, arg ListBadgeIDsOfProgramsParams) ([]ListBadgeIDsOfProgramsRow, error)
 	ListBadges(ctx context.Context, arg ListBadgesParams) ([]Badge, error)
+	ListBatch(ctx context.Context, arg ListBatchParams) ([]ListBatchRow, error)
 	ListMediaFilesByIDs(ctx context.Context, arg ListMediaFilesByIDsParams) ([]MediaFile, error)
 	ListProgramIDsOfBadges(ctx context.Context, arg ListProgramIDsOfBadgesParams) ([]ListProgramIDsOfBadgesRow, error)
 	// sort_key is one of createdAt, updatedAt, name; id breaks ties in the same direction.
 	ListPrograms(ctx context.Context, arg ListProgramsParams) ([]Program, error)
+	// Serialises the duplicate check of one recipient identity within one badge, for the transaction.
+	LockRecipient(ctx context.Context, lockKey string) error
+	MarkChainMined(ctx context.Context, arg MarkChainMinedParams) (int64, error)
+	MarkNotificationFailed(ctx context.Context, arg MarkNotificationFailedParams) error
+	MarkNotificationSent(ctx context.Context, assertionID uuid.UUID) error
+	RefundCredit(ctx context.Context, id uuid.UUID) error
+	// Row-locks the sender's counter for the transaction: nonce allocation is serialised per sender across workers.
+	ReserveChainNonce(ctx context.Context, arg ReserveChainNonceParams) (int32, error)
 	RevokeAPIKey(ctx context.Context, id uuid.UUID) (ApiKey, error)
+	SaveChainSigned(ctx context.Context, arg SaveChainSignedParams) error
+	SetAssertionAnchor(ctx context.Context, arg SetAssertionAnchorParams) (int64, error)
+	SetAssertionBaked(ctx context.Context, arg SetAssertionBakedParams) (int64, error)
+	SetAssertionCredential(ctx context.Context, arg SetAssertionCredentialParams) (int64, error)
+	SetAssertionStatusEntry(ctx context.Context, arg SetAssertionStatusEntryParams) (int64, error)
+	// Records a completed step; a re-run of an earlier step does not move the step backwards.
+	SetAssertionStep(ctx context.Context, arg SetAssertionStepParams) (int64, error)
+	SetIssuanceStatus(ctx context.Context, arg SetIssuanceStatusParams) (Issuance, error)
+	SetLockTimeout(ctx context.Context, timeout string) error
+	// bit_index is Postgres's numbering (LSB first within a byte); the caller converts from the W3C index.
+	SetStatusBit(ctx context.Context, arg SetStatusBitParams) error
+	// The total of a list filtered by nothing but badge, program and state, from the trigger-kept counters.
+	SumAssertionCounts(ctx context.Context, arg SumAssertionCountsParams) (int64, error)
+	TakeStatusIndex(ctx context.Context, id uuid.UUID) (int32, error)
 	// Removes the badge's links to programs not in keep (all of them when keep is empty).
 	UnlinkBadgePrograms(ctx context.Context, arg UnlinkBadgeProgramsParams) error
 	// Removes the program's links to badges not in keep (all of them when keep is empty).

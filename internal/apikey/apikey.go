@@ -62,7 +62,8 @@ func New(id uuid.UUID, mode string) (key string, hash []byte, err error) {
 
 // Parse returns the key id carried in key.
 func Parse(key string) (uuid.UUID, error) {
-	parts := strings.Split(key, "_")
+	// SplitN: the base64url secret may itself contain "_".
+	parts := strings.SplitN(key, "_", 4)
 	if len(parts) != 4 || parts[0] != "bdg" || !ValidMode(parts[1]) || len(parts[2]) != 32 || len(parts[3]) != 43 {
 		return uuid.Nil, ErrMalformed
 	}

@@ -42,3 +42,17 @@ func TestRoleRank(t *testing.T) {
 		t.Fatal("unknown role accepted")
 	}
 }
+
+// TestEveryKeyParses guards the secret alphabet: base64url secrets contain "_" about half the time.
+func TestEveryKeyParses(t *testing.T) {
+	for i := 0; i < 500; i++ {
+		id := uuid.New()
+		key, _, err := New(id, ModeLive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := Parse(key); err != nil || got != id {
+			t.Fatalf("Parse(%q) = %v, %v", key, got, err)
+		}
+	}
+}

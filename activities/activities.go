@@ -1,0 +1,67 @@
+// Package activities holds every side effect of an issuance, one method per pipeline step. Each step is
+// idempotent: it derives object keys, the chain transaction and the message id from the assertion id, and records
+// its result in Postgres before the next step starts, so a retry or a worker crash never signs, anchors, uploads
+// or notifies twice.
+package activities
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/blob"
+	"github.com/badged/badged/internal/chain"
+	"github.com/badged/badged/internal/errcode"
+	"github.com/badged/badged/internal/issuer"
+	"github.com/badged/badged/internal/notify"
+	"github.com/badged/badged/internal/retrypolicy"
+)
+
+// Anchorer anchors a digest on chain under an idempotency key; *chain.Anchorer satisfies it.
+type Anchorer interface {
+	Anchor(ctx context.Context, key string, digest [32]byte) (chain.Anchor, error)
+}
+
+// Activities holds the dependencies of every step. Build it once per worker process.
+type Activities struct {
+	DB       *db.DB
+	Blob     blob.Store
+	Issuer   *issuer.Service
+	Anchor   Anchorer        // nil disables anchoring (the step records that it was skipped)
+	Notifier *notify.Notifier
+	Outbox   notify.Sender   // test-mode issuances deliver here instead of to recipients
+	Policy   *retrypolicy.Policy
+	Location *time.Location
+	Log      *slog.Logger
+}
+
+// fail turns a step's error into the ApplicationError the workflow sees: its type is the assertion errorCode, and
+// the policy file decides whether and when it is retried (NextRetryDelay), so every class's backoff and attempt
+// limit live in one table. An error without a code is INTERNAL_SERVER_ERROR.
+func (a *Activities) fail(ctx context.Context, step string, err error) error {
+	if err == nil {
+		return nil
+	}
+	code := errcode.Of(err)
+	if code == errcode.Unknown {
+		code = errcode.InternalServerError
+	}
+	attempt := int(activity.GetInfo(ctx).Attempt)
+	retry, delay := a.Policy.Decide(code, attempt)
+	a.Log.WarnContext(ctx, "step failed", "step", step, "errorCode", code, "class", a.Policy.ClassOf(code),
+		"attempt", attempt, "retry", retry, "delay", delay, "err", err)
+	if !retry {
+		return temporal.NewNonRetryableApplicationError(err.Error(), string(code), err)
+	}
+	return temporal.NewApplicationErrorWithOptions(err.Error(), string(code), temporal.ApplicationErrorOptions{
+		NextRetryDelay: delay, Cause: err})
+}
+
+// persistErr marks a failure to record a step's result.
+func persistErr(what string, err error) error {
+	return errcode.Wrap(errcode.ArtifactPersistenceFailed, what, err)
+}

@@ -1,0 +1,55 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/baking"
+)
+
+// BakedKey is where an assertion's baked badge image is stored.
+func BakedKey(assertion, contentType string) string {
+	ext := "png"
+	if contentType == "image/svg+xml" {
+		ext = "svg"
+	}
+	return "baked/" + assertion + "." + ext
+}
+
+// BakeBadge embeds the signed credential in the badge image (PNG iTXt or SVG element; JPEG becomes PNG) and
+// stores the result, which openbadgeImageUrl serves.
+func (a *Activities) BakeBadge(ctx context.Context, in StepInput) error {
+	return a.fail(ctx, "bake", a.bakeBadge(ctx, in))
+}
+
+func (a *Activities) bakeBadge(ctx context.Context, in StepInput) error {
+	row, err := a.DB.GetPipelineAssertion(ctx, in.AssertionID)
+	if err != nil {
+		return fmt.Errorf("load assertion: %w", err)
+	}
+	as := row.Assertion
+	if as.Step != StepAnchored {
+		return nil
+	}
+	img, err := a.badgeImage(ctx, row.BadgeImageID)
+	if err != nil {
+		return err
+	}
+	cred, err := a.readBlob(ctx, deref(as.CredentialKey))
+	if err != nil {
+		return err
+	}
+	baked, contentType, err := baking.Bake(img.Data, cred)
+	if err != nil {
+		return err
+	}
+	key := BakedKey(as.ID.String(), contentType)
+	if _, err := a.Blob.PutIfAbsent(ctx, key, baked, contentType); err != nil {
+		return err
+	}
+	if _, err := a.DB.SetAssertionBaked(ctx, db.SetAssertionBakedParams{ID: as.ID, BakedKey: &key, BakedContentType: &contentType}); err != nil {
+		return persistErr("record baked image", err)
+	}
+	return nil
+}

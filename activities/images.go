@@ -1,0 +1,75 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/google/uuid"
+
+	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/blob"
+	"github.com/badged/badged/internal/errcode"
+)
+
+// maxBadgeImage caps what the pipeline reads of a badge image; uploads are smaller (MEDIA_MAX_BYTES).
+const maxBadgeImage = 32 << 20
+
+// badgeImageKey finds the blob key of a badge image's original upload; BADGE_IMAGE_MISSING when it does not exist.
+func (a *Activities) badgeImageKey(ctx context.Context, id uuid.UUID) (key, contentType string, err error) {
+	m, err := a.DB.GetMediaFileAnyOrg(ctx, id)
+	if db.IsNotFound(err) {
+		return "", "", errcode.New(errcode.BadgeImageMissing, "badge image "+id.String()+" is not in the database")
+	}
+	if err != nil {
+		return "", "", errcode.Wrap(errcode.BadgeImageDownloadFailed, "look up badge image", err)
+	}
+	key = "media/" + id.String() + "/original." + m.Ext
+	if _, err := a.Blob.Stat(ctx, key); errors.Is(err, blob.ErrNotFound) {
+		return "", "", errcode.New(errcode.BadgeImageMissing, "badge image "+id.String()+" is not in the store")
+	} else if err != nil {
+		return "", "", errcode.Wrap(errcode.BadgeImageDownloadFailed, "stat badge image", err)
+	}
+	return key, m.ContentType, nil
+}
+
+// badgeImage reads the original upload of a badge image: BADGE_IMAGE_MISSING when it does not exist,
+// BADGE_IMAGE_DOWNLOAD_FAILED when the store fails.
+func (a *Activities) badgeImage(ctx context.Context, id uuid.UUID) (badgeImage, error) {
+	key, contentType, err := a.badgeImageKey(ctx, id)
+	if err != nil {
+		return badgeImage{}, err
+	}
+	rc, _, err := a.Blob.Get(ctx, key)
+	if errors.Is(err, blob.ErrNotFound) {
+		return badgeImage{}, errcode.New(errcode.BadgeImageMissing, "badge image "+id.String()+" is not in the store")
+	}
+	if err != nil {
+		return badgeImage{}, errcode.Wrap(errcode.BadgeImageDownloadFailed, "read badge image", err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, maxBadgeImage))
+	if err != nil {
+		return badgeImage{}, errcode.Wrap(errcode.BadgeImageDownloadFailed, "read badge image", err)
+	}
+	return badgeImage{Data: data, ContentType: contentType}, nil
+}
+
+type badgeImage struct {
+	Data        []byte
+	ContentType string
+}
+
+// readBlob reads a pipeline artifact written by an earlier step.
+func (a *Activities) readBlob(ctx context.Context, key string) ([]byte, error) {
+	rc, _, err := a.Blob.Get(ctx, key)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.ArtifactPersistenceFailed, "read "+key, err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.ArtifactPersistenceFailed, "read "+key, err)
+	}
+	return data, nil
+}

@@ -1,0 +1,63 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/notify"
+)
+
+// NotifyRecipient tells the recipient by email or KakaoTalk. A notifications row is written before the message
+// leaves (SMTP has no idempotency), with a message id derived from the assertion id: a retry after a sent message
+// finds the row SENT and sends nothing; a retry after a lost answer re-sends with the same Message-ID, which the
+// recipient's mail system recognises. Test-mode issuances deliver to the outbox only.
+func (a *Activities) NotifyRecipient(ctx context.Context, in StepInput) error {
+	return a.fail(ctx, "notify", a.notifyRecipient(ctx, in))
+}
+
+func (a *Activities) notifyRecipient(ctx context.Context, in StepInput) error {
+	row, err := a.DB.GetPipelineAssertion(ctx, in.AssertionID)
+	if err != nil {
+		return fmt.Errorf("load assertion: %w", err)
+	}
+	as := row.Assertion
+	if as.Step != StepUploaded {
+		return nil
+	}
+	n := notify.Notification{AssertionID: as.ID.String(), Channel: notify.Channel(as.ReceiveType), Locale: "ko",
+		RecipientName: as.RecipientName, Email: deref(as.RecipientEmail), Phone: deref(as.RecipientPhone),
+		BadgeName: row.BadgeName, IssuerName: row.OrgName,
+		BadgeImageURL: a.Issuer.BaseURL + "/credentials/" + as.ID.String() + "/image",
+		VerifyURL:     a.Issuer.VerifyURL(as.ID)}
+	if err := a.DB.CreateNotification(ctx, db.CreateNotificationParams{AssertionID: as.ID,
+		MessageID: notify.MessageID(as.ID.String(), "badged"), Channel: as.ReceiveType}); err != nil {
+		return persistErr("record notification", err)
+	}
+	note, err := a.DB.GetNotification(ctx, as.ID)
+	if err != nil {
+		return persistErr("read notification", err)
+	}
+	if note.Status != "SENT" {
+		var sendErr error
+		if as.Mode == "test" || a.Notifier == nil {
+			_, sendErr = a.Outbox.Send(ctx, n)
+		} else {
+			_, sendErr = a.Notifier.Notify(ctx, n)
+		}
+		if sendErr != nil {
+			msg := sendErr.Error()
+			if err := a.DB.MarkNotificationFailed(ctx, db.MarkNotificationFailedParams{AssertionID: as.ID, LastError: &msg}); err != nil {
+				a.Log.WarnContext(ctx, "record notification failure", "assertionId", as.ID, "err", err)
+			}
+			return sendErr
+		}
+		if err := a.DB.MarkNotificationSent(ctx, as.ID); err != nil {
+			return persistErr("record notification sent", err)
+		}
+	}
+	if _, err := a.DB.SetAssertionStep(ctx, db.SetAssertionStepParams{ID: as.ID, Step: StepNotified, FromStep: StepUploaded}); err != nil {
+		return persistErr("record notify step", err)
+	}
+	return nil
+}

@@ -1,0 +1,266 @@
+package api
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/badged/badged/db"
+)
+
+// assertionStates are the stateCode values of the contract.
+var assertionStates = []string{"PROCESSING", "ISSUED", "RECEIVED", "FAILED", "REISSUED", "REVOKED", "EXPIRED"}
+
+const codeTimeRange = "AST008"
+
+type namedRef struct {
+	ID    string        `json:"id"`
+	Name  string        `json:"name"`
+	Image imageResponse `json:"image"`
+}
+
+type recipientResponse struct {
+	Name        string  `json:"name"`
+	Email       *string `json:"email"`
+	PhoneNumber *string `json:"phoneNumber"`
+	SourcedID   *string `json:"sourcedId,omitempty"`
+	ReceiveType string  `json:"receiveType"`
+}
+
+type assertionResponse struct {
+	ID           string            `json:"id"`
+	SerialNumber string            `json:"serialNumber"`
+	Badge        namedRef          `json:"badge"`
+	Program      namedRef          `json:"program"`
+	IssuanceID   string            `json:"issuanceId"`
+	Recipient    recipientResponse `json:"recipient"`
+	StateCode    string            `json:"stateCode"`
+	ErrorCode    *string           `json:"errorCode"`
+	ExpiredAt    *string           `json:"expiredAt"`
+	IssuedAt     *string           `json:"issuedAt,omitempty"`
+	CreatedAt    string            `json:"createdAt"`
+}
+
+type assertionDetail struct {
+	assertionResponse
+	CredentialURL     *string `json:"credentialUrl"`
+	OpenbadgeImageURL *string `json:"openbadgeImageUrl"`
+}
+
+// effectiveState is the state a reader sees: an issued assertion past its expiry is EXPIRED even before the
+// expiry job has rewritten the row.
+func effectiveState(state string, expiredAt *time.Time, now time.Time) string {
+	if (state == "ISSUED" || state == "RECEIVED") && expiredAt != nil && !expiredAt.After(now) {
+		return "EXPIRED"
+	}
+	return state
+}
+
+// assertionRow is the part of the joined assertion rows the response needs; the list and detail queries both
+// produce it.
+type assertionRow struct {
+	db.Assertion
+	BadgeName, ProgramName       string
+	BadgeImageID, ProgramImageID uuid.UUID
+}
+
+func (h *handler) toAssertionResponse(v version, a assertionRow, now time.Time) assertionResponse {
+	out := assertionResponse{
+		ID: a.ID.String(), SerialNumber: a.SerialNumber,
+		Badge:      namedRef{ID: a.BadgeID.String(), Name: a.BadgeName, Image: h.image(a.BadgeImageID)},
+		Program:    namedRef{ID: a.ProgramID.String(), Name: a.ProgramName, Image: h.image(a.ProgramImageID)},
+		IssuanceID: a.IssuanceID.String(),
+		Recipient: recipientResponse{Name: a.RecipientName, Email: a.RecipientEmail, PhoneNumber: a.RecipientPhone,
+			ReceiveType: a.ReceiveType},
+		StateCode: effectiveState(a.State, a.ExpiredAt, now), ErrorCode: a.ErrorCode,
+		ExpiredAt: v.formatTimePtr(a.ExpiredAt, h.loc), CreatedAt: v.formatTime(a.CreatedAt, h.loc),
+	}
+	if v == v3 {
+		out.IssuedAt = v.formatTimePtr(&a.IssuedAt, h.loc)
+		out.Recipient.SourcedID = a.RecipientSourcedID
+		if out.Recipient.SourcedID == nil {
+			empty := ""
+			out.Recipient.SourcedID = &empty // v3 always carries the field
+		}
+	}
+	return out
+}
+
+// assertionFilter is a parsed GET /assertions query.
+type assertionFilter struct {
+	badgeID, programID, issuanceID *uuid.UUID
+	state, email, phone, sourcedID *string
+	startAt, endAt                 *time.Time
+}
+
+func parseAssertionFilter(q url.Values, v version, loc *time.Location) (assertionFilter, error) {
+	var f assertionFilter
+	var err error
+	for _, p := range []struct {
+		name string
+		dst  **uuid.UUID
+	}{{"badgeId", &f.badgeID}, {"programId", &f.programID}, {"issuanceId", &f.issuanceID}} {
+		if *p.dst, err = queryUUID(q, p.name); err != nil {
+			return f, err
+		}
+	}
+	if f.state, err = queryEnum(q, "stateCode", assertionStates...); err != nil {
+		return f, err
+	}
+	recipientFilters := []string{"email", "phoneNumber"}
+	if v == v3 {
+		recipientFilters = append(recipientFilters, "sourcedId")
+	}
+	var used []string
+	for _, name := range recipientFilters {
+		if s := strings.TrimSpace(q.Get(name)); s != "" {
+			used = append(used, name)
+			switch name {
+			case "email":
+				s = strings.ToLower(s)
+				f.email = &s
+			case "phoneNumber":
+				if norm, ok := normalizePhone(s); ok {
+					s = norm
+				}
+				f.phone = &s
+			case "sourcedId":
+				f.sourcedID = &s
+			}
+		}
+	}
+	if len(used) > 1 {
+		return f, newError(v.recipientFilterConflict(), "use only one of %s per request, got %s",
+			strings.Join(recipientFilters, ", "), strings.Join(used, " and "))
+	}
+	for _, p := range []struct {
+		name string
+		dst  **time.Time
+	}{{"startAt", &f.startAt}, {"endAt", &f.endAt}} {
+		s := strings.TrimSpace(q.Get(p.name))
+		if s == "" {
+			continue
+		}
+		t, zoned, err := v.parseTime(s, loc)
+		if err != nil || !zoned {
+			return f, &apiError{status: statusOf(codeFormat), code: codeFormat, msg: p.name + " must be an ISO-8601 date-time" + v.timeHint(),
+				fields: []fieldError{{Field: p.name, Message: "must be an ISO-8601 date-time" + v.timeHint(), format: true}}}
+		}
+		*p.dst = &t
+	}
+	if f.startAt != nil && f.endAt != nil && f.startAt.After(*f.endAt) {
+		return f, newError(codeTimeRange, "startAt must not be later than endAt")
+	}
+	return f, nil
+}
+
+func (h *handler) listAssertions(w http.ResponseWriter, r *http.Request) {
+	q, v := r.URL.Query(), versionOf(r.Context())
+	page, err := parsePage(q)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	order, err := parseSort(q, "createdAt", "id")
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	f, err := parseAssertionFilter(q, v, h.loc)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	org, now := principalOf(r.Context()).OrgID, h.now()
+	total, err := h.countAssertions(r, org, f, now)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	params := db.ListAssertionsDescParams{OrgID: org, BadgeID: f.badgeID, ProgramID: f.programID,
+		IssuanceID: f.issuanceID, State: f.state, Email: f.email, Phone: f.phone, SourcedID: f.sourcedID,
+		StartAt: f.startAt, EndAt: f.endAt, Now: now, Lim: int32(page.size), Off: page.offset()}
+	var rows []assertionRow
+	if order[0].desc {
+		res, err := h.db.ListAssertionsDesc(r.Context(), params)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		for _, a := range res {
+			rows = append(rows, assertionRow{Assertion: a.Assertion, BadgeName: a.BadgeName, ProgramName: a.ProgramName,
+				BadgeImageID: a.BadgeImageID, ProgramImageID: a.ProgramImageID})
+		}
+	} else {
+		res, err := h.db.ListAssertionsAsc(r.Context(), db.ListAssertionsAscParams(params))
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		for _, a := range res {
+			rows = append(rows, assertionRow{Assertion: a.Assertion, BadgeName: a.BadgeName, ProgramName: a.ProgramName,
+				BadgeImageID: a.BadgeImageID, ProgramImageID: a.ProgramImageID})
+		}
+	}
+	items := make([]assertionResponse, len(rows))
+	for i, a := range rows {
+		items[i] = h.toAssertionResponse(v, a, now)
+	}
+	okList(h, w, page, total, items)
+}
+
+// countAssertions answers totalElement. Lists filtered by nothing but badge, program and a stored-only state read
+// the trigger-kept counters (a few rows, however many assertions); narrower filters count the matching index range.
+func (h *handler) countAssertions(r *http.Request, org uuid.UUID, f assertionFilter, now time.Time) (int64, error) {
+	expiryDependent := f.state != nil && (*f.state == "ISSUED" || *f.state == "RECEIVED" || *f.state == "EXPIRED")
+	if f.issuanceID == nil && f.email == nil && f.phone == nil && f.sourcedID == nil && f.startAt == nil &&
+		f.endAt == nil && !expiryDependent {
+		return h.db.SumAssertionCounts(r.Context(), db.SumAssertionCountsParams{OrgID: org, BadgeID: f.badgeID,
+			ProgramID: f.programID, State: f.state})
+	}
+	return h.db.CountAssertions(r.Context(), db.CountAssertionsParams{OrgID: org, BadgeID: f.badgeID,
+		ProgramID: f.programID, IssuanceID: f.issuanceID, State: f.state, Email: f.email, Phone: f.phone,
+		SourcedID: f.sourcedID, StartAt: f.startAt, EndAt: f.endAt, Now: now})
+}
+
+func (h *handler) getAssertion(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "assertionId")
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	v, org, now := versionOf(r.Context()), principalOf(r.Context()).OrgID, h.now()
+	a, err := h.db.GetAssertion(r.Context(), db.GetAssertionParams{OrgID: org, ID: id.UUID})
+	if db.IsNotFound(err) {
+		err = newError(codeAssertionMissing, "assertion %s not found", id)
+	}
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	row := assertionRow{Assertion: a.Assertion, BadgeName: a.BadgeName, ProgramName: a.ProgramName,
+		BadgeImageID: a.BadgeImageID, ProgramImageID: a.ProgramImageID}
+	out := assertionDetail{assertionResponse: h.toAssertionResponse(v, row, now)}
+	out.CredentialURL, out.OpenbadgeImageURL = h.assertionLinks(v, row)
+	h.ok(w, out)
+}
+
+// assertionLinks are the verification and image URLs. v3 gives null until the artifact exists; v2 always gives
+// its public verification page and falls back to the badge image.
+func (h *handler) assertionLinks(v version, a assertionRow) (credential, image *string) {
+	if a.CredentialKey != nil || v == v2 {
+		s := h.baseURL + v.credentialPath(a.ID)
+		credential = &s
+	}
+	if a.BakedKey != nil {
+		s := h.baseURL + "/credentials/" + a.ID.String() + "/image"
+		image = &s
+	} else if v == v2 {
+		s := h.image(a.BadgeImageID).URLs.Original
+		image = &s
+	}
+	return credential, image
+}

@@ -1,0 +1,217 @@
+package api
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// Issuance request limits (DESIGN.md "Limits").
+const (
+	maxRecipients      = 10_000
+	maxIssuanceBody    = 8 << 20
+	maxIdempotencyKey  = 300
+	maxRecipientName   = 100
+	maxEmailLen        = 254
+	maxSourcedIDLen    = 255
+	receiveTypeEmail   = "EMAIL"
+	receiveTypeKakao   = "KAKAOTALK"
+	headerIdempotency  = "Idempotency-Key"
+	codeIdempotencyKey = "ISS056"
+	codeIdemConflict   = "ISS057"
+	codeIssuedAtFormat = "ISS058"
+	codeIssuedAtFuture = "ISS059"
+	codeExpiryPast     = "ISS061"
+	codeFixedExpiry    = "BDG064"
+	codeNoCredits      = "PAY054"
+)
+
+// recipient is one normalized recipient: email trimmed and lower-cased, phone in E.164 form, text trimmed.
+type recipient struct {
+	Name        string  `json:"name"`
+	Email       *string `json:"email"`
+	PhoneNumber *string `json:"phoneNumber"`
+	SourcedID   *string `json:"sourcedId"`
+	ReceiveType string  `json:"receiveType"`
+}
+
+// issuanceRequest is a validated, normalized POST /badges/{id}/issuances.
+type issuanceRequest struct {
+	Recipients []recipient `json:"recipients"`
+	ProgramID  uuid.UUID   `json:"programId"`
+	IssuedAt   *time.Time  `json:"issuedAt"` // v3 only; nil = omitted or null
+	raw        []byte      // the body as sent, for v2's idempotency
+}
+
+// readIssuanceRequest validates every field, naming the failing recipient index and field.
+func readIssuanceRequest(o *object, v version) issuanceRequest {
+	allowed := []string{"recipients", "programId"}
+	if v == v3 {
+		allowed = append(allowed, "issuedAt")
+	}
+	o.only(allowed...)
+	var req issuanceRequest
+	program := o.id("programId", false)
+	requireFields(o, map[string]bool{"programId": program.Set, "recipients": o.has("recipients")})
+	req.ProgramID = program.Val
+	o.objects("recipients", 1, maxRecipients, func(i int, r *object) {
+		req.Recipients = append(req.Recipients, readRecipient(r, v))
+	})
+	return req
+}
+
+func readRecipient(r *object, v version) recipient {
+	fields := []string{"name", "email", "phoneNumber", "receiveType"}
+	if v == v3 {
+		fields = append(fields, "sourcedId")
+	}
+	r.only(fields...)
+	name := r.text("name", textRule{max: maxRecipientName})
+	kind := r.enum("receiveType", false, receiveTypeEmail, receiveTypeKakao)
+	requireFields(r, map[string]bool{"name": name.Set, "receiveType": kind.Set})
+	out := recipient{Name: name.Val, ReceiveType: kind.Val}
+	if e := r.text("email", textRule{nullable: true, max: maxEmailLen}); e.Set && !e.Null {
+		if email, ok := normalizeEmail(e.Val); ok {
+			out.Email = &email
+		} else {
+			r.badFormat("email", "must be an email address such as name@example.com")
+		}
+	}
+	if p := r.text("phoneNumber", textRule{nullable: true, max: 32}); p.Set && !p.Null {
+		if phone, ok := normalizePhone(p.Val); ok {
+			out.PhoneNumber = &phone
+		} else {
+			r.badFormat("phoneNumber", "must be a phone number such as 010-1234-5678 or +82 10 1234 5678")
+		}
+	}
+	if s := r.text("sourcedId", textRule{nullable: true, max: maxSourcedIDLen}); s.Set && !s.Null {
+		out.SourcedID = &s.Val
+	}
+	return out
+}
+
+// normalizeEmail trims and lower-cases an address and checks it is a bare addr-spec with a dotted domain.
+func normalizeEmail(s string) (string, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || a.Name != "" {
+		return "", false
+	}
+	at := strings.LastIndexByte(s, '@')
+	if at < 1 || !strings.Contains(s[at+1:], ".") || strings.HasSuffix(s, ".") {
+		return "", false
+	}
+	return s, true
+}
+
+// normalizePhone returns a phone number in E.164 form. Separators (space, -, ., parentheses) are dropped; a
+// national number starting with 0 is read as Korean (+82), the service's home region.
+func normalizePhone(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	var digits strings.Builder
+	plus := strings.HasPrefix(s, "+")
+	if plus {
+		s = s[1:]
+	}
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digits.WriteRune(r)
+		case r == ' ' || r == '-' || r == '.' || r == '(' || r == ')':
+		default:
+			return "", false
+		}
+	}
+	d := digits.String()
+	switch {
+	case plus:
+	case strings.HasPrefix(d, "00"):
+		d = d[2:]
+	case strings.HasPrefix(d, "0"):
+		d = "82" + d[1:]
+	case strings.HasPrefix(d, "82"):
+	default:
+		return "", false
+	}
+	if len(d) < 8 || len(d) > 15 || d[0] == '0' {
+		return "", false
+	}
+	return "+" + d, true
+}
+
+// readIssuedAt reads v3's optional issuedAt: Z or an offset (ISS058), not in the future (ISS059).
+func readIssuedAt(o *object, v version, now time.Time) (*time.Time, error) {
+	if v != v3 || !o.has("issuedAt") || o.null("issuedAt") {
+		return nil, nil
+	}
+	var s string
+	if err := json.Unmarshal(o.raw["issuedAt"], &s); err != nil {
+		return nil, issuedAtError(codeIssuedAtFormat, "issuedAt must be an ISO-8601 string with Z or an offset")
+	}
+	t, zoned, err := v.parseTime(s, time.UTC)
+	if err != nil || !zoned {
+		return nil, issuedAtError(codeIssuedAtFormat, "issuedAt must be ISO-8601 with Z or an offset, for example 2025-03-01T09:00:00+09:00")
+	}
+	if t.After(now) {
+		return nil, issuedAtError(codeIssuedAtFuture, "issuedAt is later than the server's current time "+now.UTC().Format(time.RFC3339))
+	}
+	return &t, nil
+}
+
+func issuedAtError(code, msg string) error {
+	return &apiError{status: statusOf(code), code: code, msg: msg, fields: []fieldError{{Field: "issuedAt", Message: msg}}}
+}
+
+// checkIdempotencyKey enforces 1..300 characters (ISS056).
+func checkIdempotencyKey(key string) error {
+	n := utf8.RuneCountInString(key)
+	if n == 0 || n > maxIdempotencyKey || strings.TrimFunc(key, unicode.IsSpace) == "" {
+		return &apiError{status: statusOf(codeIdempotencyKey), code: codeIdempotencyKey,
+			msg:    fmt.Sprintf("the %s header must be 1 to %d characters", headerIdempotency, maxIdempotencyKey),
+			fields: []fieldError{{Field: headerIdempotency, Message: fmt.Sprintf("must be 1 to %d characters, got %d", maxIdempotencyKey, n)}}}
+	}
+	return nil
+}
+
+// requestHash is what the idempotency rules compare, per version:
+//   - v2: the body as sent (canonical JSON of it: key order and white space do not matter, every value and the
+//     recipient order do);
+//   - v3: the normalized request (trimmed, lower-cased email, E.164 phone, order kept, issuedAt as an instant,
+//     omitted = null).
+func (req issuanceRequest) requestHash(v version) ([]byte, error) {
+	var payload []byte
+	var err error
+	if v == v2 {
+		var body any
+		dec := json.NewDecoder(bytes.NewReader(req.raw))
+		dec.UseNumber()
+		if err := dec.Decode(&body); err != nil {
+			return nil, err
+		}
+		payload, err = json.Marshal(body) // maps marshal with sorted keys
+	} else {
+		norm := struct {
+			Recipients []recipient `json:"recipients"`
+			ProgramID  uuid.UUID   `json:"programId"`
+			IssuedAt   *string     `json:"issuedAt"`
+		}{Recipients: req.Recipients, ProgramID: req.ProgramID}
+		if req.IssuedAt != nil {
+			s := req.IssuedAt.UTC().Format(time.RFC3339Nano)
+			norm.IssuedAt = &s
+		}
+		payload, err = json.Marshal(norm)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("hash issuance request: %w", err)
+	}
+	sum := sha256.Sum256(append([]byte(fmt.Sprintf("v%d\n", v)), payload...))
+	return sum[:], nil
+}

@@ -1,0 +1,224 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/apikey"
+	"github.com/badged/badged/internal/expiry"
+	"github.com/badged/badged/workflows"
+)
+
+// IssuanceStarter starts the workflow of a committed issuance, or finds it when it already runs. The API calls it
+// for every accepted request, replays included, so a crash between the commit and the start heals on the
+// client's retry; it must therefore be idempotent.
+type IssuanceStarter interface {
+	StartIssuance(ctx context.Context, iss db.Issuance) error
+}
+
+type issuanceResponse struct {
+	ID               string `json:"id"`
+	BadgeID          string `json:"badgeId"`
+	ProgramID        string `json:"programId"`
+	ProcessingStatus string `json:"processingStatus"`
+	AssertionCount   int32  `json:"assertionCount"`
+	CreatedAt        string `json:"createdAt"`
+	UpdatedAt        string `json:"updatedAt"`
+}
+
+func (h *handler) toIssuanceResponse(v version, i db.Issuance) issuanceResponse {
+	return issuanceResponse{ID: i.ID.String(), BadgeID: i.BadgeID.String(), ProgramID: i.ProgramID.String(),
+		ProcessingStatus: i.ProcessingStatus, AssertionCount: i.AssertionCount,
+		CreatedAt: v.formatTime(i.CreatedAt, h.loc), UpdatedAt: v.formatTime(i.UpdatedAt, h.loc)}
+}
+
+// createIssuance validates and normalizes the request, then in ONE transaction records the issuance, its
+// assertions and the credit debit, and finally starts the workflow. A replay returns the stored issuance.
+func (h *handler) createIssuance(w http.ResponseWriter, r *http.Request) {
+	badgeID, err := pathID(r, "badgeId")
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	key := r.Header.Get(headerIdempotency)
+	if err := checkIdempotencyKey(key); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	o, err := h.decodeBody(w, r, maxIssuanceBody)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	v, p, now := versionOf(r.Context()), principalOf(r.Context()), h.now()
+	req := readIssuanceRequest(o, v)
+	if err := o.err(); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	req.raw = o.body
+	if req.IssuedAt, err = readIssuedAt(o, v, now); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	hash, err := req.requestHash(v)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	iss, err := h.recordIssuance(r.Context(), p, v, badgeID.UUID, key, hash, req, now)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	setLogAttrs(r.Context(), "issuance", iss.ID.String(), "workflow", iss.WorkflowID)
+	if iss.ProcessingStatus == "PROCESSING" {
+		if err := h.starter.StartIssuance(r.Context(), iss); err != nil {
+			// The issuance is committed; the client's retry with the same key starts the workflow.
+			h.writeError(w, r, fmt.Errorf("start issuance workflow %s: %w", iss.WorkflowID, err))
+			return
+		}
+	}
+	h.ok(w, h.toIssuanceResponse(v, iss))
+}
+
+// recordIssuance runs the transaction of step 1 of DESIGN.md "Issuance, step by step".
+func (h *handler) recordIssuance(ctx context.Context, p principal, v version, badgeID uuid.UUID, key string,
+	hash []byte, req issuanceRequest, now time.Time) (db.Issuance, error) {
+	var out db.Issuance
+	err := h.db.InTx(ctx, func(q *db.Queries) error {
+		// A replay is answered from the stored issuance, even if the badge changed since.
+		if prev, err := q.GetIssuanceByKey(ctx, db.GetIssuanceByKeyParams{OrgID: p.OrgID, BadgeID: badgeID, IdempotencyKey: key}); err == nil {
+			out = prev
+			return sameRequest(prev, hash)
+		} else if !db.IsNotFound(err) {
+			return err
+		}
+		badge, err := q.GetBadge(ctx, db.GetBadgeParams{OrgID: p.OrgID, ID: badgeID})
+		if db.IsNotFound(err) {
+			return newError(codeBadgeNotFound, "badge %s not found", badgeID)
+		}
+		if err != nil {
+			return err
+		}
+		if badge.ExpirationKind != nil && *badge.ExpirationKind == expiryFixed {
+			return newError(codeFixedExpiry, "badge %s has a FIXED expiration policy; issue with a badge without a policy or with relative months", badgeID)
+		}
+		if err := h.checkIssuanceProgram(ctx, q, p.OrgID, badgeID, req.ProgramID); err != nil {
+			return err
+		}
+		issuedAt := now
+		if req.IssuedAt != nil {
+			issuedAt = *req.IssuedAt
+		}
+		var expiredAt *time.Time
+		if badge.ExpirationMonths != nil {
+			t := expiry.Relative(issuedAt, int(*badge.ExpirationMonths), h.loc)
+			if !t.After(now) {
+				return &apiError{status: statusOf(codeExpiryPast), code: codeExpiryPast,
+					msg:    fmt.Sprintf("the expiry computed from issuedAt and the badge policy (%s) is already past", v.formatTime(t, h.loc)),
+					fields: []fieldError{{Field: "issuedAt", Message: "with this badge's policy the credential would already be expired"}}}
+			}
+			expiredAt = &t
+		}
+		n := len(req.Recipients)
+		debit := n
+		if p.Mode == apikey.ModeTest {
+			debit = 0 // test issuances run the pipeline without credits
+		}
+		created, err := q.CreateIssuance(ctx, db.CreateIssuanceParams{ID: uuid.New(), OrgID: p.OrgID, BadgeID: badgeID,
+			ProgramID: req.ProgramID, ApiVersion: int16(v), Mode: p.Mode, IdempotencyKey: key, RequestHash: hash,
+			IssuedAt: issuedAt, ExpiredAt: expiredAt, AssertionCount: int32(n), CreditsDebited: int32(debit),
+			WorkflowID: workflows.IssuanceWorkflowID(p.OrgID, badgeID, key)})
+		if db.IsNotFound(err) {
+			// A concurrent request with the same key committed first: answer as its replay.
+			prev, err := q.GetIssuanceByKey(ctx, db.GetIssuanceByKeyParams{OrgID: p.OrgID, BadgeID: badgeID, IdempotencyKey: key})
+			if err != nil {
+				return err
+			}
+			out = prev
+			return sameRequest(prev, hash)
+		}
+		if err != nil {
+			return err
+		}
+		first, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: p.OrgID, Debit: int64(debit), Serials: int64(n)})
+		if db.IsNotFound(err) {
+			return newError(codeNoCredits, "the organization has fewer issuance credits than the %d recipients need", n)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := q.InsertAssertions(ctx, assertionRows(created, req, first, now)); err != nil {
+			return fmt.Errorf("insert assertions: %w", err)
+		}
+		out = created
+		return nil
+	})
+	return out, err
+}
+
+// sameRequest decides a replay: the same hash is the same request, anything else is ISS057.
+func sameRequest(prev db.Issuance, hash []byte) error {
+	if string(prev.RequestHash) != string(hash) {
+		return newError(codeIdemConflict, "the Idempotency-Key was already used for a different request; retry with the same request or use a new key")
+	}
+	return nil
+}
+
+func (h *handler) checkIssuanceProgram(ctx context.Context, q *db.Queries, org, badge, program uuid.UUID) error {
+	if _, err := q.GetProgram(ctx, db.GetProgramParams{OrgID: org, ID: program}); db.IsNotFound(err) {
+		return newError(codeProgramNotFound, "program %s not found", program)
+	} else if err != nil {
+		return err
+	}
+	links, err := badgeIDsOf(ctx, q, org, program)
+	if err != nil {
+		return err
+	}
+	for _, b := range links[program] {
+		if b == badge {
+			return nil
+		}
+	}
+	return fieldsError([]fieldError{{Field: "programId", Message: "program " + program.String() + " is not linked to badge " + badge.String()}})
+}
+
+// serialNumber formats an org's n-th serial: a short org prefix keeps serials of different orgs apart.
+func serialNumber(org uuid.UUID, n int64) string {
+	return fmt.Sprintf("%s-%08d", org.String()[:8], n)
+}
+
+func assertionRows(iss db.Issuance, req issuanceRequest, firstSerial int64, now time.Time) []db.InsertAssertionsParams {
+	rows := make([]db.InsertAssertionsParams, len(req.Recipients))
+	for i, rc := range req.Recipients {
+		rows[i] = db.InsertAssertionsParams{ID: uuid.New(), OrgID: iss.OrgID, IssuanceID: iss.ID, BadgeID: iss.BadgeID,
+			ProgramID: iss.ProgramID, Mode: iss.Mode, ApiVersion: iss.ApiVersion, Seq: int32(i),
+			SerialNumber: serialNumber(iss.OrgID, firstSerial+int64(i)), RecipientName: rc.Name,
+			RecipientEmail: rc.Email, RecipientPhone: rc.PhoneNumber, RecipientSourcedID: rc.SourcedID,
+			ReceiveType: rc.ReceiveType, IssuedAt: iss.IssuedAt, ExpiredAt: iss.ExpiredAt, CreatedAt: now}
+	}
+	return rows
+}
+
+func (h *handler) getIssuance(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "issuanceId")
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	iss, err := h.db.GetIssuance(r.Context(), db.GetIssuanceParams{OrgID: principalOf(r.Context()).OrgID, ID: id.UUID})
+	if db.IsNotFound(err) {
+		err = newError(codeIssuanceNotFound, "issuance %s not found", id)
+	}
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.ok(w, h.toIssuanceResponse(versionOf(r.Context()), iss))
+}

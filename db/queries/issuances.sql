@@ -1,0 +1,35 @@
+-- name: GetIssuanceByKey :one
+SELECT * FROM issuances WHERE org_id = $1 AND badge_id = $2 AND idempotency_key = $3;
+
+-- name: CreateIssuance :one
+-- ON CONFLICT DO NOTHING: of concurrent identical requests exactly one inserts; the others read the winner.
+INSERT INTO issuances (id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at,
+                       expired_at, assertion_count, credits_debited, workflow_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+ON CONFLICT (org_id, badge_id, idempotency_key) DO NOTHING
+RETURNING *;
+
+-- name: GetIssuance :one
+SELECT * FROM issuances WHERE org_id = $1 AND id = $2;
+
+-- name: GetIssuanceAnyOrg :one
+-- For the workflow, which is handed ids it created itself.
+SELECT * FROM issuances WHERE id = $1;
+
+-- name: DebitCredits :one
+-- Takes the org row lock (serialising debits) and reserves serial numbers; no row means not enough credits.
+UPDATE organizations SET credits = credits - sqlc.arg(debit)::bigint, next_serial = next_serial + sqlc.arg(serials)::bigint,
+    updated_at = now()
+WHERE id = sqlc.arg(id) AND credits >= sqlc.arg(debit)::bigint
+RETURNING (next_serial - sqlc.arg(serials)::bigint)::bigint AS first_serial;
+
+-- name: InsertAssertions :copyfrom
+INSERT INTO assertions (id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number,
+                        recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type,
+                        issued_at, expired_at, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17);
+
+-- name: SetIssuanceStatus :one
+UPDATE issuances SET processing_status = $2, failure = $3, updated_at = now()
+WHERE id = $1 AND processing_status = 'PROCESSING'
+RETURNING *;

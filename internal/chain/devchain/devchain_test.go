@@ -1,0 +1,74 @@
+package devchain_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/badged/badged/internal/chain"
+	"github.com/badged/badged/internal/chain/devchain"
+)
+
+func mustStart(tb testing.TB, cfg devchain.Config) *devchain.Chain {
+	tb.Helper()
+	c, err := devchain.Start(cfg)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// The dev chain serves JSON-RPC, seals pending transactions by itself, and keeps its blocks across a restart.
+func TestDevChain_AnchorSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	cfg := devchain.Config{Addr: "127.0.0.1:0", DataDir: dir, Seed: "test seed", BlockInterval: 10 * time.Millisecond}
+	c := mustStart(t, cfg)
+	require.Equal(t, devchain.DevKey("test seed").D, devchain.DevKey("test seed").D, "deterministic")
+	require.NotEqual(t, devchain.DevKey("test seed").D, devchain.DevKey("other").D)
+
+	ctx := context.Background()
+	digest := [32]byte{1, 2, 3}
+	a, err := chain.New(chain.Config{
+		RPCURL: c.URL(), PrivateKey: c.PrivateKeyHex(), ChainID: devchain.ChainID, PollInterval: 5 * time.Millisecond,
+	}, chain.NewMemStore())
+	require.NoError(t, err)
+	anc, err := a.Anchor(ctx, "assertion-1", digest)
+	require.NoError(t, err)
+	a.Close()
+	require.Equal(t, uint64(devchain.ChainID), anc.ChainID)
+	head := c.BlockNumber()
+	require.GreaterOrEqual(t, head, anc.BlockNumber)
+	addr := c.Address()
+	require.NoError(t, c.Close())
+
+	c2 := mustStart(t, cfg)
+	require.Equal(t, addr, c2.Address(), "the dev key is derived from the seed")
+	require.Equal(t, head, c2.BlockNumber(), "blocks are kept in DataDir")
+	v, err := chain.NewVerifier(c2.URL())
+	require.NoError(t, err)
+	defer v.Close()
+	got, err := v.Verify(ctx, anc.TxHash, digest)
+	require.NoError(t, err)
+	require.Equal(t, anc, got)
+}
+
+// Without DataDir nor BlockInterval the chain lives in memory and seals only on Commit.
+func TestDevChain_ManualCommit(t *testing.T) {
+	c := mustStart(t, devchain.Config{})
+	a, err := chain.New(chain.Config{
+		RPCURL: c.URL(), PrivateKey: c.PrivateKeyHex(), PollInterval: 5 * time.Millisecond, ReceiptTimeout: 5 * time.Second,
+	}, chain.NewMemStore())
+	require.NoError(t, err)
+	defer a.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Anchor(context.Background(), "k", [32]byte{9})
+		done <- err
+	}()
+	require.Eventually(t, func() bool { return c.Pending() == 1 }, 5*time.Second, 5*time.Millisecond)
+	require.Equal(t, uint64(0), c.BlockNumber())
+	c.Commit()
+	require.NoError(t, <-done)
+	require.Equal(t, uint64(1), c.BlockNumber())
+}

@@ -1,0 +1,69 @@
+package chain
+
+import (
+	"context"
+	"errors"
+)
+
+// Pending is what a TxStore keeps for one anchor key: the signed transaction exactly as it is (re)broadcast.
+type Pending struct {
+	// From is the sender address (0x hex, EIP-55), the nonce space the nonce belongs to.
+	From string
+	// Nonce is the nonce the transaction was signed with.
+	Nonce uint64
+	// TxHash is the transaction hash (0x hex).
+	TxHash string
+	// RawTx is the signed transaction in its binary (EIP-2718) encoding, as sent with eth_sendRawTransaction.
+	RawTx []byte
+	// Digest is the 32 bytes the transaction carries in its data field.
+	Digest [32]byte
+	// ChainID is the chain the transaction was signed for.
+	ChainID uint64
+	// BlockNumber is the block the transaction was mined in; 0 while it is not known to be mined.
+	BlockNumber uint64
+}
+
+// ErrUnknownKey is returned by TxStore.MarkMined when no signed transaction is stored under the key.
+var ErrUnknownKey = errors.New("no signed transaction stored under this anchor key")
+
+// TxStore records anchor transactions so that anchoring is idempotent per key and nonces are allocated without
+// collisions or gaps, also when several workers share one sender key. The Postgres implementation must give the
+// same guarantees as MemStore; any error it returns is reported by the Anchorer as BLOCKCHAIN_RPC_FAILED's sibling
+// INTERNAL_SERVER_ERROR (the store, not the chain, failed) and is retryable.
+//
+// Contract, method by method:
+//
+//   - Load returns the Pending saved by SaveSigned under key (with BlockNumber as last set by MarkMined), or
+//     found=false when SaveSigned has not succeeded for key yet. A nonce reserved by ReserveNonce alone is not
+//     "found".
+//
+//   - ReserveNonce returns the nonce that key uses in the nonce space of from. It is idempotent per key: once a nonce
+//     is reserved for key, every later call with that key returns the same nonce, whatever floor it passes, also when
+//     two calls with the same key race (one of them wins, both return the winner's nonce). For a new key it assigns
+//     n = max(next[from], floor), sets next[from] = n+1 and records key → (from, n), all in ONE atomic step that is
+//     serialised per from across every worker and process (Postgres: one transaction that inserts or updates the
+//     per-sender counter row with `... ON CONFLICT (from_address) DO UPDATE SET next_nonce =
+//     GREATEST(counter.next_nonce, $floor) + 1 RETURNING next_nonce - 1`, which row-locks the counter, and inserts
+//     the key row in the same transaction; a unique violation on the key means another worker won: re-read its
+//     nonce). floor is the node's pending nonce of from, so nonces used outside the service are skipped. Because the
+//     reservation is tied to the key, a worker that crashes after reserving leaves no permanent gap: the retry of the
+//     same key takes the same nonce and fills it.
+//
+//   - SaveSigned stores p under key if no signed transaction is stored there yet and returns what is stored
+//     afterwards: p itself, or the earlier winner when another worker saved first ("first writer wins", like
+//     INSERT ... ON CONFLICT DO NOTHING followed by SELECT). The caller broadcasts only the returned Pending, so two
+//     workers racing on one key send the same bytes. It must be durable before it returns: the Anchorer broadcasts
+//     right after.
+//
+//   - MarkMined records the block number of the transaction saved under key. It returns ErrUnknownKey (wrapped) if
+//     SaveSigned never succeeded for key. Setting it again with the same value is a no-op.
+type TxStore interface {
+	// Load returns the signed transaction stored under key, found=false if there is none.
+	Load(ctx context.Context, key string) (p Pending, found bool, err error)
+	// ReserveNonce returns the nonce reserved for key in from's nonce space, reserving max(next, floor) if new.
+	ReserveNonce(ctx context.Context, key, from string, floor uint64) (uint64, error)
+	// SaveSigned stores p under key unless a signed transaction is already stored there, and returns the stored one.
+	SaveSigned(ctx context.Context, key string, p Pending) (Pending, error)
+	// MarkMined records the block the transaction under key was mined in; ErrUnknownKey if there is none.
+	MarkMined(ctx context.Context, key string, blockNumber uint64) error
+}

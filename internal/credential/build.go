@@ -1,0 +1,210 @@
+package credential
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/badged/badged/internal/errcode"
+)
+
+// BuildInput is what an Open Badges 3.0 credential says.
+type BuildInput struct {
+	ID          string    // credential URL (where the credential is served), required
+	Issuer      Issuer    // the organization
+	ValidFrom   time.Time // issue time, required
+	ValidUntil  time.Time // expiry from the badge; zero means none
+	Name        string    // credential name; defaults to the achievement name
+	Recipient   Recipient
+	Achievement Achievement
+	Status      *StatusEntry // revocation entry; nil leaves credentialStatus out
+}
+
+// Issuer is the issuer Profile. ID is the HTTPS URL or did:web that serves the controller document.
+type Issuer struct {
+	ID, Name, URL string
+	ImageURL      string // optional
+	Email         string // optional
+}
+
+// Recipient identifies the earner by an id (URL or DID) and/or an email, which is only ever written hashed.
+type Recipient struct {
+	ID    string
+	Email string
+	Salt  string // salt of the email hash; a random one is made when empty
+}
+
+// Achievement is the badge.
+type Achievement struct {
+	ID, Name, Description string
+	CriteriaNarrative     string
+	ImageURL              string // optional
+	Skills                []Skill
+	Tags                  []string
+}
+
+// Skill is an alignment to a skill framework; a skill without a URL is written as a tag.
+type Skill struct {
+	Name, URL, Description, Framework, Code string
+}
+
+// StatusEntry places the credential in a Bitstring Status List credential.
+type StatusEntry struct {
+	ListCredential string // URL of the status list credential
+	Index          int
+}
+
+// Build returns an OpenBadgeCredential (VC Data Model 2.0, OB 3.0.3 context), unsigned. Missing required
+// fields carry MISSING_INFO, a recipient without id or email RECIPIENT_IDENTITY_MISSING.
+func Build(in BuildInput) (map[string]any, error) {
+	if err := in.validate(); err != nil {
+		return nil, err
+	}
+	issuer := map[string]any{"id": in.Issuer.ID, "type": []any{"Profile"}, "name": in.Issuer.Name, "url": in.Issuer.URL}
+	if in.Issuer.ImageURL != "" {
+		issuer["image"] = map[string]any{"id": in.Issuer.ImageURL, "type": "Image"}
+	}
+	if in.Issuer.Email != "" {
+		issuer["email"] = in.Issuer.Email
+	}
+	ach := map[string]any{
+		"id":          in.Achievement.ID,
+		"type":        []any{"Achievement"},
+		"name":        in.Achievement.Name,
+		"description": in.Achievement.Description,
+		"criteria":    map[string]any{"narrative": in.Achievement.CriteriaNarrative},
+	}
+	if in.Achievement.ImageURL != "" {
+		ach["image"] = map[string]any{"id": in.Achievement.ImageURL, "type": "Image"}
+	}
+	var alignments, tags []any
+	for _, s := range in.Achievement.Skills {
+		if s.URL == "" {
+			tags = append(tags, s.Name)
+			continue
+		}
+		a := map[string]any{"type": []any{"Alignment"}, "targetName": s.Name, "targetUrl": s.URL}
+		setIf(a, "targetDescription", s.Description)
+		setIf(a, "targetFramework", s.Framework)
+		setIf(a, "targetCode", s.Code)
+		alignments = append(alignments, a)
+	}
+	for _, t := range in.Achievement.Tags {
+		tags = append(tags, t)
+	}
+	if len(alignments) > 0 {
+		ach["alignment"] = alignments
+	}
+	if len(tags) > 0 {
+		ach["tag"] = tags
+	}
+	subject := map[string]any{"type": []any{"AchievementSubject"}, "achievement": ach}
+	if in.Recipient.ID != "" {
+		subject["id"] = in.Recipient.ID
+	}
+	if in.Recipient.Email != "" {
+		salt := in.Recipient.Salt
+		if salt == "" {
+			var b [16]byte
+			if _, err := rand.Read(b[:]); err != nil {
+				return nil, errcode.Wrap(errcode.CredentialSerializationFailed, "make identity salt", err)
+			}
+			salt = hex.EncodeToString(b[:])
+		}
+		subject["identifier"] = []any{map[string]any{
+			"type":         "IdentityObject",
+			"identityHash": HashIdentity(in.Recipient.Email, salt),
+			"identityType": "emailAddress",
+			"hashed":       true,
+			"salt":         salt,
+		}}
+	}
+	name := in.Name
+	if name == "" {
+		name = in.Achievement.Name
+	}
+	cred := map[string]any{
+		"@context":          []any{ContextCredentialsV2, ContextOB303},
+		"id":                in.ID,
+		"type":              []any{"VerifiableCredential", "OpenBadgeCredential"},
+		"issuer":            issuer,
+		"validFrom":         formatTime(in.ValidFrom),
+		"name":              name,
+		"credentialSubject": subject,
+	}
+	if !in.ValidUntil.IsZero() {
+		cred["validUntil"] = formatTime(in.ValidUntil)
+	}
+	if in.Status != nil {
+		cred["credentialStatus"] = StatusListEntry(in.Status.ListCredential, in.Status.Index)
+	}
+	return cred, nil
+}
+
+// HashIdentity returns the OB identityHash of an email: "sha256$" + hex(SHA-256(email + salt)), the email
+// trimmed and lower-cased so that the recipient can prove it however they type it.
+func HashIdentity(email, salt string) string {
+	h := sha256.Sum256([]byte(strings.ToLower(strings.TrimSpace(email)) + salt))
+	return "sha256$" + hex.EncodeToString(h[:])
+}
+
+// StatusListEntry returns a BitstringStatusListEntry for revocation at index of the list credential.
+func StatusListEntry(listCredential string, index int) map[string]any {
+	return map[string]any{
+		"id":                   listCredential + "#" + strconv.Itoa(index),
+		"type":                 "BitstringStatusListEntry",
+		"statusPurpose":        StatusPurposeRevocation,
+		"statusListIndex":      strconv.Itoa(index),
+		"statusListCredential": listCredential,
+	}
+}
+
+func (in *BuildInput) validate() error {
+	missing := func(what string) error { return errcode.New(errcode.MissingInfo, "credential needs "+what) }
+	for _, f := range []struct{ v, name string }{
+		{in.ID, "an id"}, {in.Issuer.ID, "an issuer id"}, {in.Issuer.Name, "an issuer name"},
+		{in.Issuer.URL, "an issuer url"}, {in.Achievement.ID, "an achievement id"},
+		{in.Achievement.Name, "an achievement name"}, {in.Achievement.Description, "an achievement description"},
+		{in.Achievement.CriteriaNarrative, "a criteria narrative"},
+	} {
+		if strings.TrimSpace(f.v) == "" {
+			return missing(f.name)
+		}
+	}
+	if in.ValidFrom.IsZero() {
+		return missing("validFrom")
+	}
+	if in.Recipient.ID == "" && strings.TrimSpace(in.Recipient.Email) == "" {
+		return errcode.New(errcode.RecipientIdentityMissing, "recipient has neither id nor email")
+	}
+	// Relative or malformed URLs would not expand to IRIs and break canonicalization later; say so now.
+	for _, u := range []string{in.ID, in.Issuer.ID, in.Issuer.URL, in.Achievement.ID, in.Issuer.ImageURL, in.Achievement.ImageURL, in.Recipient.ID} {
+		if u == "" {
+			continue
+		}
+		if p, err := url.Parse(u); err != nil || p.Scheme == "" {
+			return errcode.New(errcode.MissingInfo, fmt.Sprintf("%q is not an absolute URL", u))
+		}
+	}
+	if !in.ValidUntil.IsZero() && !in.ValidUntil.After(in.ValidFrom) {
+		return errcode.New(errcode.MissingInfo, "validUntil is not after validFrom")
+	}
+	if in.Status != nil && (in.Status.ListCredential == "" || in.Status.Index < 0) {
+		return errcode.New(errcode.MissingInfo, "status entry needs a list credential and an index ≥ 0")
+	}
+	return nil
+}
+
+func setIf(m map[string]any, k, v string) {
+	if v != "" {
+		m[k] = v
+	}
+}
+
+// formatTime writes an XML Schema dateTime in UTC with second precision, as VC examples do.
+func formatTime(t time.Time) string { return t.UTC().Truncate(time.Second).Format(createdLayout) }

@@ -1,0 +1,180 @@
+package credential
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/piprate/json-gold/ld"
+)
+
+// Limits bounds the work spent on one document, because verification canonicalizes untrusted input and RDFC-1.0
+// has no bound of its own: a 1.5 KB hostile input has been measured to take seconds.
+type Limits struct {
+	MaxDocumentBytes int           // size of the JSON input
+	MaxQuads         int           // RDF quads after JSON-LD expansion
+	MaxBlankNodes    int           // distinct blank nodes
+	MaxWork          int           // N-degree hashing steps and permutations
+	Timeout          time.Duration // wall-clock budget per canonicalization, on top of the caller's context
+}
+
+// DefaultLimits fit Open Badges credentials with embedded data-URI images and status list credentials with room
+// to spare; a regular OB 3.0 credential has about 40 quads and 1 blank node per proof.
+var DefaultLimits = Limits{
+	MaxDocumentBytes: 2 << 20,
+	MaxQuads:         5000,
+	MaxBlankNodes:    256,
+	MaxWork:          20000,
+	Timeout:          2 * time.Second,
+}
+
+// ErrDocumentTooLarge reports an input over Limits.MaxDocumentBytes.
+var ErrDocumentTooLarge = errors.New("document too large")
+
+// ErrUndefinedTerm reports a property, type or identifier that does not expand to an absolute IRI. JSON-LD would
+// drop it silently, leaving it outside the signature; we refuse instead.
+var ErrUndefinedTerm = errors.New("json-ld term does not expand to an absolute IRI")
+
+// Canonicalize returns the RDFC-1.0 (URDNA2015) canonical N-Quads of a JSON-LD document, using only the
+// embedded contexts. Undefined terms, unknown contexts and inputs over the limits are errors.
+func Canonicalize(ctx context.Context, doc map[string]any, lim Limits) (string, error) {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return "", fmt.Errorf("marshal document: %w", err)
+	}
+	return CanonicalizeJSON(ctx, b, lim)
+}
+
+// CanonicalizeJSON is Canonicalize for a JSON document in bytes.
+func CanonicalizeJSON(ctx context.Context, doc []byte, lim Limits) (string, error) {
+	if lim.MaxDocumentBytes > 0 && len(doc) > lim.MaxDocumentBytes {
+		return "", fmt.Errorf("%w: %d bytes, at most %d", ErrDocumentTooLarge, len(doc), lim.MaxDocumentBytes)
+	}
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return "", fmt.Errorf("parse document: %w", err)
+	}
+	if lim.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, lim.Timeout)
+		defer cancel()
+	}
+	// json-gold's expansion cannot be interrupted: run it aside so that the deadline still returns on time.
+	type result struct {
+		ds  *ld.RDFDataset
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		ds, err := toDataset(v)
+		done <- result{ds, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		return "", fmt.Errorf("json-ld expansion: %w", ctx.Err())
+	}
+	if r.err != nil {
+		return "", r.err
+	}
+	return canonicalizeDataset(ctx, r.ds, lim)
+}
+
+// toDataset expands the document in safe mode and converts it to RDF.
+func toDataset(doc any) (*ld.RDFDataset, error) {
+	loader := &embeddedLoader{}
+	opts := ld.NewJsonLdOptions("")
+	opts.DocumentLoader = loader
+	opts.SafeMode = true
+	opts.ProcessingMode = ld.JsonLd_1_1
+	expanded, err := ld.NewJsonLdProcessor().Expand(doc, opts)
+	if err != nil {
+		if loader.missing != "" {
+			return nil, fmt.Errorf("%w: %s", ErrUnknownContext, loader.missing)
+		}
+		if loader.err != nil {
+			return nil, loader.err
+		}
+		var jerr *ld.JsonLdError
+		if errors.As(err, &jerr) && jerr.Code == ld.InvalidProperty {
+			return nil, fmt.Errorf("%w: %v", ErrUndefinedTerm, err)
+		}
+		return nil, fmt.Errorf("json-ld expansion: %w", err)
+	}
+	if err := checkExpanded(expanded, ""); err != nil {
+		return nil, err
+	}
+	ds, err := ld.NewJsonLdApi().ToRDF(expanded, opts)
+	if err != nil {
+		return nil, fmt.Errorf("json-ld to rdf: %w", err)
+	}
+	return ds, nil
+}
+
+var absoluteIRI = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*:`)
+
+// checkExpanded walks an expanded document and rejects what toRDF would drop without a word: relative @id and
+// @type values, and keys that are neither keywords nor absolute IRIs.
+func checkExpanded(v any, key string) error {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if err := checkExpanded(e, key); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		_, isValue := x["@value"]
+		for k, e := range x {
+			switch k {
+			case "@id":
+				if s, ok := e.(string); ok && !isIRIOrBlank(s) {
+					return fmt.Errorf("%w: @id %q", ErrUndefinedTerm, s)
+				}
+			case "@type":
+				for _, t := range stringsOf(e) {
+					if isValue && t == "@json" {
+						continue
+					}
+					if !isIRIOrBlank(t) {
+						return fmt.Errorf("%w: type %q", ErrUndefinedTerm, t)
+					}
+				}
+			case "@value", "@language", "@direction", "@index":
+			default:
+				if !strings.HasPrefix(k, "@") && !absoluteIRI.MatchString(k) {
+					return fmt.Errorf("%w: property %q", ErrUndefinedTerm, k)
+				}
+				if err := checkExpanded(e, k); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func isIRIOrBlank(s string) bool {
+	return strings.HasPrefix(s, "_:") || absoluteIRI.MatchString(s)
+}
+
+func stringsOf(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}

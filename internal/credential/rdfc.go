@@ -1,0 +1,489 @@
+package credential
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/piprate/json-gold/ld"
+)
+
+// ErrCanonicalizationBudget reports that a dataset needed more blank-node work than the limits allow. Hostile
+// input can make RDFC-1.0 run for seconds or longer (the N-degree hashing is exponential in the worst case).
+var ErrCanonicalizationBudget = errors.New("canonicalization work limit exceeded")
+
+// rdfQuad is one quad with every term already in canonical N-Quads form, except blank nodes, which keep their
+// input label ("_:b0") so that the algorithm can relabel them.
+type rdfQuad struct {
+	s, p, o, g    string
+	sB, oB, gB    bool // whether the subject, object, graph are blank nodes
+	hasGraphLabel bool
+}
+
+// issuer is the RDFC-1.0 identifier issuer.
+type issuer struct {
+	prefix string
+	issued map[string]string
+	order  []string
+}
+
+func newIssuer(prefix string) *issuer {
+	return &issuer{prefix: prefix, issued: map[string]string{}}
+}
+
+func (is *issuer) has(id string) bool { _, ok := is.issued[id]; return ok }
+
+func (is *issuer) issue(id string) string {
+	if v, ok := is.issued[id]; ok {
+		return v
+	}
+	v := fmt.Sprintf("%s%d", is.prefix, len(is.order))
+	is.issued[id] = v
+	is.order = append(is.order, id)
+	return v
+}
+
+func (is *issuer) clone() *issuer {
+	c := &issuer{prefix: is.prefix, issued: make(map[string]string, len(is.issued)), order: append([]string(nil), is.order...)}
+	for k, v := range is.issued {
+		c.issued[k] = v
+	}
+	return c
+}
+
+// rdfc is the state of one run of the RDF Dataset Canonicalization algorithm (RDFC-1.0, which produces the same
+// output as URDNA2015).
+type rdfc struct {
+	ctx        context.Context
+	quads      []rdfQuad
+	bnodeQuads map[string][]int
+	firstHash  map[string]string
+	canonical  *issuer
+	work       int
+	maxWork    int
+}
+
+// canonicalizeDataset runs RDFC-1.0 over a json-gold dataset and returns the canonical N-Quads document.
+func canonicalizeDataset(ctx context.Context, ds *ld.RDFDataset, lim Limits) (string, error) {
+	c := &rdfc{ctx: ctx, bnodeQuads: map[string][]int{}, firstHash: map[string]string{},
+		canonical: newIssuer("_:c14n"), maxWork: lim.MaxWork}
+	graphNames := make([]string, 0, len(ds.Graphs))
+	for g := range ds.Graphs {
+		graphNames = append(graphNames, g)
+	}
+	sort.Strings(graphNames)
+	// A dataset is a set: duplicate quads (json-gold does not always merge them) would skew the hashes.
+	seen := map[string]bool{}
+	for _, g := range graphNames {
+		for _, q := range ds.Graphs[g] {
+			rq, err := toRDFQuad(q, g)
+			if err != nil {
+				return "", err
+			}
+			key := rq.serialize(func(b string) string { return b })
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			c.quads = append(c.quads, rq)
+		}
+	}
+	if lim.MaxQuads > 0 && len(c.quads) > lim.MaxQuads {
+		return "", fmt.Errorf("%w: %d quads, at most %d", ErrCanonicalizationBudget, len(c.quads), lim.MaxQuads)
+	}
+	// Step 2: the blank node to quads map.
+	for i, q := range c.quads {
+		for _, b := range q.blankNodes() {
+			c.bnodeQuads[b] = appendUnique(c.bnodeQuads[b], i)
+		}
+	}
+	if lim.MaxBlankNodes > 0 && len(c.bnodeQuads) > lim.MaxBlankNodes {
+		return "", fmt.Errorf("%w: %d blank nodes, at most %d", ErrCanonicalizationBudget, len(c.bnodeQuads), lim.MaxBlankNodes)
+	}
+	// Step 3: first-degree hashes; unique hashes get canonical identifiers at once, in hash order.
+	hashToNodes := map[string][]string{}
+	nodes := make([]string, 0, len(c.bnodeQuads))
+	for b := range c.bnodeQuads {
+		nodes = append(nodes, b)
+	}
+	sort.Strings(nodes)
+	for _, b := range nodes {
+		h := c.hashFirstDegree(b)
+		hashToNodes[h] = append(hashToNodes[h], b)
+	}
+	hashes := sortedKeys(hashToNodes)
+	var shared []string
+	for _, h := range hashes {
+		if len(hashToNodes[h]) > 1 {
+			shared = append(shared, h)
+			continue
+		}
+		c.canonical.issue(hashToNodes[h][0])
+	}
+	// Step 5: blank nodes that share a first-degree hash are told apart by N-degree hashing.
+	for _, h := range shared {
+		type result struct {
+			hash string
+			is   *issuer
+		}
+		var results []result
+		for _, b := range hashToNodes[h] {
+			if c.canonical.has(b) {
+				continue
+			}
+			tmp := newIssuer("_:b")
+			tmp.issue(b)
+			rh, ris, err := c.hashNDegree(b, tmp)
+			if err != nil {
+				return "", err
+			}
+			results = append(results, result{rh, ris})
+		}
+		sort.SliceStable(results, func(i, j int) bool { return results[i].hash < results[j].hash })
+		for _, r := range results {
+			for _, existing := range r.is.order {
+				c.canonical.issue(existing)
+			}
+		}
+	}
+	// Step 6: relabel and serialize; lines sorted in code point order (byte order of UTF-8).
+	lines := make([]string, len(c.quads))
+	for i, q := range c.quads {
+		lines[i] = q.serialize(func(b string) string { return c.canonical.issue(b) })
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, ""), nil
+}
+
+func (c *rdfc) spend() error {
+	c.work++
+	if c.maxWork > 0 && c.work > c.maxWork {
+		return fmt.Errorf("%w: more than %d hashing steps", ErrCanonicalizationBudget, c.maxWork)
+	}
+	if c.work%64 == 0 {
+		if err := c.ctx.Err(); err != nil {
+			return fmt.Errorf("canonicalize: %w", err)
+		}
+	}
+	return nil
+}
+
+// hashFirstDegree is "Hash First Degree Quads" (RDFC-1.0 4.6).
+func (c *rdfc) hashFirstDegree(ref string) string {
+	if h, ok := c.firstHash[ref]; ok {
+		return h
+	}
+	idx := c.bnodeQuads[ref]
+	lines := make([]string, 0, len(idx))
+	for _, i := range idx {
+		lines = append(lines, c.quads[i].serialize(func(b string) string {
+			if b == ref {
+				return "_:a"
+			}
+			return "_:z"
+		}))
+	}
+	sort.Strings(lines)
+	h := sha256Hex(strings.Join(lines, ""))
+	c.firstHash[ref] = h
+	return h
+}
+
+// hashRelated is "Hash Related Blank Node" (RDFC-1.0 4.7).
+func (c *rdfc) hashRelated(related string, q *rdfQuad, is *issuer, position string) string {
+	var id string
+	switch {
+	case c.canonical.has(related):
+		id = c.canonical.issue(related)
+	case is.has(related):
+		id = is.issue(related)
+	default:
+		id = c.hashFirstDegree(related)
+	}
+	input := position
+	if position != "g" {
+		input += q.p
+	}
+	return sha256Hex(input + id)
+}
+
+// hashNDegree is "Hash N-Degree Quads" (RDFC-1.0 4.9).
+func (c *rdfc) hashNDegree(id string, is *issuer) (string, *issuer, error) {
+	if err := c.spend(); err != nil {
+		return "", nil, err
+	}
+	hashToRelated := map[string][]string{}
+	for _, i := range c.bnodeQuads[id] {
+		q := &c.quads[i]
+		for _, comp := range []struct {
+			val   string
+			blank bool
+			pos   string
+		}{{q.s, q.sB, "s"}, {q.o, q.oB, "o"}, {q.g, q.gB, "g"}} {
+			if !comp.blank || comp.val == id {
+				continue
+			}
+			h := c.hashRelated(comp.val, q, is, comp.pos)
+			hashToRelated[h] = append(hashToRelated[h], comp.val)
+		}
+	}
+	var data strings.Builder
+	for _, rh := range sortedKeys(hashToRelated) {
+		data.WriteString(rh)
+		chosenPath := ""
+		var chosenIssuer *issuer
+		err := permute(hashToRelated[rh], c.spend, func(perm []string) error {
+			issuerCopy := is.clone()
+			path := ""
+			var recursion []string
+			worse := func() bool {
+				return chosenPath != "" && len(path) >= len(chosenPath) && path > chosenPath
+			}
+			for _, r := range perm {
+				if c.canonical.has(r) {
+					path += c.canonical.issue(r)
+				} else {
+					if !issuerCopy.has(r) {
+						recursion = append(recursion, r)
+					}
+					path += issuerCopy.issue(r)
+				}
+				if worse() {
+					return nil
+				}
+			}
+			for _, r := range recursion {
+				h, ris, err := c.hashNDegree(r, issuerCopy)
+				if err != nil {
+					return err
+				}
+				path += issuerCopy.issue(r) + "<" + h + ">"
+				issuerCopy = ris
+				if worse() {
+					return nil
+				}
+			}
+			if chosenPath == "" || path < chosenPath {
+				chosenPath, chosenIssuer = path, issuerCopy
+			}
+			return nil
+		})
+		if err != nil {
+			return "", nil, err
+		}
+		data.WriteString(chosenPath)
+		is = chosenIssuer
+	}
+	return sha256Hex(data.String()), is, nil
+}
+
+// permute calls fn with every permutation of items (Heap's algorithm), calling spend before each one.
+func permute(items []string, spend func() error, fn func([]string) error) error {
+	a := append([]string(nil), items...)
+	n := len(a)
+	cnt := make([]int, n)
+	if err := spend(); err != nil {
+		return err
+	}
+	if err := fn(a); err != nil {
+		return err
+	}
+	for i := 0; i < n; {
+		if cnt[i] < i {
+			if i%2 == 0 {
+				a[0], a[i] = a[i], a[0]
+			} else {
+				a[cnt[i]], a[i] = a[i], a[cnt[i]]
+			}
+			if err := spend(); err != nil {
+				return err
+			}
+			if err := fn(a); err != nil {
+				return err
+			}
+			cnt[i]++
+			i = 0
+		} else {
+			cnt[i] = 0
+			i++
+		}
+	}
+	return nil
+}
+
+func (q *rdfQuad) blankNodes() []string {
+	var out []string
+	if q.sB {
+		out = append(out, q.s)
+	}
+	if q.oB {
+		out = append(out, q.o)
+	}
+	if q.gB {
+		out = append(out, q.g)
+	}
+	return out
+}
+
+// serialize writes the quad as one canonical N-Quads line, mapping blank node labels through label.
+func (q *rdfQuad) serialize(label func(string) string) string {
+	term := func(v string, blank bool) string {
+		if blank {
+			return label(v)
+		}
+		return v
+	}
+	var sb strings.Builder
+	sb.WriteString(term(q.s, q.sB))
+	sb.WriteByte(' ')
+	sb.WriteString(q.p)
+	sb.WriteByte(' ')
+	sb.WriteString(term(q.o, q.oB))
+	if q.hasGraphLabel {
+		sb.WriteByte(' ')
+		sb.WriteString(term(q.g, q.gB))
+	}
+	sb.WriteString(" .\n")
+	return sb.String()
+}
+
+// toRDFQuad converts a json-gold quad into canonical terms.
+func toRDFQuad(q *ld.Quad, graphName string) (rdfQuad, error) {
+	var rq rdfQuad
+	var err error
+	if rq.s, rq.sB, err = nodeTerm(q.Subject); err != nil {
+		return rq, err
+	}
+	if rq.p, _, err = nodeTerm(q.Predicate); err != nil {
+		return rq, err
+	}
+	if rq.o, rq.oB, err = nodeTerm(q.Object); err != nil {
+		return rq, err
+	}
+	g := q.Graph
+	if g == nil && graphName != "" && graphName != "@default" {
+		if strings.HasPrefix(graphName, "_:") {
+			g = ld.NewBlankNode(graphName)
+		} else {
+			g = ld.NewIRI(graphName)
+		}
+	}
+	if g != nil {
+		rq.hasGraphLabel = true
+		if rq.g, rq.gB, err = nodeTerm(g); err != nil {
+			return rq, err
+		}
+	}
+	return rq, nil
+}
+
+// nodeTerm renders a term in canonical N-Quads form; blank nodes are returned as their label.
+func nodeTerm(n ld.Node) (string, bool, error) {
+	switch v := n.(type) {
+	case ld.IRI:
+		return "<" + escapeIRI(v.Value) + ">", false, nil
+	case *ld.IRI:
+		return "<" + escapeIRI(v.Value) + ">", false, nil
+	case ld.BlankNode:
+		return v.Attribute, true, nil
+	case *ld.BlankNode:
+		return v.Attribute, true, nil
+	case ld.Literal:
+		return literalTerm(v), false, nil
+	case *ld.Literal:
+		return literalTerm(*v), false, nil
+	default:
+		return "", false, fmt.Errorf("unexpected RDF term %T", n)
+	}
+}
+
+func literalTerm(l ld.Literal) string {
+	s := `"` + escapeLiteral(l.Value) + `"`
+	switch {
+	case l.Datatype == ld.RDFLangString:
+		s += "@" + l.Language
+	case l.Datatype != "" && l.Datatype != ld.XSDString:
+		s += "^^<" + escapeIRI(l.Datatype) + ">"
+	}
+	return s
+}
+
+// escapeLiteral escapes a string literal as canonical N-Quads requires (RDFC-1.0 / RDF 1.2 N-Quads): ECHAR for
+// \b \t \n \f \r " and backslash, UCHAR (upper-case hex) for the other control characters, everything else as is.
+// json-gold's own writer leaves \b, \f and the other control characters raw, which changes hashes.
+func escapeLiteral(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '"' || r == '\\' }) {
+		return s
+	}
+	var sb strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\b':
+			sb.WriteString(`\b`)
+		case '\t':
+			sb.WriteString(`\t`)
+		case '\n':
+			sb.WriteString(`\n`)
+		case '\f':
+			sb.WriteString(`\f`)
+		case '\r':
+			sb.WriteString(`\r`)
+		case '"':
+			sb.WriteString(`\"`)
+		case '\\':
+			sb.WriteString(`\\`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(&sb, `\u%04X`, r)
+			} else {
+				sb.WriteRune(r)
+			}
+		}
+	}
+	return sb.String()
+}
+
+// escapeIRI escapes the characters that may not appear raw in an IRIREF.
+func escapeIRI(s string) string {
+	if !strings.ContainsFunc(s, iriNeedsEscape) {
+		return s
+	}
+	var sb strings.Builder
+	for _, r := range s {
+		if iriNeedsEscape(r) {
+			fmt.Fprintf(&sb, `\u%04X`, r)
+		} else {
+			sb.WriteRune(r)
+		}
+	}
+	return sb.String()
+}
+
+func iriNeedsEscape(r rune) bool {
+	return r <= 0x20 || strings.ContainsRune("<>\"{}|^`\\", r)
+}
+
+func appendUnique(s []int, i int) []int {
+	if len(s) > 0 && s[len(s)-1] == i {
+		return s
+	}
+	return append(s, i)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func sha256Hex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}

@@ -1,0 +1,108 @@
+// Package issuer is the organization as a credential issuer: its Ed25519 key (created on first use, sealed at
+// rest), its Bitstring Status Lists, and the public URLs of everything a verifier resolves. The pipeline
+// activities and the API's public routes share it, so both derive the same ids.
+package issuer
+
+import (
+	"context"
+	"crypto/ed25519"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/credential"
+	"github.com/badged/badged/internal/errcode"
+)
+
+// Service holds what issuing needs.
+type Service struct {
+	DB      *db.DB
+	Keyring *credential.Keyring
+	BaseURL string // PUBLIC_BASE_URL, no trailing slash
+}
+
+// New returns a Service.
+func New(d *db.DB, ring *credential.Keyring, baseURL string) *Service {
+	return &Service{DB: d, Keyring: ring, BaseURL: strings.TrimRight(baseURL, "/")}
+}
+
+// IssuerID is the organization's issuer id: an HTTPS URL that serves its controller document (Multikey).
+func (s *Service) IssuerID(org uuid.UUID) string { return s.BaseURL + "/issuers/" + org.String() }
+
+// CredentialID is the id of an assertion's credential; the same URL returns the signed JSON.
+func (s *Service) CredentialID(assertion uuid.UUID) string {
+	return s.BaseURL + "/credentials/" + assertion.String()
+}
+
+// VerifyURL is the public verification page of an assertion.
+func (s *Service) VerifyURL(assertion uuid.UUID) string { return s.BaseURL + "/verify/" + assertion.String() }
+
+// StatusListURL is the id of a status list credential.
+func (s *Service) StatusListURL(list uuid.UUID) string { return s.BaseURL + "/status-lists/" + list.String() }
+
+// AchievementID identifies a badge inside credentials.
+func (s *Service) AchievementID(badge uuid.UUID) string { return s.BaseURL + "/achievements/" + badge.String() }
+
+// Key returns the organization's signing key, creating it on first use. Concurrent first uses keep exactly one
+// key. Failures are ISSUER_KEY_GENERATION_FAILED.
+func (s *Service) Key(ctx context.Context, org uuid.UUID) (ed25519.PrivateKey, error) {
+	k, err := s.DB.GetIssuerKey(ctx, org)
+	if db.IsNotFound(err) {
+		pub, sealed, gerr := credential.GenerateIssuerKey(s.Keyring)
+		if gerr != nil {
+			return nil, gerr
+		}
+		if err := s.DB.CreateIssuerKey(ctx, db.CreateIssuerKeyParams{OrgID: org, PublicKey: pub, SealedKey: string(sealed)}); err != nil {
+			return nil, errcode.Wrap(errcode.IssuerKeyGenerationFailed, "store issuer key", err)
+		}
+		k, err = s.DB.GetIssuerKey(ctx, org)
+	}
+	if err != nil {
+		return nil, errcode.Wrap(errcode.IssuerKeyGenerationFailed, "load issuer key", err)
+	}
+	return credential.OpenIssuerKey(s.Keyring, []byte(k.SealedKey))
+}
+
+// PublicKey returns the organization's public key; found is false before its first issuance.
+func (s *Service) PublicKey(ctx context.Context, org uuid.UUID) (pub ed25519.PublicKey, found bool, err error) {
+	k, err := s.DB.GetIssuerKey(ctx, org)
+	if db.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return ed25519.PublicKey(k.PublicKey), true, nil
+}
+
+// VerificationMethod is the key id a proof names.
+func (s *Service) VerificationMethod(org uuid.UUID, pub ed25519.PublicKey) string {
+	return credential.VerificationMethodID(s.IssuerID(org), pub)
+}
+
+// ControllerDocument is what the issuer id serves.
+func (s *Service) ControllerDocument(ctx context.Context, org uuid.UUID) (map[string]any, bool, error) {
+	pub, found, err := s.PublicKey(ctx, org)
+	if err != nil || !found {
+		return nil, found, err
+	}
+	return credential.ControllerDocument(s.IssuerID(org), pub), true, nil
+}
+
+// Sign signs a credential document with the organization's key; created is fixed by the caller (the issue
+// time), so a retried step produces the same bytes.
+func (s *Service) Sign(ctx context.Context, org uuid.UUID, doc any, created time.Time) ([]byte, error) {
+	key, err := s.Key(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	pub := key.Public().(ed25519.PublicKey)
+	out, err := credential.Sign(ctx, doc, key, credential.SignOptions{VerificationMethod: s.VerificationMethod(org, pub), Created: created})
+	if err != nil {
+		return nil, fmt.Errorf("sign credential: %w", err)
+	}
+	return out, nil
+}

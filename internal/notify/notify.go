@@ -1,0 +1,81 @@
+// Package notify tells a recipient that a badge was issued, by email (SMTP) or KakaoTalk (a provider's HTTP API),
+// or into an outbox directory for the embedded default. Failures are *errcode.Error with the assertion errorCode.
+package notify
+
+import (
+	"context"
+	"strings"
+
+	"github.com/badged/badged/internal/errcode"
+)
+
+// Channel is a recipient's receiveType from the API contract.
+type Channel string
+
+// The channels of the contract.
+const (
+	Email     Channel = "EMAIL"
+	KakaoTalk Channel = "KAKAOTALK"
+)
+
+// Notification is everything one message needs. The caller fills it from the assertion; AssertionID makes the
+// message id, so a retried send of the same assertion carries the same id.
+type Notification struct {
+	AssertionID   string
+	Channel       Channel
+	Locale        string // "ko" (the default) or "en"
+	RecipientName string
+	Email         string // the address for Email
+	Phone         string // the number for KakaoTalk
+	BadgeName     string
+	IssuerName    string
+	// BadgeImage, when set, is embedded in the email and shown inline; otherwise BadgeImageURL is linked.
+	BadgeImage     []byte
+	BadgeImageType string // content type of BadgeImage, "image/png" when empty
+	BadgeImageURL  string
+	VerifyURL      string // the page where anyone can verify the credential
+}
+
+// Receipt says what was sent.
+type Receipt struct {
+	Channel   Channel
+	MessageID string // the Message-ID without angle brackets, or the id sent to the Kakao provider
+}
+
+// Sender delivers a notification over one channel. Send returns *errcode.Error on failure.
+type Sender interface {
+	Send(ctx context.Context, n Notification) (Receipt, error)
+}
+
+// Notifier picks the sender for a notification's channel.
+type Notifier struct {
+	Email Sender // used for Email; nil makes the channel unsupported
+	Kakao Sender // used for KakaoTalk; nil makes the channel unsupported
+}
+
+// Notify sends n over its channel. It fails with NOTIFICATION_CHANNEL_UNSUPPORTED for another channel or one
+// without a sender, NOTIFICATION_RECIPIENT_MISSING when the channel's address is empty, and otherwise with the
+// sender's error.
+func (nt *Notifier) Notify(ctx context.Context, n Notification) (Receipt, error) {
+	var s Sender
+	switch n.Channel {
+	case Email:
+		if strings.TrimSpace(n.Email) == "" {
+			return Receipt{}, errcode.New(errcode.NotificationRecipientMissing, "recipient has no email address")
+		}
+		s = nt.Email
+	case KakaoTalk:
+		if strings.TrimSpace(n.Phone) == "" {
+			return Receipt{}, errcode.New(errcode.NotificationRecipientMissing, "recipient has no phone number")
+		}
+		s = nt.Kakao
+	}
+	if s == nil {
+		return Receipt{}, errcode.New(errcode.NotificationChannelUnsupported,
+			"no sender for receiveType "+string(n.Channel))
+	}
+	if n.AssertionID == "" {
+		return Receipt{}, errcode.New(errcode.NotificationDeliveryFailed, "notification has no assertion id")
+	}
+	return s.Send(ctx, n)
+}
