@@ -31,12 +31,14 @@ type Activities struct {
 	DB       *db.DB
 	Blob     blob.Store
 	Issuer   *issuer.Service
-	Anchor   Anchorer        // nil disables anchoring (the step records that it was skipped)
+	Anchor   Anchorer // nil disables anchoring (the step records that it was skipped)
 	Notifier *notify.Notifier
-	Outbox   notify.Sender   // test-mode issuances deliver here instead of to recipients
-	Policy   *retrypolicy.Policy
-	Location *time.Location
-	Log      *slog.Logger
+	Outbox   notify.Sender // test-mode issuances deliver here instead of to recipients
+	// MessageDomain is the right side of Message-IDs (the SMTP sender's domain), recorded before sending.
+	MessageDomain string
+	Policy        *retrypolicy.Policy
+	Location      *time.Location
+	Log           *slog.Logger
 }
 
 // fail turns a step's error into the ApplicationError the workflow sees: its type is the assertion errorCode, and

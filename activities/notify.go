@@ -31,7 +31,7 @@ func (a *Activities) notifyRecipient(ctx context.Context, in StepInput) error {
 		BadgeImageURL: a.Issuer.BaseURL + "/credentials/" + as.ID.String() + "/image",
 		VerifyURL:     a.Issuer.VerifyURL(as.ID)}
 	if err := a.DB.CreateNotification(ctx, db.CreateNotificationParams{AssertionID: as.ID,
-		MessageID: notify.MessageID(as.ID.String(), "badged"), Channel: as.ReceiveType}); err != nil {
+		MessageID: notify.MessageID(as.ID.String(), a.MessageDomain), Channel: as.ReceiveType}); err != nil {
 		return persistErr("record notification", err)
 	}
 	note, err := a.DB.GetNotification(ctx, as.ID)

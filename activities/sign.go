@@ -128,4 +128,3 @@ func skills(raw []byte) []credential.Skill {
 	}
 	return out
 }
-

@@ -26,7 +26,7 @@ type recipientResponse struct {
 	Name        string  `json:"name"`
 	Email       *string `json:"email"`
 	PhoneNumber *string `json:"phoneNumber"`
-	SourcedID   *string `json:"sourcedId,omitempty"`
+	SourcedID   any     `json:"sourcedId,omitempty"` // v3 only: a *string, null when absent; v2 leaves it out
 	ReceiveType string  `json:"receiveType"`
 }
 
@@ -40,7 +40,7 @@ type assertionResponse struct {
 	StateCode    string            `json:"stateCode"`
 	ErrorCode    *string           `json:"errorCode"`
 	ExpiredAt    *string           `json:"expiredAt"`
-	IssuedAt     *string           `json:"issuedAt,omitempty"`
+	IssuedAt     any               `json:"issuedAt,omitempty"` // v3 only
 	CreatedAt    string            `json:"createdAt"`
 }
 
@@ -79,12 +79,9 @@ func (h *handler) toAssertionResponse(v version, a assertionRow, now time.Time) 
 		ExpiredAt: v.formatTimePtr(a.ExpiredAt, h.loc), CreatedAt: v.formatTime(a.CreatedAt, h.loc),
 	}
 	if v == v3 {
-		out.IssuedAt = v.formatTimePtr(&a.IssuedAt, h.loc)
+		// A typed nil in the interface is not omitted: v3 always carries the fields, null when absent.
+		out.IssuedAt = v.formatTime(a.IssuedAt, h.loc)
 		out.Recipient.SourcedID = a.RecipientSourcedID
-		if out.Recipient.SourcedID == nil {
-			empty := ""
-			out.Recipient.SourcedID = &empty // v3 always carries the field
-		}
 	}
 	return out
 }
@@ -232,8 +229,13 @@ func (h *handler) getAssertion(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	v, org, now := versionOf(r.Context()), principalOf(r.Context()).OrgID, h.now()
-	a, err := h.db.GetAssertion(r.Context(), db.GetAssertionParams{OrgID: org, ID: id.UUID})
+	h.getAssertionAs(w, r, versionOf(r.Context()), principalOf(r.Context()).OrgID, id.UUID)
+}
+
+// getAssertionAs answers the assertion detail (also the answer of a cancel).
+func (h *handler) getAssertionAs(w http.ResponseWriter, r *http.Request, v version, org, id uuid.UUID) {
+	now := h.now()
+	a, err := h.db.GetAssertion(r.Context(), db.GetAssertionParams{OrgID: org, ID: id})
 	if db.IsNotFound(err) {
 		err = newError(codeAssertionMissing, "assertion %s not found", id)
 	}

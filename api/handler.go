@@ -14,6 +14,7 @@ import (
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/blob"
+	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/media"
 )
 
@@ -27,6 +28,8 @@ type Deps struct {
 	MediaLimits   media.Limits     // upload limits; zero fields take media's defaults
 	Clock         func() time.Time // nil means time.Now
 	Issuances     IssuanceStarter  // starts issuance workflows
+	Issuer        *issuer.Service  // issuer keys, status lists and public ids
+	Chain         ChainVerifier    // nil: the verification page shows the recorded anchor without re-checking
 }
 
 type handler struct {
@@ -38,12 +41,15 @@ type handler struct {
 	mediaLm media.Limits
 	clock   func() time.Time
 	starter IssuanceStarter
+	issuer  *issuer.Service
+	chain   ChainVerifier
 }
 
 // NewHandler returns the whole HTTP API: middleware plus the route table of both versions.
 func NewHandler(d Deps) http.Handler {
 	h := &handler{db: d.DB, blob: d.Blob, log: d.Log, loc: d.Location, baseURL: strings.TrimRight(d.PublicBaseURL, "/"),
-		mediaLm: d.MediaLimits, clock: d.Clock, starter: d.Issuances}
+		mediaLm: d.MediaLimits, clock: d.Clock, starter: d.Issuances,
+		issuer: d.Issuer, chain: d.Chain}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -68,6 +74,11 @@ func NewHandler(d Deps) http.Handler {
 	r.Get("/healthz", h.healthz)
 	r.Get("/readyz", h.readyz)
 	r.Get("/media/{mediaID}/{variant}", h.serveMedia)
+	r.Get("/issuers/{orgId}", h.getIssuer)
+	r.Get("/credentials/{assertionId}", h.getCredential)
+	r.Get("/credentials/{assertionId}/image", h.getCredentialImage)
+	r.Get("/verify/{assertionId}", h.verifyPage)
+	r.Get("/status-lists/{listId}", h.getStatusList)
 
 	viewer, manager := h.require(apikey.RoleViewer), h.require(apikey.RoleManager)
 	for _, v := range versions {
@@ -95,6 +106,8 @@ func NewHandler(d Deps) http.Handler {
 			r.With(viewer).Get("/issuances/{issuanceId}", h.getIssuance)
 			r.With(viewer).Get("/assertions", h.listAssertions)
 			r.With(viewer).Get("/assertions/{assertionId}", h.getAssertion)
+			r.With(manager).Post("/assertions/{assertionId}/cancel", h.cancelAssertion)
+			r.With(viewer).Get("/assertions/{assertionId}/pdf", h.getAssertionPDF)
 		})
 	}
 	return r

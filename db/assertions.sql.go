@@ -129,6 +129,65 @@ func (q *Queries) GetAssertion(ctx context.Context, arg GetAssertionParams) (Get
 	return i, err
 }
 
+const getPublicAssertion = `-- name: GetPublicAssertion :one
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_key, a.credential_sha256, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, b.name AS badge_name, b.image_id AS badge_image_id, o.name AS org_name
+FROM assertions a
+JOIN badges b ON b.id = a.badge_id
+JOIN organizations o ON o.id = a.org_id
+WHERE a.id = $1
+`
+
+type GetPublicAssertionRow struct {
+	Assertion    Assertion
+	BadgeName    string
+	BadgeImageID uuid.UUID
+	OrgName      string
+}
+
+// The public verification routes: an assertion by its (random) id with what the page shows.
+func (q *Queries) GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPublicAssertionRow, error) {
+	row := q.db.QueryRow(ctx, getPublicAssertion, id)
+	var i GetPublicAssertionRow
+	err := row.Scan(
+		&i.Assertion.ID,
+		&i.Assertion.OrgID,
+		&i.Assertion.IssuanceID,
+		&i.Assertion.BadgeID,
+		&i.Assertion.ProgramID,
+		&i.Assertion.Mode,
+		&i.Assertion.ApiVersion,
+		&i.Assertion.Seq,
+		&i.Assertion.SerialNumber,
+		&i.Assertion.RecipientName,
+		&i.Assertion.RecipientEmail,
+		&i.Assertion.RecipientPhone,
+		&i.Assertion.RecipientSourcedID,
+		&i.Assertion.ReceiveType,
+		&i.Assertion.State,
+		&i.Assertion.ErrorCode,
+		&i.Assertion.Step,
+		&i.Assertion.IssuedAt,
+		&i.Assertion.ExpiredAt,
+		&i.Assertion.StatusListID,
+		&i.Assertion.StatusListIndex,
+		&i.Assertion.CredentialKey,
+		&i.Assertion.CredentialSha256,
+		&i.Assertion.AnchorTxHash,
+		&i.Assertion.AnchorBlock,
+		&i.Assertion.AnchorChainID,
+		&i.Assertion.BakedKey,
+		&i.Assertion.BakedContentType,
+		&i.Assertion.NotifiedAt,
+		&i.Assertion.RevokedAt,
+		&i.Assertion.CreatedAt,
+		&i.Assertion.UpdatedAt,
+		&i.BadgeName,
+		&i.BadgeImageID,
+		&i.OrgName,
+	)
+	return i, err
+}
+
 const listAssertionsAsc = `-- name: ListAssertionsAsc :many
 SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_key, a.credential_sha256, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
 FROM assertions a
@@ -368,6 +427,59 @@ func (q *Queries) ListAssertionsDesc(ctx context.Context, arg ListAssertionsDesc
 		return nil, err
 	}
 	return items, nil
+}
+
+const revokeAssertion = `-- name: RevokeAssertion :one
+UPDATE assertions SET state = 'REVOKED', revoked_at = now(), updated_at = now()
+WHERE org_id = $1 AND id = $2 AND mode = 'live' AND state IN ('ISSUED', 'RECEIVED')
+  AND (expired_at IS NULL OR expired_at > now())
+RETURNING id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_key, credential_sha256, anchor_tx_hash, anchor_block, anchor_chain_id, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at
+`
+
+type RevokeAssertionParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+// Cancels an issued, unexpired assertion; no row means its state forbids it.
+func (q *Queries) RevokeAssertion(ctx context.Context, arg RevokeAssertionParams) (Assertion, error) {
+	row := q.db.QueryRow(ctx, revokeAssertion, arg.OrgID, arg.ID)
+	var i Assertion
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.IssuanceID,
+		&i.BadgeID,
+		&i.ProgramID,
+		&i.Mode,
+		&i.ApiVersion,
+		&i.Seq,
+		&i.SerialNumber,
+		&i.RecipientName,
+		&i.RecipientEmail,
+		&i.RecipientPhone,
+		&i.RecipientSourcedID,
+		&i.ReceiveType,
+		&i.State,
+		&i.ErrorCode,
+		&i.Step,
+		&i.IssuedAt,
+		&i.ExpiredAt,
+		&i.StatusListID,
+		&i.StatusListIndex,
+		&i.CredentialKey,
+		&i.CredentialSha256,
+		&i.AnchorTxHash,
+		&i.AnchorBlock,
+		&i.AnchorChainID,
+		&i.BakedKey,
+		&i.BakedContentType,
+		&i.NotifiedAt,
+		&i.RevokedAt,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
 }
 
 const sumAssertionCounts = `-- name: SumAssertionCounts :one

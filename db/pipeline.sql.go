@@ -77,6 +77,23 @@ func (q *Queries) CreateStatusList(ctx context.Context, arg CreateStatusListPara
 	return i, err
 }
 
+const expireAssertions = `-- name: ExpireAssertions :execrows
+UPDATE assertions SET state = 'EXPIRED', updated_at = now()
+WHERE id IN (SELECT id FROM assertions
+             WHERE state IN ('ISSUED', 'RECEIVED') AND expired_at <= now()
+             ORDER BY expired_at LIMIT $1::int
+             FOR UPDATE SKIP LOCKED)
+`
+
+// One bounded batch of the expiry job; the caller repeats until it returns 0.
+func (q *Queries) ExpireAssertions(ctx context.Context, batch int32) (int64, error) {
+	result, err := q.db.Exec(ctx, expireAssertions, batch)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const failRemainingAssertions = `-- name: FailRemainingAssertions :exec
 WITH failed AS (
     UPDATE assertions SET state = 'FAILED', error_code = 'INTERNAL_SERVER_ERROR', updated_at = now()

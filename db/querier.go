@@ -31,6 +31,8 @@ type Querier interface {
 	DebitCredits(ctx context.Context, arg DebitCreditsParams) (int64, error)
 	DeleteBadge(ctx context.Context, arg DeleteBadgeParams) (int64, error)
 	DeleteProgram(ctx context.Context, arg DeleteProgramParams) (int64, error)
+	// One bounded batch of the expiry job; the caller repeats until it returns 0.
+	ExpireAssertions(ctx context.Context, batch int32) (int64, error)
 	// Closes a failed run: recipients without an outcome fail with INTERNAL_SERVER_ERROR and live ones are refunded.
 	FailRemainingAssertions(ctx context.Context, issuanceID uuid.UUID) error
 	// Another assertion of the same badge and identity that wins over this one: an issued one not yet expired or
@@ -61,6 +63,8 @@ type Querier interface {
 	GetPipelineAssertion(ctx context.Context, id uuid.UUID) (GetPipelineAssertionRow, error)
 	GetProgram(ctx context.Context, arg GetProgramParams) (Program, error)
 	GetProgramForUpdate(ctx context.Context, arg GetProgramForUpdateParams) (Program, error)
+	// The public verification routes: an assertion by its (random) id with what the page shows.
+	GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPublicAssertionRow, error)
 	GetStatusList(ctx context.Context, id uuid.UUID) (StatusList, error)
 	GrantCredits(ctx context.Context, arg GrantCreditsParams) (Organization, error)
 	InsertAssertions(ctx context.Context, arg []InsertAssertionsParams) (int64, error)
@@ -88,6 +92,8 @@ type Querier interface {
 	// Row-locks the sender's counter for the transaction: nonce allocation is serialised per sender across workers.
 	ReserveChainNonce(ctx context.Context, arg ReserveChainNonceParams) (int32, error)
 	RevokeAPIKey(ctx context.Context, id uuid.UUID) (ApiKey, error)
+	// Cancels an issued, unexpired assertion; no row means its state forbids it.
+	RevokeAssertion(ctx context.Context, arg RevokeAssertionParams) (Assertion, error)
 	SaveChainSigned(ctx context.Context, arg SaveChainSignedParams) error
 	SetAssertionAnchor(ctx context.Context, arg SetAssertionAnchorParams) (int64, error)
 	SetAssertionBaked(ctx context.Context, arg SetAssertionBakedParams) (int64, error)

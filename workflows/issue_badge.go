@@ -14,7 +14,7 @@ import (
 // about 100 × 8 activities × ~4.5 events ≈ 3,600 events in its child's history; the parent holds only a few
 // events per child.
 const (
-	BatchSize           = 100
+	BatchSize            = 100
 	MaxConcurrentBatches = 8
 )
 

@@ -4,8 +4,10 @@ package workflows
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 
 	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
 )
 
 // TaskQueue is the one task queue of the issuance workers.
@@ -17,4 +19,25 @@ const TaskQueue = "badged-issuance"
 func IssuanceWorkflowID(org, badge uuid.UUID, idempotencyKey string) string {
 	sum := sha256.Sum256([]byte(idempotencyKey))
 	return "issuance/" + org.String() + "/" + badge.String() + "/" + hex.EncodeToString(sum[:16])
+}
+
+// Search attributes every issuance workflow carries, so operators find it in the Temporal UI by issuance, org
+// or badge. The embedded server registers them at start; a cluster needs them registered once (README).
+var (
+	IssuanceIDKey     = temporal.NewSearchAttributeKeyKeyword("IssuanceId")
+	OrgIDKey          = temporal.NewSearchAttributeKeyKeyword("OrgId")
+	BadgeIDKey        = temporal.NewSearchAttributeKeyKeyword("BadgeId")
+	APIVersionKey     = temporal.NewSearchAttributeKeyKeyword("ApiVersion")
+	RecipientCountKey = temporal.NewSearchAttributeKeyInt64("RecipientCount")
+)
+
+// SearchAttributes returns the search attributes of an issuance workflow.
+func SearchAttributes(in IssueBadgeInput) temporal.SearchAttributes {
+	return temporal.NewSearchAttributes(
+		IssuanceIDKey.ValueSet(in.IssuanceID.String()),
+		OrgIDKey.ValueSet(in.OrgID.String()),
+		BadgeIDKey.ValueSet(in.BadgeID.String()),
+		APIVersionKey.ValueSet(fmt.Sprintf("v%d", in.APIVersion)),
+		RecipientCountKey.ValueSet(int64(in.RecipientCount)),
+	)
 }

@@ -1,7 +1,8 @@
 // Command badged is the badge issuing service: the HTTP API, database migrations and operator commands.
 //
-//	badged dev       migrate and serve everything on the embedded default (what `make run` starts)
+//	badged dev       everything on the embedded default (what `make run` starts)
 //	badged serve     serve the HTTP API
+//	badged worker    run the issuance worker
 //	badged migrate   apply database migrations
 //	badged admin …   organizations, API keys and credits (JSON on stdout)
 package main
@@ -23,8 +24,10 @@ import (
 const usage = `usage: badged <command> [arguments]
 
 commands:
-  dev                        create and migrate the database, then serve the API (embedded default)
-  serve                      serve the HTTP API
+  dev                        the whole service on the embedded default: database, Temporal + UI, dev chain,
+                             worker and API in one process
+  serve                      serve the HTTP API (TEMPORAL_ADDRESS required)
+  worker                     run the issuance worker (TEMPORAL_ADDRESS required)
   migrate                    apply database migrations
   admin org create --name NAME [--credits N]
   admin key create --org ID --role ORG_VIEWER|ORG_MANAGER|ORG_OWNER [--mode live|test]
@@ -62,9 +65,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	slog.SetDefault(log)
 	switch args[0] {
 	case "dev":
-		return runDev(ctx, cfg, log)
+		return runParts(ctx, cfg, log, roles{api: true, worker: true, dev: true})
 	case "serve":
-		return runServe(ctx, cfg, log)
+		return runParts(ctx, cfg, log, roles{api: true})
+	case "worker":
+		return runParts(ctx, cfg, log, roles{worker: true})
 	case "migrate":
 		return runMigrate(ctx, cfg, log, true)
 	case "admin":

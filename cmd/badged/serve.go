@@ -9,19 +9,26 @@ import (
 	"net/http"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+
 	"github.com/badged/badged/api"
 	"github.com/badged/badged/cmd/badged/internal/config"
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/blob"
+	"github.com/badged/badged/internal/chain"
+	"github.com/badged/badged/internal/chain/devchain"
+	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/media"
+	"github.com/badged/badged/temporal"
+	"github.com/badged/badged/temporal/devserver"
+	"github.com/badged/badged/workflows"
 )
 
-// runDev is the embedded default: it creates and migrates the database, then serves.
-func runDev(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	if err := runMigrate(ctx, cfg, log, true); err != nil {
-		return err
-	}
-	return runServe(ctx, cfg, log)
+// roles says which parts a process runs.
+type roles struct {
+	api, worker, dev bool
 }
 
 // runMigrate applies migrations; create also creates the database when it is missing.
@@ -44,48 +51,143 @@ func runMigrate(ctx context.Context, cfg config.Config, log *slog.Logger, create
 	return nil
 }
 
-// runServe serves the API until ctx ends, then drains in-flight requests for up to SHUTDOWN_TIMEOUT.
-func runServe(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	log.Info("starting", "config", cfg)
+// run starts the parts of r and blocks until ctx ends, then stops them in reverse order. Under dev it first
+// starts what the embedded default needs: the database, the dev chain and the Temporal server with its UI.
+func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles) error {
+	log.Info("starting", "api", r.api, "worker", r.worker, "dev", r.dev, "config", cfg)
+	if r.dev {
+		if err := runMigrate(ctx, cfg, log, true); err != nil {
+			return err
+		}
+		if cfg.ChainRPCURL == "" {
+			c, err := devchain.Start(devchain.Config{Addr: "127.0.0.1:8545", DataDir: cfg.DataDir + "/chain",
+				Seed: "badged-dev", BlockInterval: time.Second})
+			if err != nil {
+				return fmt.Errorf("dev chain: %w", err)
+			}
+			defer c.Close()
+			cfg.ChainRPCURL, cfg.ChainPrivateKey = c.URL(), c.PrivateKeyHex()
+			log.Info("dev chain running", "rpc", c.URL(), "sender", c.Address().Hex())
+		}
+		if cfg.TemporalAddress == "" {
+			srv, err := devserver.Start(ctx, devserver.Options{Dir: cfg.DataDir + "/temporal", FrontendAddr: cfg.TemporalDevAddr,
+				Namespace: cfg.TemporalNamespace, UIAddr: uiAddr(cfg), SearchAttributes: searchAttributes(), Logger: log})
+			if err != nil {
+				return fmt.Errorf("embedded temporal: %w", err)
+			}
+			defer srv.Stop()
+			cfg.TemporalAddress = srv.FrontendAddr()
+			log.Info("embedded temporal running", "frontend", srv.FrontendAddr(), "ui", cfg.TemporalUIURL)
+		}
+	}
+	if cfg.TemporalAddress == "" {
+		return errors.New("TEMPORAL_ADDRESS is required (or use `badged dev` for the embedded server)")
+	}
 	d, err := db.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	store, err := blob.NewLocal(cfg.BlobDir)
+	store, err := openBlob(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Addr: cfg.HTTPAddr,
-		Handler: api.NewHandler(api.Deps{DB: d, Blob: store, Log: log, Location: cfg.TimeZone,
-			PublicBaseURL: cfg.PublicBaseURL, MediaLimits: media.Limits{MaxBytes: cfg.MediaMaxBytes, MaxPixels: cfg.MediaMaxPixels}}),
+	ring, err := openKeyring(cfg, r.dev)
+	if err != nil {
+		return err
+	}
+	iss := issuer.New(d, ring, cfg.PublicBaseURL)
+	tc, err := client.DialContext(ctx, client.Options{HostPort: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace,
+		Logger: sdklog.NewStructuredLogger(log.With("component", "temporal"))})
+	if err != nil {
+		return fmt.Errorf("dial temporal %s: %w", cfg.TemporalAddress, err)
+	}
+	defer tc.Close()
+
+	errc := make(chan error, 2)
+	if r.worker {
+		acts, err := newActivities(ctx, cfg, d, store, iss, log)
+		if err != nil {
+			return err
+		}
+		w := temporal.NewWorker(tc, acts, temporal.WorkerOptions{MaxConcurrentActivities: cfg.WorkerActivities})
+		if err := w.Start(); err != nil {
+			return fmt.Errorf("start worker: %w", err)
+		}
+		defer w.Stop() // waits for running activities to finish or time out
+		if err := temporal.EnsureExpirySchedule(ctx, tc); err != nil {
+			return err
+		}
+		log.Info("worker running", "task_queue", workflows.TaskQueue)
+	}
+	if r.api {
+		srv, err := newHTTPServer(ctx, cfg, d, store, iss, tc, log)
+		if err != nil {
+			return err
+		}
+		ln, err := net.Listen("tcp", cfg.HTTPAddr)
+		if err != nil {
+			return fmt.Errorf("listen %s: %w", cfg.HTTPAddr, err)
+		}
+		go func() { errc <- srv.Serve(ln) }()
+		log.Info("http api listening", "addr", ln.Addr().String(), "public_base_url", cfg.PublicBaseURL)
+		defer shutdownHTTP(srv, cfg.ShutdownTimeout, log)
+	}
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+		log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
+		return nil
+	}
+}
+
+func newHTTPServer(ctx context.Context, cfg config.Config, d *db.DB, store blob.Store, iss *issuer.Service, tc client.Client, log *slog.Logger) (*http.Server, error) {
+	deps := api.Deps{DB: d, Blob: store, Log: log, Location: cfg.TimeZone, PublicBaseURL: cfg.PublicBaseURL,
+		MediaLimits: media.Limits{MaxBytes: cfg.MediaMaxBytes, MaxPixels: cfg.MediaMaxPixels},
+		Issuances:   api.TemporalStarter{Client: tc}, Issuer: iss}
+	if cfg.ChainRPCURL != "" {
+		v, err := chain.NewVerifier(cfg.ChainRPCURL)
+		if err != nil {
+			return nil, fmt.Errorf("chain verifier: %w", err)
+		}
+		deps.Chain = v
+	}
+	return &http.Server{
+		Addr:              cfg.HTTPAddr,
+		Handler:           api.NewHandler(deps),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      120 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-	}
-	ln, err := net.Listen("tcp", cfg.HTTPAddr)
-	if err != nil {
-		return fmt.Errorf("listen %s: %w", cfg.HTTPAddr, err)
-	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	log.Info("http api listening", "addr", ln.Addr().String(), "public_base_url", cfg.PublicBaseURL)
+	}, nil
+}
 
-	select {
-	case err := <-serveErr:
-		return fmt.Errorf("http server: %w", err)
-	case <-ctx.Done():
-	}
-	log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
-	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+// shutdownHTTP stops accepting requests and waits up to timeout for in-flight ones.
+func shutdownHTTP(srv *http.Server, timeout time.Duration, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("shutdown: %w", err)
+	if err := srv.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Error("http shutdown", "err", err)
 	}
-	log.Info("stopped")
-	return nil
+}
+
+func uiAddr(cfg config.Config) string {
+	if cfg.TemporalUIAddr == "off" {
+		return ""
+	}
+	return cfg.TemporalUIAddr
+}
+
+// searchAttributes are registered on the embedded server's namespace.
+func searchAttributes() map[string]enums.IndexedValueType {
+	return map[string]enums.IndexedValueType{
+		workflows.IssuanceIDKey.GetName():     enums.INDEXED_VALUE_TYPE_KEYWORD,
+		workflows.OrgIDKey.GetName():          enums.INDEXED_VALUE_TYPE_KEYWORD,
+		workflows.BadgeIDKey.GetName():        enums.INDEXED_VALUE_TYPE_KEYWORD,
+		workflows.APIVersionKey.GetName():     enums.INDEXED_VALUE_TYPE_KEYWORD,
+		workflows.RecipientCountKey.GetName(): enums.INDEXED_VALUE_TYPE_INT,
+	}
 }

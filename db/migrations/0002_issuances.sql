@@ -106,3 +106,6 @@ CREATE TRIGGER assertions_count_ins AFTER INSERT OR DELETE ON assertions
 CREATE TRIGGER assertions_count_upd AFTER UPDATE OF state, mode, badge_id, program_id, org_id ON assertions
     FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state OR OLD.mode IS DISTINCT FROM NEW.mode)
     EXECUTE FUNCTION assertion_counts_apply();
+
+-- The expiry job finds issued assertions past expired_at without scanning the rest.
+CREATE INDEX assertions_expiry_idx ON assertions (expired_at) WHERE state IN ('ISSUED', 'RECEIVED');

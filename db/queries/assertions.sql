@@ -79,3 +79,18 @@ FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN programs p ON p.id = a.program_id
 WHERE a.org_id = sqlc.arg(org_id) AND a.id = sqlc.arg(id) AND a.mode = 'live';
+
+-- name: GetPublicAssertion :one
+-- The public verification routes: an assertion by its (random) id with what the page shows.
+SELECT sqlc.embed(a), b.name AS badge_name, b.image_id AS badge_image_id, o.name AS org_name
+FROM assertions a
+JOIN badges b ON b.id = a.badge_id
+JOIN organizations o ON o.id = a.org_id
+WHERE a.id = $1;
+
+-- name: RevokeAssertion :one
+-- Cancels an issued, unexpired assertion; no row means its state forbids it.
+UPDATE assertions SET state = 'REVOKED', revoked_at = now(), updated_at = now()
+WHERE org_id = sqlc.arg(org_id) AND id = sqlc.arg(id) AND mode = 'live' AND state IN ('ISSUED', 'RECEIVED')
+  AND (expired_at IS NULL OR expired_at > now())
+RETURNING *;

@@ -116,3 +116,11 @@ WHERE assertion_id = $1;
 
 -- name: MarkNotificationFailed :exec
 UPDATE notifications SET attempts = attempts + 1, last_error = $2, updated_at = now() WHERE assertion_id = $1;
+
+-- name: ExpireAssertions :execrows
+-- One bounded batch of the expiry job; the caller repeats until it returns 0.
+UPDATE assertions SET state = 'EXPIRED', updated_at = now()
+WHERE id IN (SELECT id FROM assertions
+             WHERE state IN ('ISSUED', 'RECEIVED') AND expired_at <= now()
+             ORDER BY expired_at LIMIT sqlc.arg(batch)::int
+             FOR UPDATE SKIP LOCKED);

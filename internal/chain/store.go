@@ -28,8 +28,8 @@ var ErrUnknownKey = errors.New("no signed transaction stored under this anchor k
 
 // TxStore records anchor transactions so that anchoring is idempotent per key and nonces are allocated without
 // collisions or gaps, also when several workers share one sender key. The Postgres implementation must give the
-// same guarantees as MemStore; any error it returns is reported by the Anchorer as BLOCKCHAIN_RPC_FAILED's sibling
-// INTERNAL_SERVER_ERROR (the store, not the chain, failed) and is retryable.
+// same guarantees as MemStore. Any error it returns is reported by the Anchorer as INTERNAL_SERVER_ERROR (the store,
+// not the chain, failed); the anchor can be retried with the same key.
 //
 // Contract, method by method:
 //

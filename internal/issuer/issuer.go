@@ -38,13 +38,19 @@ func (s *Service) CredentialID(assertion uuid.UUID) string {
 }
 
 // VerifyURL is the public verification page of an assertion.
-func (s *Service) VerifyURL(assertion uuid.UUID) string { return s.BaseURL + "/verify/" + assertion.String() }
+func (s *Service) VerifyURL(assertion uuid.UUID) string {
+	return s.BaseURL + "/verify/" + assertion.String()
+}
 
 // StatusListURL is the id of a status list credential.
-func (s *Service) StatusListURL(list uuid.UUID) string { return s.BaseURL + "/status-lists/" + list.String() }
+func (s *Service) StatusListURL(list uuid.UUID) string {
+	return s.BaseURL + "/status-lists/" + list.String()
+}
 
 // AchievementID identifies a badge inside credentials.
-func (s *Service) AchievementID(badge uuid.UUID) string { return s.BaseURL + "/achievements/" + badge.String() }
+func (s *Service) AchievementID(badge uuid.UUID) string {
+	return s.BaseURL + "/achievements/" + badge.String()
+}
 
 // Key returns the organization's signing key, creating it on first use. Concurrent first uses keep exactly one
 // key. Failures are ISSUER_KEY_GENERATION_FAILED.

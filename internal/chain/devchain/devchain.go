@@ -149,6 +149,8 @@ func (c *Chain) sealLoop(interval time.Duration) {
 		case <-c.stop:
 			return
 		case <-t.C:
+			// Sync waits for the pool to drop what the last block mined, so Stats does not count it again.
+			_ = c.eth.TxPool().Sync()
 			if pending, _ := c.eth.TxPool().Stats(); pending > 0 {
 				c.Commit()
 			}

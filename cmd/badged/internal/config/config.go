@@ -25,6 +25,42 @@ type Config struct {
 	ShutdownTimeout time.Duration  // SHUTDOWN_TIMEOUT, default 20s
 	LogLevel        slog.Level     // LOG_LEVEL: debug, info, warn, error; default info
 	LogFormat       string         // LOG_FORMAT: json or text; default json
+
+	TemporalAddress   string // TEMPORAL_ADDRESS; empty under `dev` starts the embedded server
+	TemporalNamespace string // TEMPORAL_NAMESPACE, default "default"
+	TemporalDevAddr   string // TEMPORAL_DEV_ADDR: frontend of the embedded server, default 127.0.0.1:7233
+	TemporalUIAddr    string // TEMPORAL_UI_ADDR: UI of the embedded server, default 127.0.0.1:8233 ("off" disables)
+	TemporalUIURL     string // TEMPORAL_UI_URL: where operators open the UI (links in logs), default http://<UI addr>
+	RetryPolicyFile   string // RETRY_POLICY_FILE: empty uses temporal/retry-policy.json as built in
+	WorkerActivities  int    // WORKER_MAX_ACTIVITIES: concurrent activities per worker, default 100
+
+	IssuerKeyRing string // ISSUER_KEY_RING "kid:base64key,…"; `dev` generates DATA_DIR/issuer-keyring when unset
+
+	ChainRPCURL     string // CHAIN_RPC_URL; empty under `dev` starts the embedded dev chain, elsewhere disables anchoring
+	ChainPrivateKey string // CHAIN_PRIVATE_KEY: hex secp256k1 key of the sender
+	ChainTo         string // CHAIN_TO: target address, default the sender
+	ChainID         uint64 // CHAIN_ID: expected chain id, 0 accepts the node's
+
+	SMTPHost     string // SMTP_HOST; empty delivers to the outbox directory
+	SMTPPort     int    // SMTP_PORT, default 587
+	SMTPUsername string // SMTP_USERNAME
+	SMTPPassword string // SMTP_PASSWORD (masked in logs)
+	SMTPFrom     string // SMTP_FROM, default "badged <no-reply@localhost>"
+	SMTPTLS      string // SMTP_TLS: mandatory, opportunistic or none; default mandatory
+	OutboxDir    string // OUTBOX_DIR, default DATA_DIR/outbox
+
+	KakaoEndpoint     string // KAKAO_ENDPOINT; empty: KakaoTalk recipients go to the outbox
+	KakaoAPIKey       string // KAKAO_API_KEY (masked)
+	KakaoSenderKey    string // KAKAO_SENDER_KEY
+	KakaoTemplateCode string // KAKAO_TEMPLATE_CODE
+
+	BlobBackend string // BLOB_BACKEND: local (default) or s3
+	S3Endpoint  string // S3_ENDPOINT: empty uses AWS
+	S3Region    string // S3_REGION, default us-east-1
+	S3Bucket    string // S3_BUCKET (required with s3)
+	S3AccessKey string // S3_ACCESS_KEY
+	S3SecretKey string // S3_SECRET_KEY (masked)
+	S3PathStyle bool   // S3_PATH_STYLE: true for MinIO/versitygw
 }
 
 // Load reads the configuration with getenv (os.Getenv in main, a map in tests) and validates it.
@@ -64,6 +100,48 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		errs = append(errs, fmt.Errorf("LOG_FORMAT %q: must be json or text", c.LogFormat))
 	}
+	c.TemporalAddress = env("TEMPORAL_ADDRESS", "")
+	c.TemporalNamespace = env("TEMPORAL_NAMESPACE", "default")
+	c.TemporalDevAddr = env("TEMPORAL_DEV_ADDR", "127.0.0.1:7233")
+	c.TemporalUIAddr = env("TEMPORAL_UI_ADDR", "127.0.0.1:8233")
+	c.TemporalUIURL = env("TEMPORAL_UI_URL", "http://"+c.TemporalUIAddr)
+	c.RetryPolicyFile = env("RETRY_POLICY_FILE", "")
+	c.WorkerActivities = intEnv(env, "WORKER_MAX_ACTIVITIES", 100, 1, 10_000, &errs)
+	c.IssuerKeyRing = env("ISSUER_KEY_RING", "")
+	c.ChainRPCURL = env("CHAIN_RPC_URL", "")
+	c.ChainPrivateKey = env("CHAIN_PRIVATE_KEY", "")
+	c.ChainTo = env("CHAIN_TO", "")
+	c.ChainID = uint64(intEnv(env, "CHAIN_ID", 0, 0, 1<<31, &errs))
+	if c.ChainRPCURL != "" && c.ChainPrivateKey == "" {
+		errs = append(errs, errors.New("CHAIN_PRIVATE_KEY is required with CHAIN_RPC_URL"))
+	}
+	c.SMTPHost = env("SMTP_HOST", "")
+	c.SMTPPort = intEnv(env, "SMTP_PORT", 587, 1, 65535, &errs)
+	c.SMTPUsername = env("SMTP_USERNAME", "")
+	c.SMTPPassword = env("SMTP_PASSWORD", "")
+	c.SMTPFrom = env("SMTP_FROM", "badged <no-reply@localhost>")
+	c.SMTPTLS = env("SMTP_TLS", "mandatory")
+	if c.SMTPTLS != "mandatory" && c.SMTPTLS != "opportunistic" && c.SMTPTLS != "none" {
+		errs = append(errs, fmt.Errorf("SMTP_TLS %q: must be mandatory, opportunistic or none", c.SMTPTLS))
+	}
+	c.OutboxDir = env("OUTBOX_DIR", c.DataDir+"/outbox")
+	c.KakaoEndpoint = env("KAKAO_ENDPOINT", "")
+	c.KakaoAPIKey = env("KAKAO_API_KEY", "")
+	c.KakaoSenderKey = env("KAKAO_SENDER_KEY", "")
+	c.KakaoTemplateCode = env("KAKAO_TEMPLATE_CODE", "")
+	c.BlobBackend = env("BLOB_BACKEND", "local")
+	c.S3Endpoint = env("S3_ENDPOINT", "")
+	c.S3Region = env("S3_REGION", "us-east-1")
+	c.S3Bucket = env("S3_BUCKET", "")
+	c.S3AccessKey = env("S3_ACCESS_KEY", "")
+	c.S3SecretKey = env("S3_SECRET_KEY", "")
+	c.S3PathStyle = env("S3_PATH_STYLE", "false") == "true"
+	switch {
+	case c.BlobBackend != "local" && c.BlobBackend != "s3":
+		errs = append(errs, fmt.Errorf("BLOB_BACKEND %q: must be local or s3", c.BlobBackend))
+	case c.BlobBackend == "s3" && c.S3Bucket == "":
+		errs = append(errs, errors.New("S3_BUCKET is required with BLOB_BACKEND=s3"))
+	}
 	return c, errors.Join(errs...)
 }
 
@@ -96,6 +174,14 @@ func (c Config) LogValue() slog.Value {
 		slog.String("data_dir", c.DataDir), slog.String("blob_dir", c.BlobDir),
 		slog.Int("media_max_bytes", c.MediaMaxBytes), slog.Int("media_max_pixels", c.MediaMaxPixels),
 		slog.Duration("shutdown_timeout", c.ShutdownTimeout), slog.String("log_level", c.LogLevel.String()),
+		slog.String("temporal_address", orDefault(c.TemporalAddress, "(embedded)")),
+		slog.String("temporal_namespace", c.TemporalNamespace), slog.String("retry_policy_file", orDefault(c.RetryPolicyFile, "(built in)")),
+		slog.Bool("issuer_key_ring_set", c.IssuerKeyRing != ""),
+		slog.String("chain_rpc_url", orDefault(c.ChainRPCURL, "(dev chain or off)")), slog.Uint64("chain_id", c.ChainID),
+		slog.String("smtp_host", orDefault(c.SMTPHost, "(outbox)")), slog.Int("smtp_port", c.SMTPPort),
+		slog.String("smtp_tls", c.SMTPTLS), slog.String("outbox_dir", c.OutboxDir),
+		slog.String("kakao_endpoint", orDefault(c.KakaoEndpoint, "(outbox)")),
+		slog.String("blob_backend", c.BlobBackend), slog.String("s3_endpoint", c.S3Endpoint), slog.String("s3_bucket", c.S3Bucket),
 	)
 }
 
@@ -108,4 +194,11 @@ func maskURL(s string) string {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
 	return u.String()
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

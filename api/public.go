@@ -1,0 +1,198 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/blob"
+)
+
+// issuedStates are the states in which an assertion's credential exists and is served.
+var issuedStates = []string{"ISSUED", "RECEIVED", "EXPIRED", "REVOKED"}
+
+// publicAssertion loads an assertion for the public routes: only one whose credential was issued exists there.
+func (h *handler) publicAssertion(r *http.Request) (db.GetPublicAssertionRow, error) {
+	id, err := parseUUID(chi.URLParam(r, "assertionId"))
+	if err != nil {
+		return db.GetPublicAssertionRow{}, newError(codeNotFound, "no such credential")
+	}
+	a, err := h.db.GetPublicAssertion(r.Context(), id)
+	if db.IsNotFound(err) || (err == nil && (a.Assertion.CredentialKey == nil || !contains(issuedStates, a.Assertion.State))) {
+		return db.GetPublicAssertionRow{}, newError(codeNotFound, "no issued credential with id %s", id)
+	}
+	return a, err
+}
+
+// getCredential answers the signed credential (credentialUrl of v3); a browser asking for HTML gets the
+// verification page instead, so the same link serves people and verifiers.
+func (h *handler) getCredential(w http.ResponseWriter, r *http.Request) {
+	if wantsHTML(r) {
+		h.verifyPage(w, r)
+		return
+	}
+	a, err := h.publicAssertion(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.serveBlob(w, r, *a.Assertion.CredentialKey, "application/vc+ld+json", "")
+}
+
+// getCredentialImage answers the baked badge image (openbadgeImageUrl).
+func (h *handler) getCredentialImage(w http.ResponseWriter, r *http.Request) {
+	a, err := h.publicAssertion(r)
+	if err == nil && a.Assertion.BakedKey == nil {
+		err = newError(codeNotFound, "the credential has no baked image yet")
+	}
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.serveBlob(w, r, *a.Assertion.BakedKey, *a.Assertion.BakedContentType, "")
+}
+
+// getIssuer answers the issuer's controller document (the Multikey its proofs name).
+func (h *handler) getIssuer(w http.ResponseWriter, r *http.Request) {
+	id, err := parseUUID(chi.URLParam(r, "orgId"))
+	if err != nil {
+		h.writeError(w, r, newError(codeNotFound, "no such issuer"))
+		return
+	}
+	doc, found, err := h.issuer.ControllerDocument(r.Context(), id)
+	if err == nil && !found {
+		err = newError(codeNotFound, "no issuer %s (an organization gets its key with its first issuance)", id)
+	}
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.writePublicJSON(w, "application/did+ld+json", doc)
+}
+
+// getStatusList answers a signed BitstringStatusListCredential; revocations show in it at once.
+func (h *handler) getStatusList(w http.ResponseWriter, r *http.Request) {
+	id, err := parseUUID(chi.URLParam(r, "listId"))
+	if err != nil {
+		h.writeError(w, r, newError(codeNotFound, "no such status list"))
+		return
+	}
+	signed, found, err := h.issuer.StatusListCredential(r.Context(), id)
+	if err == nil && !found {
+		err = newError(codeNotFound, "no status list %s", id)
+	}
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/vc+ld+json")
+	w.Header().Set("Cache-Control", "no-cache") // a verifier must see a revocation at once
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	_, _ = w.Write(signed)
+}
+
+func (h *handler) writePublicJSON(w http.ResponseWriter, contentType string, v any) {
+	w.Header().Set("Access-Control-Allow-Origin", "*") // browser-based verifiers resolve these
+	w.Header().Set("Content-Type", contentType)
+	if err := json.NewEncoder(w).Encode(v); err != nil {
+		h.log.Warn("write response", "err", err)
+	}
+}
+
+// serveBlob streams a stored artifact. disposition, when set, names a download.
+func (h *handler) serveBlob(w http.ResponseWriter, r *http.Request, key, contentType, disposition string) {
+	rc, info, err := h.blob.Get(r.Context(), key)
+	if errors.Is(err, blob.ErrNotFound) {
+		err = newError(codeNotFound, "the artifact is not stored")
+	}
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	defer rc.Close()
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Length", strconv.FormatInt(info.Size, 10))
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+	if disposition != "" {
+		w.Header().Set("Content-Disposition", disposition)
+	}
+	if _, err := io.Copy(w, rc); err != nil {
+		h.log.WarnContext(r.Context(), "serve artifact", "key", key, "err", err)
+	}
+}
+
+func wantsHTML(r *http.Request) bool {
+	accept := r.Header.Get("Accept")
+	return strings.Contains(accept, "text/html") && !strings.Contains(accept, "json")
+}
+
+// cancelAssertion revokes an issued assertion: REVOKED, and its status-list bit set so every verifier sees it.
+// Cancelling a REVOKED assertion again answers it unchanged (a safe retry); other states are AST022.
+func (h *handler) cancelAssertion(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "assertionId")
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	v, org := versionOf(r.Context()), principalOf(r.Context()).OrgID
+	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
+		cur, err := q.GetAssertion(r.Context(), db.GetAssertionParams{OrgID: org, ID: id.UUID})
+		if db.IsNotFound(err) {
+			return newError(codeAssertionMissing, "assertion %s not found", id)
+		}
+		if err != nil {
+			return err
+		}
+		if cur.Assertion.State == "REVOKED" {
+			return nil
+		}
+		a, err := q.RevokeAssertion(r.Context(), db.RevokeAssertionParams{OrgID: org, ID: id.UUID})
+		if db.IsNotFound(err) {
+			state := effectiveState(cur.Assertion.State, cur.Assertion.ExpiredAt, h.now())
+			return newError(codeCancelState, "assertion %s is %s; only ISSUED or RECEIVED assertions can be cancelled", id, state)
+		}
+		if err != nil {
+			return err
+		}
+		if a.StatusListID != nil && a.StatusListIndex != nil {
+			return revokeStatus(r, q, *a.StatusListID, int(*a.StatusListIndex))
+		}
+		return nil
+	})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.getAssertionAs(w, r, v, org, id.UUID)
+}
+
+const codeCancelState = "AST022"
+
+// getAssertionPDF answers the certificate PDF of an assertion.
+func (h *handler) getAssertionPDF(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "assertionId")
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	a, err := h.db.GetAssertion(r.Context(), db.GetAssertionParams{OrgID: principalOf(r.Context()).OrgID, ID: id.UUID})
+	if db.IsNotFound(err) {
+		err = newError(codeAssertionMissing, "assertion %s not found", id)
+	}
+	if err == nil && (a.Assertion.CredentialKey == nil || !contains(issuedStates, a.Assertion.State)) {
+		err = newError(codeAssertionMissing, "assertion %s has no certificate: it is %s", id, a.Assertion.State)
+	}
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.serveBlob(w, r, "certificates/"+id.String()+".pdf", "application/pdf",
+		`attachment; filename="`+a.Assertion.SerialNumber+`.pdf"`)
+}

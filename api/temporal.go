@@ -1,0 +1,45 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/badged/badged/db"
+	"github.com/badged/badged/workflows"
+)
+
+// TemporalStarter starts issuance workflows on a Temporal client.
+type TemporalStarter struct {
+	Client client.Client
+}
+
+// StartIssuance implements IssuanceStarter. The workflow id is derived from the idempotency scope; a running
+// workflow with that id is reused (USE_EXISTING) and a closed one is never started again (REJECT_DUPLICATE), so
+// replays, and concurrent identical requests, all end at one workflow.
+func (s TemporalStarter) StartIssuance(ctx context.Context, iss db.Issuance) error {
+	in := workflows.IssueBadgeInput{IssuanceID: iss.ID, OrgID: iss.OrgID, BadgeID: iss.BadgeID,
+		APIVersion: int(iss.ApiVersion), RecipientCount: int(iss.AssertionCount)}
+	_, err := s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       iss.WorkflowID,
+		TaskQueue:                workflows.TaskQueue,
+		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		TypedSearchAttributes:    workflows.SearchAttributes(in),
+		Memo: map[string]any{"issuanceId": iss.ID.String(), "orgId": iss.OrgID.String(),
+			"badgeId": iss.BadgeID.String(), "programId": iss.ProgramID.String(), "mode": iss.Mode,
+			"recipients": iss.AssertionCount},
+	}, workflows.IssueBadge, in)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return nil // the workflow ran to its end already; the issuance row has its outcome
+	}
+	if err != nil {
+		return fmt.Errorf("start workflow: %w", err)
+	}
+	return nil
+}

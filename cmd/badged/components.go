@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/mail"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/badged/badged/activities"
+	"github.com/badged/badged/cmd/badged/internal/config"
+	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/blob"
+	"github.com/badged/badged/internal/chain"
+	"github.com/badged/badged/internal/credential"
+	"github.com/badged/badged/internal/issuer"
+	"github.com/badged/badged/internal/notify"
+	"github.com/badged/badged/internal/retrypolicy"
+	"github.com/badged/badged/temporal"
+)
+
+// openBlob returns the configured object store.
+func openBlob(ctx context.Context, cfg config.Config) (blob.Store, error) {
+	if cfg.BlobBackend == "s3" {
+		return blob.NewS3(ctx, blob.S3Options{Endpoint: cfg.S3Endpoint, Region: cfg.S3Region, PathStyle: cfg.S3PathStyle,
+			Bucket: cfg.S3Bucket, AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey})
+	}
+	return blob.NewLocal(cfg.BlobDir)
+}
+
+// openKeyring returns the keyring that seals issuer keys. Under `dev` without ISSUER_KEY_RING, a key is generated
+// once into DATA_DIR/issuer-keyring (mode 0600) so restarts keep opening the same issuer keys.
+func openKeyring(cfg config.Config, dev bool) (*credential.Keyring, error) {
+	spec := cfg.IssuerKeyRing
+	if spec == "" {
+		if !dev {
+			return nil, errors.New("ISSUER_KEY_RING is required (see README: issuer keys)")
+		}
+		path := filepath.Join(cfg.DataDir, "issuer-keyring")
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			key := make([]byte, 32)
+			if _, err := rand.Read(key); err != nil {
+				return nil, err
+			}
+			data = []byte("dev1:" + base64.StdEncoding.EncodeToString(key))
+			if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(path, data, 0o600); err != nil {
+				return nil, fmt.Errorf("write dev keyring: %w", err)
+			}
+		} else if err != nil {
+			return nil, fmt.Errorf("read dev keyring: %w", err)
+		}
+		spec = strings.TrimSpace(string(data))
+	}
+	ring, err := credential.NewKeyring(spec)
+	if err != nil {
+		return nil, fmt.Errorf("ISSUER_KEY_RING: %w", err)
+	}
+	return ring, nil
+}
+
+// loadPolicy reads the retry policy file, or the built-in default.
+func loadPolicy(cfg config.Config) (*retrypolicy.Policy, error) {
+	if cfg.RetryPolicyFile != "" {
+		return retrypolicy.Load(cfg.RetryPolicyFile)
+	}
+	return retrypolicy.Parse(temporal.DefaultRetryPolicy)
+}
+
+// newSenders returns the notifier for live deliveries and the outbox: without SMTP_HOST (or KAKAO_ENDPOINT) a
+// channel delivers to the outbox, which the person running `make run` can read.
+func newSenders(cfg config.Config) (*notify.Notifier, *notify.Outbox, string, error) {
+	outbox, err := notify.NewOutbox(cfg.OutboxDir, cfg.SMTPFrom)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	domain := "localhost"
+	if a, err := mail.ParseAddress(cfg.SMTPFrom); err == nil {
+		if at := strings.LastIndexByte(a.Address, '@'); at >= 0 {
+			domain = a.Address[at+1:]
+		}
+	}
+	n := &notify.Notifier{Email: outbox, Kakao: outbox}
+	if cfg.SMTPHost != "" {
+		auth := notify.AuthNone
+		if cfg.SMTPUsername != "" {
+			auth = notify.AuthPlain
+		}
+		smtp, err := notify.NewSMTP(notify.SMTPConfig{Host: cfg.SMTPHost, Port: cfg.SMTPPort, TLS: notify.TLSPolicy(cfg.SMTPTLS),
+			Auth: auth, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword, From: cfg.SMTPFrom, MessageIDDomain: domain})
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("smtp: %w", err)
+		}
+		n.Email = smtp
+	}
+	if cfg.KakaoEndpoint != "" {
+		k, err := notify.NewKakao(notify.KakaoConfig{Endpoint: cfg.KakaoEndpoint, APIKey: cfg.KakaoAPIKey,
+			SenderKey: cfg.KakaoSenderKey, TemplateCode: cfg.KakaoTemplateCode})
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("kakao: %w", err)
+		}
+		n.Kakao = k
+	}
+	return n, outbox, domain, nil
+}
+
+// newAnchorer returns the chain anchorer and verifier, or nils when no chain is configured (anchoring is then
+// recorded as skipped, and the verification page says so).
+func newAnchorer(cfg config.Config, d *db.DB, log *slog.Logger) (*chain.Anchorer, error) {
+	if cfg.ChainRPCURL == "" {
+		log.Warn("no CHAIN_RPC_URL: credentials are signed but not anchored")
+		return nil, nil
+	}
+	return chain.New(chain.Config{RPCURL: cfg.ChainRPCURL, PrivateKey: cfg.ChainPrivateKey, To: cfg.ChainTo, ChainID: cfg.ChainID},
+		activities.ChainStore{DB: d})
+}
+
+// newActivities builds the worker's dependencies.
+func newActivities(ctx context.Context, cfg config.Config, d *db.DB, store blob.Store, iss *issuer.Service, log *slog.Logger) (*activities.Activities, error) {
+	policy, err := loadPolicy(cfg)
+	if err != nil {
+		return nil, err
+	}
+	notifier, outbox, domain, err := newSenders(cfg)
+	if err != nil {
+		return nil, err
+	}
+	acts := &activities.Activities{DB: d, Blob: store, Issuer: iss, Notifier: notifier, Outbox: outbox,
+		MessageDomain: domain, Policy: policy, Location: cfg.TimeZone, Log: log}
+	anchorer, err := newAnchorer(cfg, d, log)
+	if err != nil {
+		return nil, err
+	}
+	if anchorer != nil {
+		acts.Anchor = anchorer
+	}
+	return acts, nil
+}

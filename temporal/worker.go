@@ -1,0 +1,56 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/badged/badged/activities"
+	"github.com/badged/badged/workflows"
+)
+
+// WorkerOptions tune the issuance worker.
+type WorkerOptions struct {
+	MaxConcurrentActivities int // 0 = 100
+}
+
+// NewWorker returns a worker on workflows.TaskQueue with every workflow and activity registered, once.
+func NewWorker(c client.Client, acts *activities.Activities, o WorkerOptions) worker.Worker {
+	if o.MaxConcurrentActivities <= 0 {
+		o.MaxConcurrentActivities = 100
+	}
+	w := worker.New(c, workflows.TaskQueue, worker.Options{
+		MaxConcurrentActivityExecutionSize: o.MaxConcurrentActivities,
+	})
+	w.RegisterWorkflow(workflows.IssueBadge)
+	w.RegisterWorkflow(workflows.IssueBatch)
+	w.RegisterWorkflow(workflows.ExpireAssertions)
+	w.RegisterActivity(acts)
+	return w
+}
+
+// EnsureExpirySchedule creates the Schedule of the expiry job; it already existing is fine.
+func EnsureExpirySchedule(ctx context.Context, c client.Client) error {
+	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{
+		ID:      workflows.ExpireScheduleID,
+		Spec:    client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: workflows.ExpireInterval}}},
+		Overlap: enums.SCHEDULE_OVERLAP_POLICY_SKIP, // one run at a time
+		Action: &client.ScheduleWorkflowAction{
+			ID:        workflows.ExpireScheduleID,
+			Workflow:  workflows.ExpireAssertions,
+			TaskQueue: workflows.TaskQueue,
+		},
+	})
+	if errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create expiry schedule: %w", err)
+	}
+	return nil
+}
