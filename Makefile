@@ -5,7 +5,8 @@ SHELL := /bin/bash
 GO ?= go
 TOOLBIN := $(shell $(GO) env GOPATH)/bin
 SQLC_VERSION := v1.31.1
-STATICCHECK_VERSION := latest
+STATICCHECK_VERSION := v0.8.2
+VERSITYGW_VERSION := v1.8.0
 
 .PHONY: run build test test-race bench lint generate check-generate tools os-deps postgres clean
 
@@ -39,8 +40,9 @@ check-generate: generate ## CI: the committed sqlc code matches the queries
 tools: ## install the tools the targets use
 	@test -x $(TOOLBIN)/sqlc || $(GO) install github.com/sqlc-dev/sqlc/cmd/sqlc@$(SQLC_VERSION)
 	@test -x $(TOOLBIN)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	@test -x $(TOOLBIN)/versitygw || $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION) # S3 server of the blob tests
 
-os-deps: ## Debian packages the tests use (pdftoppm renders certificates in tests)
+os-deps: ## Debian packages the tests use (poppler-utils: pdftoppm/pdftotext/pdffonts check certificates)
 	@command -v pdftoppm >/dev/null || (apt-get update -qq && apt-get install -y -qq poppler-utils)
 
 postgres: ## start the local Postgres when it is down

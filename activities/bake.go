@@ -6,16 +6,8 @@ import (
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/baking"
+	"github.com/badged/badged/internal/issuer"
 )
-
-// BakedKey is where an assertion's baked badge image is stored.
-func BakedKey(assertion, contentType string) string {
-	ext := "png"
-	if contentType == "image/svg+xml" {
-		ext = "svg"
-	}
-	return "baked/" + assertion + "." + ext
-}
 
 // BakeBadge embeds the signed credential in the badge image (PNG iTXt or SVG element; JPEG becomes PNG) and
 // stores the result, which openbadgeImageUrl serves.
@@ -36,15 +28,11 @@ func (a *Activities) bakeBadge(ctx context.Context, in StepInput) error {
 	if err != nil {
 		return err
 	}
-	cred, err := a.readBlob(ctx, deref(as.CredentialKey))
+	baked, contentType, err := baking.Bake(img.Data, as.CredentialJson)
 	if err != nil {
 		return err
 	}
-	baked, contentType, err := baking.Bake(img.Data, cred)
-	if err != nil {
-		return err
-	}
-	key := BakedKey(as.ID.String(), contentType)
+	key := issuer.BakedKey(as.ID.String(), contentType)
 	if _, err := a.Blob.PutIfAbsent(ctx, key, baked, contentType); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/blob"
 	"github.com/badged/badged/internal/errcode"
+	"github.com/badged/badged/internal/issuer"
 )
 
 // maxBadgeImage caps what the pipeline reads of a badge image; uploads are smaller (MEDIA_MAX_BYTES).
@@ -24,7 +25,7 @@ func (a *Activities) badgeImageKey(ctx context.Context, id uuid.UUID) (key, cont
 	if err != nil {
 		return "", "", errcode.Wrap(errcode.BadgeImageDownloadFailed, "look up badge image", err)
 	}
-	key = "media/" + id.String() + "/original." + m.Ext
+	key = issuer.MediaKey(id.String(), "original", m.Ext)
 	if _, err := a.Blob.Stat(ctx, key); errors.Is(err, blob.ErrNotFound) {
 		return "", "", errcode.New(errcode.BadgeImageMissing, "badge image "+id.String()+" is not in the store")
 	} else if err != nil {
@@ -58,18 +59,4 @@ func (a *Activities) badgeImage(ctx context.Context, id uuid.UUID) (badgeImage, 
 type badgeImage struct {
 	Data        []byte
 	ContentType string
-}
-
-// readBlob reads a pipeline artifact written by an earlier step.
-func (a *Activities) readBlob(ctx context.Context, key string) ([]byte, error) {
-	rc, _, err := a.Blob.Get(ctx, key)
-	if err != nil {
-		return nil, errcode.Wrap(errcode.ArtifactPersistenceFailed, "read "+key, err)
-	}
-	defer rc.Close()
-	data, err := io.ReadAll(rc)
-	if err != nil {
-		return nil, errcode.Wrap(errcode.ArtifactPersistenceFailed, "read "+key, err)
-	}
-	return data, nil
 }

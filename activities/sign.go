@@ -12,12 +12,10 @@ import (
 	"github.com/badged/badged/internal/credential"
 )
 
-// CredentialKey is where an assertion's signed credential is stored.
-func CredentialKey(assertion string) string { return "credentials/" + assertion + ".json" }
-
 // SignCredential builds the OpenBadgeCredential of a recipient, signs it with the organization's key
-// (eddsa-rdfc-2022), stores it, and records its key and SHA-256. The proof's created time is the issue time and
-// Ed25519 is deterministic, so a retry signs to the same bytes; the store keeps the first copy in any case.
+// (eddsa-rdfc-2022) and records it with its SHA-256 in Postgres; it is published by the upload step, once
+// anchored and baked. The proof's created time is the issue time and Ed25519 is deterministic, so a retry signs to
+// the same bytes.
 func (a *Activities) SignCredential(ctx context.Context, in StepInput) error {
 	return a.fail(ctx, "sign", a.signCredential(ctx, in))
 }
@@ -43,16 +41,8 @@ func (a *Activities) signCredential(ctx context.Context, in StepInput) error {
 	if err != nil {
 		return err
 	}
-	key := CredentialKey(as.ID.String())
-	if _, err := a.Blob.PutIfAbsent(ctx, key, signed, "application/vc+ld+json"); err != nil {
-		return err
-	}
-	stored, err := a.readBlob(ctx, key) // the first stored copy is the credential, whichever attempt wrote it
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256(stored)
-	if _, err := a.DB.SetAssertionCredential(ctx, db.SetAssertionCredentialParams{ID: as.ID, CredentialKey: &key,
+	sum := sha256.Sum256(signed)
+	if _, err := a.DB.SetAssertionCredential(ctx, db.SetAssertionCredentialParams{ID: as.ID, CredentialJson: signed,
 		CredentialSha256: sum[:]}); err != nil {
 		return persistErr("record credential", err)
 	}

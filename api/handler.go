@@ -43,13 +43,15 @@ type handler struct {
 	starter IssuanceStarter
 	issuer  *issuer.Service
 	chain   ChainVerifier
+	// decodes bounds concurrent image decodes: a 40-megapixel upload needs ~160 MB while it is resized.
+	decodes chan struct{}
 }
 
 // NewHandler returns the whole HTTP API: middleware plus the route table of both versions.
 func NewHandler(d Deps) http.Handler {
 	h := &handler{db: d.DB, blob: d.Blob, log: d.Log, loc: d.Location, baseURL: strings.TrimRight(d.PublicBaseURL, "/"),
 		mediaLm: d.MediaLimits, clock: d.Clock, starter: d.Issuances,
-		issuer: d.Issuer, chain: d.Chain}
+		issuer: d.Issuer, chain: d.Chain, decodes: make(chan struct{}, maxConcurrentDecodes)}
 	if h.log == nil {
 		h.log = slog.Default()
 	}

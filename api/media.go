@@ -14,8 +14,12 @@ import (
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/blob"
+	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/media"
 )
+
+// maxConcurrentDecodes bounds image processing across requests, so uploads cannot exhaust memory.
+const maxConcurrentDecodes = 4
 
 // mediaVariants are the stored sizes of every image, in the order of the response.
 var mediaVariants = []string{"original", "medium", "small"}
@@ -47,7 +51,7 @@ func (h *handler) imagePtr(id *uuid.UUID) *imageResponse {
 }
 
 func mediaKey(id uuid.UUID, variant, ext string) string {
-	return "media/" + id.String() + "/" + variant + "." + ext
+	return issuer.MediaKey(id.String(), variant, ext)
 }
 
 // uploadImage stores an uploaded image in three sizes. The row is written only after every file is stored, so
@@ -58,7 +62,14 @@ func (h *handler) uploadImage(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
+	select {
+	case h.decodes <- struct{}{}:
+	case <-r.Context().Done():
+		h.writeError(w, r, r.Context().Err())
+		return
+	}
 	res, err := media.Process(data, h.mediaLm)
+	<-h.decodes
 	if err != nil {
 		h.writeError(w, r, mediaError(err))
 		return

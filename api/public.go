@@ -174,25 +174,3 @@ func (h *handler) cancelAssertion(w http.ResponseWriter, r *http.Request) {
 }
 
 const codeCancelState = "AST022"
-
-// getAssertionPDF answers the certificate PDF of an assertion.
-func (h *handler) getAssertionPDF(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "assertionId")
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	a, err := h.db.GetAssertion(r.Context(), db.GetAssertionParams{OrgID: principalOf(r.Context()).OrgID, ID: id.UUID})
-	if db.IsNotFound(err) {
-		err = newError(codeAssertionMissing, "assertion %s not found", id)
-	}
-	if err == nil && (a.Assertion.CredentialKey == nil || !contains(issuedStates, a.Assertion.State)) {
-		err = newError(codeAssertionMissing, "assertion %s has no certificate: it is %s", id, a.Assertion.State)
-	}
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	h.serveBlob(w, r, "certificates/"+id.String()+".pdf", "application/pdf",
-		`attachment; filename="`+a.Assertion.SerialNumber+`.pdf"`)
-}

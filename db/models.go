@@ -43,8 +43,9 @@ type Assertion struct {
 	ExpiredAt          *time.Time
 	StatusListID       *uuid.UUID
 	StatusListIndex    *int32
-	CredentialKey      *string
+	CredentialJson     []byte
 	CredentialSha256   []byte
+	CredentialKey      *string
 	AnchorTxHash       *string
 	AnchorBlock        *int64
 	AnchorChainID      *int64

@@ -188,7 +188,7 @@ func (q *Queries) FinishAssertion(ctx context.Context, arg FinishAssertionParams
 }
 
 const getAssertionByID = `-- name: GetAssertionByID :one
-SELECT id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_key, credential_sha256, anchor_tx_hash, anchor_block, anchor_chain_id, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at FROM assertions WHERE id = $1
+SELECT id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at FROM assertions WHERE id = $1
 `
 
 func (q *Queries) GetAssertionByID(ctx context.Context, id uuid.UUID) (Assertion, error) {
@@ -216,8 +216,9 @@ func (q *Queries) GetAssertionByID(ctx context.Context, id uuid.UUID) (Assertion
 		&i.ExpiredAt,
 		&i.StatusListID,
 		&i.StatusListIndex,
-		&i.CredentialKey,
+		&i.CredentialJson,
 		&i.CredentialSha256,
+		&i.CredentialKey,
 		&i.AnchorTxHash,
 		&i.AnchorBlock,
 		&i.AnchorChainID,
@@ -311,7 +312,7 @@ func (q *Queries) GetOpenStatusList(ctx context.Context, arg GetOpenStatusListPa
 }
 
 const getPipelineAssertion = `-- name: GetPipelineAssertion :one
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_key, a.credential_sha256, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
        b.skills AS badge_skills, b.image_id AS badge_image_id, o.name AS org_name
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
@@ -355,8 +356,9 @@ func (q *Queries) GetPipelineAssertion(ctx context.Context, id uuid.UUID) (GetPi
 		&i.Assertion.ExpiredAt,
 		&i.Assertion.StatusListID,
 		&i.Assertion.StatusListIndex,
-		&i.Assertion.CredentialKey,
+		&i.Assertion.CredentialJson,
 		&i.Assertion.CredentialSha256,
+		&i.Assertion.CredentialKey,
 		&i.Assertion.AnchorTxHash,
 		&i.Assertion.AnchorBlock,
 		&i.Assertion.AnchorChainID,
@@ -528,18 +530,36 @@ func (q *Queries) SetAssertionBaked(ctx context.Context, arg SetAssertionBakedPa
 }
 
 const setAssertionCredential = `-- name: SetAssertionCredential :execrows
-UPDATE assertions SET credential_key = $2, credential_sha256 = $3, step = 'SIGNED', updated_at = now()
+UPDATE assertions SET credential_json = $2, credential_sha256 = $3, step = 'SIGNED', updated_at = now()
 WHERE id = $1 AND state = 'PROCESSING' AND step = 'CHECKED'
 `
 
 type SetAssertionCredentialParams struct {
 	ID               uuid.UUID
-	CredentialKey    *string
+	CredentialJson   []byte
 	CredentialSha256 []byte
 }
 
 func (q *Queries) SetAssertionCredential(ctx context.Context, arg SetAssertionCredentialParams) (int64, error) {
-	result, err := q.db.Exec(ctx, setAssertionCredential, arg.ID, arg.CredentialKey, arg.CredentialSha256)
+	result, err := q.db.Exec(ctx, setAssertionCredential, arg.ID, arg.CredentialJson, arg.CredentialSha256)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const setAssertionPublished = `-- name: SetAssertionPublished :execrows
+UPDATE assertions SET credential_key = $2, step = 'UPLOADED', updated_at = now()
+WHERE id = $1 AND state = 'PROCESSING' AND step = 'BAKED'
+`
+
+type SetAssertionPublishedParams struct {
+	ID            uuid.UUID
+	CredentialKey *string
+}
+
+func (q *Queries) SetAssertionPublished(ctx context.Context, arg SetAssertionPublishedParams) (int64, error) {
+	result, err := q.db.Exec(ctx, setAssertionPublished, arg.ID, arg.CredentialKey)
 	if err != nil {
 		return 0, err
 	}

@@ -98,6 +98,7 @@ type Querier interface {
 	SetAssertionAnchor(ctx context.Context, arg SetAssertionAnchorParams) (int64, error)
 	SetAssertionBaked(ctx context.Context, arg SetAssertionBakedParams) (int64, error)
 	SetAssertionCredential(ctx context.Context, arg SetAssertionCredentialParams) (int64, error)
+	SetAssertionPublished(ctx context.Context, arg SetAssertionPublishedParams) (int64, error)
 	SetAssertionStatusEntry(ctx context.Context, arg SetAssertionStatusEntryParams) (int64, error)
 	// Records a completed step; a re-run of an earlier step does not move the step backwards.
 	SetAssertionStep(ctx context.Context, arg SetAssertionStepParams) (int64, error)

@@ -16,13 +16,15 @@ import (
 
 // WorkerOptions tune the issuance worker.
 type WorkerOptions struct {
-	MaxConcurrentActivities int // 0 = 100
+	// MaxConcurrentActivities bounds regular activities (anchor, notify); 0 = 200, which covers a full fan-out
+	// (workflows.MaxConcurrentBatches × workflows.RecipientConcurrency) so no step waits for a slot.
+	MaxConcurrentActivities int
 }
 
 // NewWorker returns a worker on workflows.TaskQueue with every workflow and activity registered, once.
 func NewWorker(c client.Client, acts *activities.Activities, o WorkerOptions) worker.Worker {
 	if o.MaxConcurrentActivities <= 0 {
-		o.MaxConcurrentActivities = 100
+		o.MaxConcurrentActivities = workflows.MaxConcurrentBatches * workflows.RecipientConcurrency
 	}
 	w := worker.New(c, workflows.TaskQueue, worker.Options{
 		MaxConcurrentActivityExecutionSize: o.MaxConcurrentActivities,

@@ -11,8 +11,8 @@ import (
 )
 
 // Fan-out limits, sized for Temporal's history limits (DESIGN.md "Pitfalls"): a batch of 100 recipients makes
-// about 100 × 8 activities × ~4.5 events ≈ 3,600 events in its child's history; the parent holds only a few
-// events per child.
+// about 100 × (2 activities × ~6 events + 5 local-activity markers) plus workflow tasks, well under 2,000 events
+// in its child's history; the parent holds only a few events per child.
 const (
 	BatchSize            = 100
 	MaxConcurrentBatches = 8
@@ -98,8 +98,8 @@ func IssueBadge(ctx workflow.Context, in IssueBadgeInput) (IssueBadgeResult, err
 	if runErr != nil {
 		done.Failure = runErr.Error()
 	}
-	actx := workflow.WithActivityOptions(ctx, dbOptions)
-	if err := workflow.ExecuteActivity(actx, a.CompleteIssuance, done).Get(ctx, nil); err != nil {
+	actx := workflow.WithLocalActivityOptions(ctx, localDBOptions)
+	if err := workflow.ExecuteLocalActivity(actx, a.CompleteIssuance, done).Get(ctx, nil); err != nil {
 		return p, err
 	}
 	log.Info("issuance finished", "issuanceId", in.IssuanceID, "byState", p.ByState, "failedByCode", p.FailedByCode)

@@ -37,15 +37,16 @@ type BatchProgress struct {
 // pipeline is the ordered per-recipient chain; each entry runs once its predecessors have completed, and the
 // step reached is recorded in Postgres by the activity itself, so a re-run skips what is done.
 var pipeline = []struct {
-	done string // the step recorded when the activity completes
-	run  func(*activities.Activities) any
+	done  string // the step recorded when the activity completes
+	run   func(*activities.Activities) any
+	local bool // a short step: run as a local activity (see options.go)
 }{
-	{activities.StepChecked, func(*activities.Activities) any { return a.CheckRecipient }},
-	{activities.StepSigned, func(*activities.Activities) any { return a.SignCredential }},
-	{activities.StepAnchored, func(*activities.Activities) any { return a.AnchorCredential }},
-	{activities.StepBaked, func(*activities.Activities) any { return a.BakeBadge }},
-	{activities.StepUploaded, func(*activities.Activities) any { return a.UploadArtifacts }},
-	{activities.StepNotified, func(*activities.Activities) any { return a.NotifyRecipient }},
+	{activities.StepChecked, func(*activities.Activities) any { return a.CheckRecipient }, true},
+	{activities.StepSigned, func(*activities.Activities) any { return a.SignCredential }, true},
+	{activities.StepAnchored, func(*activities.Activities) any { return a.AnchorCredential }, false},
+	{activities.StepBaked, func(*activities.Activities) any { return a.BakeBadge }, true},
+	{activities.StepUploaded, func(*activities.Activities) any { return a.UploadArtifacts }, true},
+	{activities.StepNotified, func(*activities.Activities) any { return a.NotifyRecipient }, false},
 }
 
 // IssueBatch runs the pipeline sign → anchor → bake → upload → notify for each recipient of the batch, then
@@ -56,9 +57,9 @@ func IssueBatch(ctx workflow.Context, in IssueBatchInput) (BatchResult, error) {
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (BatchProgress, error) { return prog, nil }); err != nil {
 		return res, err
 	}
-	dctx := workflow.WithActivityOptions(ctx, dbOptions)
+	dctx := workflow.WithLocalActivityOptions(ctx, localDBOptions)
 	var batch activities.LoadBatchResult
-	if err := workflow.ExecuteActivity(dctx, a.LoadBatch, activities.LoadBatchInput{
+	if err := workflow.ExecuteLocalActivity(dctx, a.LoadBatch, activities.LoadBatchInput{
 		IssuanceID: in.IssuanceID, FromSeq: in.FromSeq, ToSeq: in.ToSeq}).Get(ctx, &batch); err != nil {
 		return res, err
 	}
@@ -97,6 +98,7 @@ func IssueBatch(ctx workflow.Context, in IssueBatchInput) (BatchResult, error) {
 // outcome itself is returned as an error.
 func runRecipient(ctx workflow.Context, r activities.RecipientRef, byStep map[string]int) (activities.FinishResult, error) {
 	sctx := workflow.WithActivityOptions(ctx, stepOptions)
+	lctx := workflow.WithLocalActivityOptions(ctx, localStepOptions)
 	in := activities.StepInput{AssertionID: r.AssertionID}
 	finish := activities.FinishInput{AssertionID: r.AssertionID}
 	reached := stepIndex(r.Step)
@@ -105,7 +107,12 @@ func runRecipient(ctx workflow.Context, r activities.RecipientRef, byStep map[st
 			continue
 		}
 		byStep[step.done]++
-		err := workflow.ExecuteActivity(sctx, step.run(a), in).Get(ctx, nil)
+		var err error
+		if step.local {
+			err = workflow.ExecuteLocalActivity(lctx, step.run(a), in).Get(ctx, nil)
+		} else {
+			err = workflow.ExecuteActivity(sctx, step.run(a), in).Get(ctx, nil)
+		}
 		byStep[step.done]--
 		if err != nil {
 			finish.ErrorCode, finish.Stage = failureCode(err), step.done
@@ -113,7 +120,7 @@ func runRecipient(ctx workflow.Context, r activities.RecipientRef, byStep map[st
 		}
 	}
 	var out activities.FinishResult
-	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, dbOptions), a.FinishAssertion, finish).Get(ctx, &out)
+	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, localDBOptions), a.FinishAssertion, finish).Get(ctx, &out)
 	return out, err
 }
 

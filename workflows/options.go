@@ -30,3 +30,22 @@ var dbOptions = workflow.ActivityOptions{
 		MaximumInterval:    30 * time.Second,
 	},
 }
+
+// Short steps that only touch Postgres, the object store or the CPU (check, sign, bake, upload, bookkeeping) run
+// as local activities: the worker runs them inside the workflow task and records one marker, instead of a round
+// trip through the server's task queue for each. On the embedded server that is most of the per-recipient cost.
+// Anchor and notify wait on outside systems for seconds and stay regular activities, with their own task-queue
+// retries and visibility as pending activities.
+
+// localStepOptions run the short pipeline steps; retries follow the same rules as stepOptions.
+var localStepOptions = workflow.LocalActivityOptions{
+	StartToCloseTimeout:    time.Minute,
+	ScheduleToCloseTimeout: 30 * time.Minute,
+	RetryPolicy:            stepOptions.RetryPolicy,
+}
+
+// localDBOptions run bookkeeping that touches only Postgres.
+var localDBOptions = workflow.LocalActivityOptions{
+	StartToCloseTimeout: 30 * time.Second,
+	RetryPolicy:         dbOptions.RetryPolicy,
+}

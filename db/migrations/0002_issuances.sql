@@ -51,8 +51,9 @@ CREATE TABLE assertions (
     -- Pipeline results, each written by its step before the next step starts (idempotent retries read them).
     status_list_id       uuid,
     status_list_index    integer,
-    credential_key       text,        -- blob key of the signed credential JSON
+    credential_json      bytea,       -- the signed credential, kept from signing until it is published
     credential_sha256    bytea,
+    credential_key       text,        -- blob key of the published credential (set by the upload step)
     anchor_tx_hash       text,
     anchor_block         bigint,
     anchor_chain_id      bigint,

@@ -67,8 +67,12 @@ SELECT * FROM status_lists WHERE id = $1;
 UPDATE status_lists SET bits = set_bit(bits, sqlc.arg(bit_index)::int, 1), updated_at = now() WHERE id = sqlc.arg(id);
 
 -- name: SetAssertionCredential :execrows
-UPDATE assertions SET credential_key = $2, credential_sha256 = $3, step = 'SIGNED', updated_at = now()
+UPDATE assertions SET credential_json = $2, credential_sha256 = $3, step = 'SIGNED', updated_at = now()
 WHERE id = $1 AND state = 'PROCESSING' AND step = 'CHECKED';
+
+-- name: SetAssertionPublished :execrows
+UPDATE assertions SET credential_key = $2, step = 'UPLOADED', updated_at = now()
+WHERE id = $1 AND state = 'PROCESSING' AND step = 'BAKED';
 
 -- name: SetAssertionAnchor :execrows
 UPDATE assertions SET anchor_tx_hash = $2, anchor_block = $3, anchor_chain_id = $4, step = 'ANCHORED', updated_at = now()

@@ -50,6 +50,10 @@ func BenchmarkThroughput(b *testing.B) {
 		{"sqlite-file", func(b *testing.B) Options { return Options{Dir: b.TempDir()} }},
 		{"sqlite-memory", func(*testing.B) Options { return Options{} }},
 		{"postgres", func(b *testing.B) Options { return Options{PostgresURL: postgresURL(b)} }},
+		// What a dev server can afford: commits not flushed to disk.
+		{"postgres-async-commit", func(b *testing.B) Options {
+			return Options{PostgresURL: postgresURL(b) + "?synchronous_commit=off"}
+		}},
 	}
 	for _, st := range stores {
 		b.Run(st.name, func(b *testing.B) {

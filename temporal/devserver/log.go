@@ -3,6 +3,7 @@ package devserver
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 
 	"go.temporal.io/server/common/log"
 	"go.temporal.io/server/common/log/tag"
@@ -13,6 +14,9 @@ import (
 // errors pass.
 type serverLogger struct {
 	l *slog.Logger
+	// quiet is set when Stop begins: shutdown cancels every in-flight poll
+	// and each one logs an error that means nothing.
+	quiet *atomic.Bool
 }
 
 var (
@@ -23,7 +27,7 @@ var (
 const minServerLevel = slog.LevelWarn
 
 func (s serverLogger) log(level slog.Level, msg string, tags []tag.Tag) {
-	if level < minServerLevel || !s.l.Enabled(context.Background(), level) {
+	if level < minServerLevel || s.quiet.Load() || !s.l.Enabled(context.Background(), level) {
 		return
 	}
 	attrs := make([]slog.Attr, 0, len(tags))
@@ -49,5 +53,5 @@ func (s serverLogger) With(tags ...tag.Tag) log.Logger {
 	for _, t := range tags {
 		args = append(args, slog.Any(t.Key(), t.Value()))
 	}
-	return serverLogger{l: s.l.With(args...)}
+	return serverLogger{l: s.l.With(args...), quiet: s.quiet}
 }

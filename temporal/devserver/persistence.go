@@ -60,6 +60,8 @@ func prepareSQLite(dir string) (persistenceStores, error) {
 		cfg.ConnectAttributes["journal_mode"] = "wal"
 		cfg.ConnectAttributes["synchronous"] = "normal"
 		cfg.ConnectAttributes["busy_timeout"] = "10000"
+		// MaxConns stays at the plugin's 1: with 4 connections, even in WAL
+		// mode, concurrent write transactions fail with SQLITE_BUSY (517).
 		_, err := os.Stat(file)
 		switch {
 		case errors.Is(err, os.ErrNotExist):

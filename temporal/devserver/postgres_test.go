@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ func postgresURL(tb testing.TB) string {
 		for _, db := range []string{name, name + "_visibility"} {
 			cfg := &config.SQL{PluginName: postgresPlugin, DatabaseName: db, ConnectAddr: "localhost:5432",
 				ConnectProtocol: "tcp", User: "postgres"}
-			if err := sqltool.DoDropDatabase(cfg, "postgres", serverLogger{l: testLogger()}); err != nil {
+			if err := sqltool.DoDropDatabase(cfg, "postgres", serverLogger{l: testLogger(), quiet: new(atomic.Bool)}); err != nil {
 				tb.Logf("drop %s: %v", db, err)
 			}
 		}

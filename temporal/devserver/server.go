@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	uiserver "github.com/temporalio/ui-server/v2/server"
 	"go.temporal.io/sdk/client"
@@ -27,6 +28,7 @@ type Server struct {
 	uiAddr       string
 	namespace    string
 	log          *slog.Logger
+	quiet        *atomic.Bool
 	stopOnce     sync.Once
 	stopErr      error
 }
@@ -39,7 +41,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	logger := serverLogger{l: o.Logger}
+	logger := serverLogger{l: o.Logger, quiet: new(atomic.Bool)}
 
 	host, frontendPort, err := resolveAddr(o.FrontendAddr)
 	if err != nil {
@@ -81,6 +83,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		frontendAddr: cfg.PublicClient.HostPort,
 		namespace:    o.Namespace,
 		log:          o.Logger,
+		quiet:        logger.quiet,
 	}
 	if err := s.afterStart(ctx, o); err != nil {
 		return nil, errors.Join(err, s.Stop())
@@ -142,6 +145,7 @@ func (s *Server) UIAddr() string { return s.uiAddr }
 // Stop shuts down the UI and the server. It is safe to call more than once.
 func (s *Server) Stop() error {
 	s.stopOnce.Do(func() {
+		s.quiet.Store(true)
 		if s.ui != nil {
 			s.ui.Stop()
 		}

@@ -2,6 +2,7 @@ package devchain_test
 
 import (
 	"context"
+	"github.com/ethereum/go-ethereum/crypto"
 	"testing"
 	"time"
 
@@ -24,8 +25,9 @@ func TestDevChain_AnchorSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
 	cfg := devchain.Config{Addr: "127.0.0.1:0", DataDir: dir, Seed: "test seed", BlockInterval: 10 * time.Millisecond}
 	c := mustStart(t, cfg)
-	require.Equal(t, devchain.DevKey("test seed").D, devchain.DevKey("test seed").D, "deterministic")
-	require.NotEqual(t, devchain.DevKey("test seed").D, devchain.DevKey("other").D)
+	keyBytes := func(seed string) []byte { return crypto.FromECDSA(devchain.DevKey(seed)) }
+	require.Equal(t, keyBytes("test seed"), keyBytes("test seed"), "deterministic")
+	require.NotEqual(t, keyBytes("test seed"), keyBytes("other"))
 
 	ctx := context.Background()
 	digest := [32]byte{1, 2, 3}

@@ -32,7 +32,7 @@ type Config struct {
 	TemporalUIAddr    string // TEMPORAL_UI_ADDR: UI of the embedded server, default 127.0.0.1:8233 ("off" disables)
 	TemporalUIURL     string // TEMPORAL_UI_URL: where operators open the UI (links in logs), default http://<UI addr>
 	RetryPolicyFile   string // RETRY_POLICY_FILE: empty uses temporal/retry-policy.json as built in
-	WorkerActivities  int    // WORKER_MAX_ACTIVITIES: concurrent activities per worker, default 100
+	WorkerActivities  int    // WORKER_MAX_ACTIVITIES: concurrent activities per worker, default 200
 
 	IssuerKeyRing string // ISSUER_KEY_RING "kid:base64key,…"; `dev` generates DATA_DIR/issuer-keyring when unset
 
@@ -106,7 +106,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.TemporalUIAddr = env("TEMPORAL_UI_ADDR", "127.0.0.1:8233")
 	c.TemporalUIURL = env("TEMPORAL_UI_URL", "http://"+c.TemporalUIAddr)
 	c.RetryPolicyFile = env("RETRY_POLICY_FILE", "")
-	c.WorkerActivities = intEnv(env, "WORKER_MAX_ACTIVITIES", 100, 1, 10_000, &errs)
+	c.WorkerActivities = intEnv(env, "WORKER_MAX_ACTIVITIES", 200, 1, 10_000, &errs)
 	c.IssuerKeyRing = env("ISSUER_KEY_RING", "")
 	c.ChainRPCURL = env("CHAIN_RPC_URL", "")
 	c.ChainPrivateKey = env("CHAIN_PRIVATE_KEY", "")

@@ -1,0 +1,86 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stretchr/testify/require"
+
+	"github.com/badged/badged/internal/credential"
+	"github.com/badged/badged/internal/errcode"
+)
+
+func TestLockError(t *testing.T) {
+	lockWait := &pgconn.PgError{Code: "55P03", Message: "canceling statement due to lock timeout"}
+	otherPg := &pgconn.PgError{Code: "23505", Message: "duplicate key"}
+	dup := errcode.New(errcode.DuplicateIssuance, "held")
+	cases := []struct {
+		name string
+		in   error
+		want errcode.Code // "" means the error is returned unchanged
+	}{
+		{"lock timeout", lockWait, errcode.IssuanceLockTimeout},
+		{"wrapped lock timeout", fmt.Errorf("lock recipient: %w", lockWait), errcode.IssuanceLockTimeout},
+		{"connection lost", errors.New("unexpected EOF"), errcode.IssuanceLockLost},
+		{"connect error", fmt.Errorf("commit: %w", &pgconn.ConnectError{}), errcode.IssuanceLockLost},
+		{"deadline", fmt.Errorf("commit: %w", context.DeadlineExceeded), errcode.IssuanceLockLost},
+		{"other server error", otherPg, ""},
+		{"already coded", dup, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := lockError(c.in)
+			require.Error(t, got)
+			require.ErrorIs(t, got, c.in, "the cause is kept")
+			if c.want == "" {
+				require.Same(t, c.in, got)
+				return
+			}
+			require.Equal(t, c.want, errcode.Of(got))
+		})
+	}
+	require.NoError(t, lockError(nil))
+}
+
+func TestSalt(t *testing.T) {
+	a, b := "0b0e6f3c-1e9a-4a57-9c55-3d0f2e7d1a01", "0b0e6f3c-1e9a-4a57-9c55-3d0f2e7d1a02"
+	require.Equal(t, salt(a), salt(a), "a retried signing must hash the identity identically")
+	require.NotEqual(t, salt(a), salt(b))
+	require.Len(t, salt(a), 24)
+	require.Regexp(t, `^[0-9a-f]{24}$`, salt(a))
+}
+
+func TestCriteriaNarrative(t *testing.T) {
+	cases := map[string]struct{ raw, want string }{
+		"two lines":   {`[{"category":"COURSE","value":"Finish the course"},{"category":"EXAM","value":"Pass the exam"}]`, "Finish the course\nPass the exam"},
+		"one":         {`[{"category":"ETC","value":"Attend"}]`, "Attend"},
+		"empty list":  {`[]`, ""},
+		"not json":    {`{`, ""},
+		"not a list":  {`{"value":"x"}`, ""},
+		"null":        {`null`, ""},
+		"nil":         {``, ""},
+		"no category": {`[{"value":"only value"}]`, "only value"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			require.Equal(t, c.want, criteriaNarrative([]byte(c.raw)))
+		})
+	}
+}
+
+func TestSkills(t *testing.T) {
+	raw := `[{"sourceType":"CUSTOM","skillName":"Go"},
+	         {"sourceType":"SERVICE","serviceSkillId":"SK-42"},
+	         {"sourceType":"SERVICE","skillName":"Named","serviceSkillId":"SK-7","language":"ko"},
+	         {"sourceType":"CUSTOM"}]`
+	require.Equal(t, []credential.Skill{
+		{Name: "Go"},
+		{Name: "SK-42", Code: "SK-42", Framework: "badged service skills"},
+		{Name: "Named"}, // a name wins over the service id
+	}, skills([]byte(raw)))
+	require.Empty(t, skills([]byte(`[]`)))
+	require.Nil(t, skills([]byte(`{`)))
+}

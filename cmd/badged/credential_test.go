@@ -1,0 +1,401 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/json"
+	"image"
+	"image/color"
+	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/badged/badged/internal/baking"
+	"github.com/badged/badged/internal/chain"
+	"github.com/badged/badged/internal/chain/devchain"
+	"github.com/badged/badged/internal/credential"
+	"github.com/badged/badged/internal/verifier"
+)
+
+const (
+	vectorSigned     = "../../internal/credential/testdata/1edtech-obv3p0-signed.json"
+	vectorController = "../../internal/credential/testdata/1edtech-obv3p0-controller.json"
+)
+
+// runCred runs `badged credential ARGS...` and returns what it printed.
+func runCred(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	err := runCredential(context.Background(), args, &out)
+	return out.String(), err
+}
+
+// requireVerdict checks the verdict line and the error that goes with it.
+func requireVerdict(t *testing.T, valid bool, out string, err error) {
+	t.Helper()
+	if valid {
+		require.NoError(t, err, out)
+		require.True(t, strings.HasSuffix(out, "\nVALID\n"), out)
+		return
+	}
+	require.ErrorIs(t, err, errInvalid, out)
+	require.True(t, strings.HasSuffix(out, "\nINVALID\n"), out)
+}
+
+func writeTemp(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(p, data, 0o600))
+	return p
+}
+
+func TestCredentialVerify_1EdTechVector(t *testing.T) {
+	signed, err := os.ReadFile(vectorSigned)
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(signed, &doc))
+	doc["name"] = "Teamwork Badge (forged)"
+	tampered, err := json.Marshal(doc)
+	require.NoError(t, err)
+
+	tests := []struct {
+		name  string
+		args  []string
+		valid bool
+		want  string
+	}{
+		{"controller given", []string{"--offline", "--controller", vectorController, vectorSigned}, true,
+			"signature: ok (eddsa-rdfc-2022 by https://example.edu/issuers/565049#z6MkjZRZv3aez3r18pB1RBFJR1kwUVJ5jHt92JmQwXbd5hwi"},
+		{"flags after file", []string{vectorSigned, "--controller", vectorController, "--offline"}, true, "status: none"},
+		{"name changed", []string{"--offline", "--controller", vectorController, writeTemp(t, "tampered.json", tampered)}, false,
+			"signature: failed (invalid proof: signature does not verify)"},
+		{"no key offline", []string{"--offline", vectorSigned}, false, "give the issuer's controller document with --controller"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := runCred(t, append([]string{"verify"}, tt.args...)...)
+			requireVerdict(t, tt.valid, out, err)
+			require.Contains(t, out, tt.want)
+			require.Contains(t, out, "credential: http://example.com/credentials/3527 (json, issuer https://example.edu/issuers/565049)")
+		})
+	}
+}
+
+// didKeyIssuer is an issuer identified by a did:key, resolvable offline.
+type didKeyIssuer struct {
+	id, vm string
+	key    ed25519.PrivateKey
+}
+
+func newDIDKeyIssuer(t *testing.T) didKeyIssuer {
+	t.Helper()
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	require.NoError(t, err)
+	id := "did:key:" + credential.EncodeMultikey(pub)
+	return didKeyIssuer{id: id, vm: id + "#" + credential.EncodeMultikey(pub), key: priv}
+}
+
+func buildInput(issuerID string, from, until time.Time) credential.BuildInput {
+	return credential.BuildInput{
+		ID:          "https://badges.example/credentials/1",
+		Issuer:      credential.Issuer{ID: issuerID, Name: "Example Academy", URL: "https://academy.example"},
+		ValidFrom:   from,
+		ValidUntil:  until,
+		Recipient:   credential.Recipient{Email: "kim@example.com", Salt: "s"},
+		Achievement: credential.Achievement{ID: "https://badges.example/badges/go", Name: "Go", Description: "Writes Go.", CriteriaNarrative: "Wrote Go."},
+	}
+}
+
+func mustSign(t *testing.T, in credential.BuildInput, key ed25519.PrivateKey, vm string) []byte {
+	t.Helper()
+	doc, err := credential.Build(in)
+	require.NoError(t, err)
+	signed, err := credential.Sign(context.Background(), doc, key, credential.SignOptions{VerificationMethod: vm, Created: time.Now()})
+	require.NoError(t, err)
+	return signed
+}
+
+func mustBadgePNG(t *testing.T) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 8, 8))
+	for i := range 8 {
+		img.Set(i, i, color.RGBA{R: 200, A: 255})
+	}
+	var buf bytes.Buffer
+	require.NoError(t, png.Encode(&buf, img))
+	return buf.Bytes()
+}
+
+const badgeSVG = `<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><circle cx="4" cy="4" r="3"/></svg>`
+
+func TestCredentialVerify_DIDKeyAndBaked(t *testing.T) {
+	iss := newDIDKeyIssuer(t)
+	now := time.Now()
+	signed := mustSign(t, buildInput(iss.id, now.Add(-time.Hour), now.Add(24*time.Hour)), iss.key, iss.vm)
+	bakedPNG, ct, err := baking.Bake(mustBadgePNG(t), signed)
+	require.NoError(t, err)
+	require.Equal(t, baking.ContentTypePNG, ct)
+	bakedSVG, ct, err := baking.Bake([]byte(badgeSVG), signed)
+	require.NoError(t, err)
+	require.Equal(t, baking.ContentTypeSVG, ct)
+	var pretty bytes.Buffer
+	require.NoError(t, json.Indent(&pretty, signed, "", "  "))
+	pretty.WriteByte('\n')
+
+	for _, in := range []struct {
+		format string
+		data   []byte
+	}{{"json", signed}, {"png", bakedPNG}, {"svg", bakedSVG}} {
+		t.Run(in.format, func(t *testing.T) {
+			// A misleading extension: the format is read from the content.
+			file := writeTemp(t, "badge.bin", in.data)
+			out, err := runCred(t, "verify", "--offline", file)
+			requireVerdict(t, true, out, err)
+			require.Contains(t, out, "("+in.format+", issuer "+iss.id+")")
+			require.Contains(t, out, "signature: ok (eddsa-rdfc-2022 by "+iss.vm)
+			require.Contains(t, out, "expiry: ok (valid from ")
+			require.Contains(t, out, "anchor: not checked")
+			if in.format == "json" {
+				_, err := runCred(t, "unbake", file)
+				require.ErrorContains(t, err, "not a baked image")
+				return
+			}
+			out, err = runCred(t, "unbake", file)
+			require.NoError(t, err)
+			require.Equal(t, pretty.String(), out)
+			out, err = runCred(t, "unbake", "--raw", file)
+			require.NoError(t, err)
+			require.Equal(t, string(signed), out)
+		})
+	}
+}
+
+func TestCredentialVerify_Expiry(t *testing.T) {
+	iss := newDIDKeyIssuer(t)
+	now := time.Now()
+	tests := []struct {
+		name        string
+		from, until time.Time
+		want        string
+	}{
+		{"expired", now.Add(-48 * time.Hour), now.Add(-time.Hour), "expiry: expired (valid until "},
+		{"not yet valid", now.Add(time.Hour), time.Time{}, "expiry: not yet valid (valid from "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := writeTemp(t, "c.json", mustSign(t, buildInput(iss.id, tt.from, tt.until), iss.key, iss.vm))
+			out, err := runCred(t, "verify", "--offline", file)
+			requireVerdict(t, false, out, err)
+			require.Contains(t, out, "signature: ok")
+			require.Contains(t, out, tt.want)
+		})
+	}
+}
+
+// fakeIssuer serves a controller document and a signed status list over HTTP on 127.0.0.1, like the dev server.
+type fakeIssuer struct {
+	srv         *httptest.Server
+	id, vm      string
+	key         ed25519.PrivateKey
+	listURL     string
+	controller  []byte
+	mu          sync.Mutex
+	list        []byte // signed status list credential
+	fetchedList int
+}
+
+func newFakeIssuer(t *testing.T) *fakeIssuer {
+	t.Helper()
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	require.NoError(t, err)
+	f := &fakeIssuer{key: priv}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /issuers/1", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/did+ld+json")
+		_, _ = w.Write(f.controller)
+	})
+	mux.HandleFunc("GET /status-lists/1", func(w http.ResponseWriter, _ *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.fetchedList++
+		w.Header().Set("Content-Type", "application/vc+ld+json")
+		_, _ = w.Write(f.list)
+	})
+	f.srv = httptest.NewServer(mux)
+	t.Cleanup(f.srv.Close)
+	f.id = f.srv.URL + "/issuers/1"
+	f.vm = credential.VerificationMethodID(f.id, pub)
+	f.listURL = f.srv.URL + "/status-lists/1"
+	f.controller, err = json.Marshal(credential.ControllerDocument(f.id, pub))
+	require.NoError(t, err)
+	f.setRevoked(t, -1)
+	return f
+}
+
+// setRevoked publishes a freshly signed status list with bit i set (none when i < 0).
+func (f *fakeIssuer) setRevoked(t *testing.T, i int) {
+	t.Helper()
+	l := credential.NewStatusList(0)
+	if i >= 0 {
+		require.NoError(t, l.Set(i, true))
+	}
+	enc, err := l.Encode()
+	require.NoError(t, err)
+	signed, err := credential.Sign(context.Background(),
+		credential.BuildStatusListCredential(f.listURL, f.id, enc, time.Now().Add(-time.Minute)), f.key,
+		credential.SignOptions{VerificationMethod: f.vm, Created: time.Now()})
+	require.NoError(t, err)
+	f.mu.Lock()
+	f.list = signed
+	f.mu.Unlock()
+}
+
+func TestCredentialVerify_FetchesControllerAndStatus(t *testing.T) {
+	f := newFakeIssuer(t)
+	in := buildInput(f.id, time.Now().Add(-time.Hour), time.Time{})
+	in.Status = &credential.StatusEntry{ListCredential: f.listURL, Index: 42}
+	file := writeTemp(t, "c.json", mustSign(t, in, f.key, f.vm))
+
+	out, err := runCred(t, "verify", file)
+	requireVerdict(t, true, out, err)
+	require.Contains(t, out, "signature: ok (eddsa-rdfc-2022 by "+f.vm)
+	require.Contains(t, out, "status: ok (not revoked (bit 42 of "+f.listURL+"))")
+	require.Contains(t, out, "expiry: ok (valid from ")
+	require.Contains(t, out, "does not expire")
+
+	// Offline with a trusted controller document: valid, and the status is said not to be checked.
+	ctrl := writeTemp(t, "ctrl.json", f.controller)
+	f.mu.Lock()
+	fetched := f.fetchedList
+	f.mu.Unlock()
+	out, err = runCred(t, "verify", "--offline", "--controller", ctrl, file)
+	requireVerdict(t, true, out, err)
+	require.Contains(t, out, "status: not checked (offline)")
+	f.mu.Lock()
+	require.Equal(t, fetched, f.fetchedList, "offline fetched the status list")
+	f.mu.Unlock()
+
+	f.setRevoked(t, 42)
+	out, err = runCred(t, "verify", file)
+	requireVerdict(t, false, out, err)
+	require.Contains(t, out, "signature: ok")
+	require.Contains(t, out, "status: revoked (bit 42 of "+f.listURL+" is set)")
+
+	// A status list signed by someone else does not count, revoked or not.
+	other := newDIDKeyIssuer(t)
+	l := credential.NewStatusList(0)
+	enc, err := l.Encode()
+	require.NoError(t, err)
+	forged, err := credential.Sign(context.Background(), credential.BuildStatusListCredential(f.listURL, f.id, enc, time.Now()),
+		other.key, credential.SignOptions{VerificationMethod: other.vm, Created: time.Now()})
+	require.NoError(t, err)
+	f.mu.Lock()
+	f.list = forged
+	f.mu.Unlock()
+	out, err = runCred(t, "verify", file)
+	requireVerdict(t, false, out, err)
+	require.Contains(t, out, "status: failed (status list "+f.listURL+": proof: invalid proof: key controller")
+
+	// An unreachable list fails the check rather than passing it.
+	f.srv.Close()
+	out, err = runCred(t, "verify", "--controller", ctrl, file)
+	requireVerdict(t, false, out, err)
+	require.Contains(t, out, "status: failed (status list: fetch "+f.listURL)
+}
+
+func TestCredentialVerify_Anchor(t *testing.T) {
+	c, err := devchain.Start(devchain.Config{BlockInterval: 10 * time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	a, err := chain.New(chain.Config{RPCURL: c.URL(), PrivateKey: c.PrivateKeyHex(), ChainID: devchain.ChainID,
+		ReceiptTimeout: 20 * time.Second, PollInterval: 10 * time.Millisecond}, chain.NewMemStore())
+	require.NoError(t, err)
+	t.Cleanup(a.Close)
+
+	iss := newDIDKeyIssuer(t)
+	signed := mustSign(t, buildInput(iss.id, time.Now().Add(-time.Hour), time.Time{}), iss.key, iss.vm)
+	anc, err := a.Anchor(context.Background(), "assertion/1", sha256.Sum256(signed))
+	require.NoError(t, err)
+	baked, _, err := baking.Bake(mustBadgePNG(t), signed)
+	require.NoError(t, err)
+
+	for name, data := range map[string][]byte{"json": signed, "png": baked} {
+		t.Run(name, func(t *testing.T) {
+			out, err := runCred(t, "verify", "--rpc", c.URL(), "--anchor-tx", anc.TxHash, writeTemp(t, "c", data))
+			requireVerdict(t, true, out, err)
+			require.Contains(t, out, "anchor: ok (the credential's SHA-256 is the data of transaction "+anc.TxHash)
+		})
+	}
+	t.Run("other credential", func(t *testing.T) {
+		in := buildInput(iss.id, time.Now().Add(-time.Hour), time.Time{})
+		in.ID = "https://badges.example/credentials/2"
+		other := mustSign(t, in, iss.key, iss.vm)
+		out, err := runCred(t, "verify", "--rpc", c.URL(), "--anchor-tx", anc.TxHash, writeTemp(t, "c", other))
+		requireVerdict(t, false, out, err)
+		require.Contains(t, out, "anchor: failed (")
+		require.Contains(t, out, chain.ErrDataMismatch.Error())
+	})
+}
+
+func TestCredentialVerify_NotACredential(t *testing.T) {
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{"text", []byte("hello, world\n")},
+		{"json without credential", []byte(`{"hello": "world"}`)},
+		{"png without credential", mustBadgePNG(t)},
+		{"svg without credential", []byte(badgeSVG)},
+		{"broken json", []byte(`{"@context": [`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := writeTemp(t, "x", tt.data)
+			out, err := runCred(t, "verify", "--offline", file)
+			require.ErrorIs(t, err, verifier.ErrNotCredential)
+			require.NotErrorIs(t, err, errInvalid)
+			require.Empty(t, out)
+			_, err = runCred(t, "unbake", file)
+			require.ErrorIs(t, err, verifier.ErrNotCredential)
+		})
+	}
+}
+
+func TestCredentialCommand_Usage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no subcommand", nil, "want verify or unbake"},
+		{"unknown subcommand", []string{"check", "x"}, `unknown command "check"`},
+		{"no file", []string{"verify", "--offline"}, "want exactly one FILE, got 0"},
+		{"two files", []string{"verify", "a", "b"}, "want exactly one FILE, got 2"},
+		{"rpc without tx", []string{"verify", "--rpc", "http://127.0.0.1:1", "f"}, "--rpc and --anchor-tx go together"},
+		{"offline anchor", []string{"verify", "--offline", "--rpc", "http://127.0.0.1:1", "--anchor-tx", "0x1", "f"}, "--offline cannot check an anchor"},
+		{"missing file", []string{"verify", "--offline", "/nonexistent/c.json"}, "no such file"},
+		{"bad controller", []string{"verify", "--offline", "--controller", vectorSigned, vectorSigned}, "controller document"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := runCred(t, tt.args...)
+			require.ErrorContains(t, err, tt.want)
+			require.NotErrorIs(t, err, errInvalid)
+		})
+	}
+	out, err := runCred(t, "verify", "-h")
+	require.NoError(t, err)
+	require.Contains(t, out, "badged credential verify")
+}

@@ -1,0 +1,128 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"github.com/badged/badged/internal/baking"
+	"github.com/badged/badged/internal/credential"
+	"github.com/badged/badged/internal/notify"
+	"github.com/badged/badged/internal/notify/smtptest"
+	"github.com/badged/badged/workflows"
+)
+
+// resolver is a key resolver over the issuer document the service serves at GET /issuers/{org}.
+func (s *stack) resolver(tb testing.TB, org string) credential.Resolver {
+	tb.Helper()
+	r := s.get(tb, "/issuers/"+org, "", "")
+	require.Equal(tb, 200, r.Status, "issuer document: %s", r.Raw)
+	res, err := credential.NewStaticResolver(r.Raw)
+	require.NoError(tb, err)
+	return res
+}
+
+// mustVerifiedCredential fetches the credential at url and verifies its proof against the issuer's document.
+func (s *stack) mustVerifiedCredential(tb testing.TB, url string, res credential.Resolver, org string) []byte {
+	tb.Helper()
+	r := s.get(tb, url, "", "")
+	require.Equal(tb, 200, r.Status, "credential %s: %s", url, r.Raw)
+	out, err := credential.Verify(context.Background(), r.Raw, res)
+	require.NoError(tb, err, "credential %s does not verify", url)
+	require.Equal(tb, s.BaseURL+"/issuers/"+org, out.Issuer)
+	return r.Raw
+}
+
+// requireBakedImage checks that the image at url carries exactly the credential bytes.
+func (s *stack) requireBakedImage(tb testing.TB, url string, cred []byte) {
+	tb.Helper()
+	r := s.get(tb, url, "", "")
+	require.Equal(tb, 200, r.Status, "baked image %s", url)
+	got, err := baking.Unbake(r.Raw)
+	require.NoError(tb, err)
+	require.True(tb, bytes.Equal(cred, got), "the baked credential differs from the served credential")
+}
+
+// verifyPage fetches the verification page of an assertion and checks it runs no script.
+func (s *stack) verifyPage(tb testing.TB, assertion string) string {
+	tb.Helper()
+	r := s.get(tb, "/verify/"+assertion, "", "text/html")
+	require.Equal(tb, 200, r.Status, "%s", r.Raw)
+	require.Contains(tb, r.Header.Get("Content-Type"), "text/html")
+	csp := r.Header.Get("Content-Security-Policy")
+	require.Contains(tb, csp, "default-src 'none'")
+	require.NotContains(tb, csp, "script-src")
+	require.NotContains(tb, strings.ToLower(string(r.Raw)), "<script")
+	return string(r.Raw)
+}
+
+// messagesByID indexes the accepted messages by Message-ID (angle brackets stripped) and fails on a repeat.
+func messagesByID(tb testing.TB, msgs []smtptest.Message) map[string]smtptest.Message {
+	tb.Helper()
+	out := map[string]smtptest.Message{}
+	for _, m := range msgs {
+		id := strings.Trim(m.MessageID, "<>")
+		_, dup := out[id]
+		require.False(tb, dup, "message %s delivered twice", id)
+		out[id] = m
+	}
+	return out
+}
+
+// messageID is the Message-ID the service sends for an assertion.
+func messageID(assertion string) string { return notify.MessageID(assertion, mailDomain) }
+
+// senderNonce is the dev chain sender's transaction count: the number of transactions it ever had mined.
+func (s *stack) senderNonce(tb testing.TB) uint64 {
+	tb.Helper()
+	c, err := ethclient.Dial(s.Chain.URL())
+	require.NoError(tb, err)
+	defer c.Close()
+	n, err := c.NonceAt(context.Background(), s.Chain.Address(), nil)
+	require.NoError(tb, err)
+	return n
+}
+
+// statusListOf returns the statusListCredential URL of a credential.
+func statusListOf(tb testing.TB, cred []byte) string {
+	tb.Helper()
+	var doc struct {
+		CredentialStatus struct {
+			StatusListCredential string `json:"statusListCredential"`
+		} `json:"credentialStatus"`
+	}
+	require.NoError(tb, json.Unmarshal(cred, &doc))
+	require.NotEmpty(tb, doc.CredentialStatus.StatusListCredential, "credential has no credentialStatus")
+	return doc.CredentialStatus.StatusListCredential
+}
+
+// credentialVerify verifies any signed document (a credential or a status list credential).
+func credentialVerify(doc []byte, res credential.Resolver) (*credential.VerifyResult, error) {
+	return credential.Verify(context.Background(), doc, res)
+}
+
+// credentialCheckStatus reads the revocation bit of cred in the status list credential list.
+func credentialCheckStatus(cred, list []byte) (bool, error) {
+	return credential.CheckStatus(cred, list)
+}
+
+// runExpiry runs the expiry job as the schedule would, through Temporal, and returns how many it expired.
+func (s *stack) runExpiry(tb testing.TB) int64 {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run, err := s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "e2e-expire-" + uuid.NewString(),
+		TaskQueue: workflows.TaskQueue}, workflows.ExpireAssertions)
+	require.NoError(tb, err)
+	var n int64
+	require.NoError(tb, run.Get(ctx, &n))
+	return n
+}

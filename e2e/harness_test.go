@@ -1,0 +1,193 @@
+// Package e2e runs the whole issuance pipeline in-process: the HTTP API, a real embedded Temporal server and worker,
+// the local Postgres, the dev chain and a real SMTP server. It holds tests only; the stack is wired here the way
+// `badged dev` wires it (cmd/badged/serve.go and components.go).
+package e2e
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/base64"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+	_ "time/tzdata" // Asia/Seoul must load on machines without a zoneinfo database
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+
+	"github.com/badged/badged/activities"
+	"github.com/badged/badged/api"
+	"github.com/badged/badged/db"
+	"github.com/badged/badged/db/dbtest"
+	"github.com/badged/badged/internal/blob"
+	"github.com/badged/badged/internal/chain"
+	"github.com/badged/badged/internal/chain/devchain"
+	"github.com/badged/badged/internal/credential"
+	"github.com/badged/badged/internal/issuer"
+	"github.com/badged/badged/internal/notify"
+	"github.com/badged/badged/internal/notify/smtptest"
+	"github.com/badged/badged/internal/retrypolicy"
+	"github.com/badged/badged/temporal"
+	"github.com/badged/badged/temporal/devserver"
+	"github.com/badged/badged/workflows"
+)
+
+// Fixed settings of every stack.
+const (
+	mailDomain   = "badged.test"
+	mailFrom     = "Badged <noreply@" + mailDomain + ">"
+	smtpUser     = "badged"
+	smtpPassword = "e2e-secret"
+)
+
+// The history service never fires a timer task earlier than now + history.timerProcessorMaxTimeShift (1 s by
+// default), which floors every activity retry delay, NextRetryDelay included, at about 1 s. The test stack lowers
+// it so that testClasses' 50 ms intervals are what the retries really wait.
+const (
+	timerShiftKey = "history.timerProcessorMaxTimeShift"
+	timerShift    = 50 * time.Millisecond
+)
+
+// testClasses replace the classes of temporal/retry-policy.json: the same codes and classes, with intervals short
+// enough that a failure test sees a class exhaust its attempts in about a second. remote keeps enough attempts
+// (about 2 s of retries) for a test to clear an SMTP fault in between.
+const testClasses = `{
+  "permanent": {"retryable": false},
+  "internal":  {"retryable": true, "initialInterval": "50ms", "backoffCoefficient": 2.0, "maximumInterval": "500ms", "maximumAttempts": 3},
+  "transient": {"retryable": true, "initialInterval": "50ms", "backoffCoefficient": 2.0, "maximumInterval": "500ms", "maximumAttempts": 5},
+  "remote":    {"retryable": true, "initialInterval": "50ms", "backoffCoefficient": 2.0, "maximumInterval": "500ms", "maximumAttempts": 8},
+  "chain":     {"retryable": true, "initialInterval": "50ms", "backoffCoefficient": 2.0, "maximumInterval": "500ms", "maximumAttempts": 4},
+  "lock":      {"retryable": true, "initialInterval": "50ms", "backoffCoefficient": 2.0, "maximumInterval": "500ms", "maximumAttempts": 5}
+}`
+
+// stackOptions tune a stack; the zero value is what the tests use.
+type stackOptions struct {
+	logLevel         slog.Level // of the API, activities and Temporal logs; 0 (Info) is raised to Warn
+	workerActivities int        // MaxConcurrentActivities of the worker; 0 = the worker's default
+}
+
+// stack is one complete badged deployment inside the test process.
+type stack struct {
+	DB       *db.DB
+	Temporal *devserver.Server
+	Client   client.Client
+	Chain    *devchain.Chain
+	SMTP     *smtptest.Server
+	Issuer   *issuer.Service
+	Acts     *activities.Activities
+	Outbox   *notify.Outbox
+	HTTP     *httptest.Server
+	BaseURL  string // PublicBaseURL = the httptest server's URL
+}
+
+// newStack starts every component on loopback ports and stops them when the test ends (in reverse order).
+func newStack(tb testing.TB, opts ...stackOptions) *stack {
+	tb.Helper()
+	var o stackOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.logLevel < slog.LevelWarn {
+		o.logLevel = slog.LevelWarn
+	}
+	log := slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: o.logLevel}))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s := &stack{DB: dbtest.New(tb)}
+
+	srv, err := devserver.Start(ctx, devserver.Options{FrontendAddr: "127.0.0.1:0", SearchAttributes: searchAttributes(),
+		Logger:        slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelError})),
+		DynamicConfig: map[string]any{timerShiftKey: timerShift}})
+	require.NoError(tb, err, "embedded temporal")
+	tb.Cleanup(func() { _ = srv.Stop() })
+	s.Temporal = srv
+	s.Client, err = client.DialContext(ctx, client.Options{HostPort: srv.FrontendAddr(), Namespace: srv.Namespace(),
+		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelError})))})
+	require.NoError(tb, err, "dial temporal")
+	tb.Cleanup(s.Client.Close)
+
+	s.Chain, err = devchain.Start(devchain.Config{Addr: "127.0.0.1:0", BlockInterval: 50 * time.Millisecond})
+	require.NoError(tb, err, "dev chain")
+	tb.Cleanup(func() { _ = s.Chain.Close() })
+
+	s.SMTP = smtptest.Start(tb, smtptest.Options{Username: smtpUser, Password: smtpPassword})
+	store, err := blob.NewLocal(tb.TempDir())
+	require.NoError(tb, err)
+	ring, err := credential.NewKeyring("e2e:" + base64.StdEncoding.EncodeToString(randomBytes(tb, 32)))
+	require.NoError(tb, err)
+	seoul, err := time.LoadLocation("Asia/Seoul")
+	require.NoError(tb, err)
+
+	// The listener exists before the handler, so the handler and the issuer know their public base URL.
+	s.HTTP = httptest.NewUnstartedServer(nil)
+	s.BaseURL = "http://" + s.HTTP.Listener.Addr().String()
+	s.Issuer = issuer.New(s.DB, ring, s.BaseURL)
+
+	smtpSender, err := notify.NewSMTP(notify.SMTPConfig{Host: s.SMTP.Host, Port: s.SMTP.Port, TLS: notify.TLSMandatory,
+		Auth: notify.AuthPlain, Username: smtpUser, Password: smtpPassword, From: mailFrom, MessageIDDomain: mailDomain,
+		Timeout: 10 * time.Second, HELO: "e2e.badged.test",
+		TLSConfig: &tls.Config{RootCAs: s.SMTP.RootCAs, ServerName: s.SMTP.Host, MinVersion: tls.VersionTLS12}})
+	require.NoError(tb, err)
+	s.Outbox, err = notify.NewOutbox(tb.TempDir(), mailFrom)
+	require.NoError(tb, err)
+	anchorer, err := chain.New(chain.Config{RPCURL: s.Chain.URL(), PrivateKey: s.Chain.PrivateKeyHex(),
+		ChainID: devchain.ChainID, PollInterval: 20 * time.Millisecond, ReceiptTimeout: 20 * time.Second},
+		activities.ChainStore{DB: s.DB})
+	require.NoError(tb, err)
+	s.Acts = &activities.Activities{DB: s.DB, Blob: store, Issuer: s.Issuer, Anchor: anchorer,
+		Notifier: &notify.Notifier{Email: smtpSender, Kakao: s.Outbox}, Outbox: s.Outbox, MessageDomain: mailDomain,
+		Policy: testPolicy(tb), Location: seoul, Log: log}
+	w := temporal.NewWorker(s.Client, s.Acts, temporal.WorkerOptions{MaxConcurrentActivities: o.workerActivities})
+	require.NoError(tb, w.Start(), "start worker")
+	tb.Cleanup(w.Stop)
+
+	verifier, err := chain.NewVerifier(s.Chain.URL())
+	require.NoError(tb, err)
+	tb.Cleanup(verifier.Close)
+	s.HTTP.Config.Handler = api.NewHandler(api.Deps{DB: s.DB, Blob: store, Log: log, Location: seoul,
+		PublicBaseURL: s.BaseURL, Issuances: api.TemporalStarter{Client: s.Client}, Issuer: s.Issuer, Chain: verifier})
+	s.HTTP.Start()
+	tb.Cleanup(s.HTTP.Close)
+	return s
+}
+
+// searchAttributes are those `badged dev` registers (cmd/badged/serve.go searchAttributes).
+func searchAttributes() map[string]enums.IndexedValueType {
+	return map[string]enums.IndexedValueType{
+		workflows.IssuanceIDKey.GetName():     enums.INDEXED_VALUE_TYPE_KEYWORD,
+		workflows.OrgIDKey.GetName():          enums.INDEXED_VALUE_TYPE_KEYWORD,
+		workflows.BadgeIDKey.GetName():        enums.INDEXED_VALUE_TYPE_KEYWORD,
+		workflows.APIVersionKey.GetName():     enums.INDEXED_VALUE_TYPE_KEYWORD,
+		workflows.RecipientCountKey.GetName(): enums.INDEXED_VALUE_TYPE_INT,
+	}
+}
+
+// testPolicy is the shipped retry policy (every code and its class) with testClasses in place of its classes.
+func testPolicy(tb testing.TB) *retrypolicy.Policy {
+	tb.Helper()
+	var doc map[string]json.RawMessage
+	require.NoError(tb, json.Unmarshal(temporal.DefaultRetryPolicy, &doc))
+	doc["classes"] = json.RawMessage(testClasses)
+	data, err := json.Marshal(doc)
+	require.NoError(tb, err)
+	p, err := retrypolicy.Parse(data)
+	require.NoError(tb, err)
+	return p
+}
+
+func randomBytes(tb testing.TB, n int) []byte {
+	tb.Helper()
+	b := make([]byte, n)
+	_, err := rand.Read(b)
+	require.NoError(tb, err)
+	return b
+}
+
+// httpClient is the HTTP client of the tests; the stack's server answers on loopback.
+var httpClient = &http.Client{Timeout: 60 * time.Second}

@@ -1,0 +1,202 @@
+package workflows
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/badged/badged/activities"
+	"github.com/badged/badged/db"
+	"github.com/badged/badged/db/dbtest"
+	"github.com/badged/badged/internal/chain"
+	"github.com/badged/badged/internal/errcode"
+	"github.com/badged/badged/internal/retrypolicy"
+)
+
+// flakyAnchorer fails the first failures calls with code, then anchors.
+type flakyAnchorer struct {
+	mu       sync.Mutex
+	code     errcode.Code
+	failures int
+	calls    int
+}
+
+func (f *flakyAnchorer) Anchor(_ context.Context, key string, _ [32]byte) (chain.Anchor, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	if f.calls <= f.failures {
+		return chain.Anchor{}, errcode.New(f.code, "anchor "+key)
+	}
+	return chain.Anchor{TxHash: "0xfeed", BlockNumber: 7, ChainID: 31337}, nil
+}
+
+var _ activities.Anchorer = (*flakyAnchorer)(nil)
+
+// TestRetryClassesThroughTheWorkflow runs IssueBatch with the real LoadBatch, AnchorCredential (and so the real
+// fail wrapper and policy file) and FinishAssertion on Postgres, with an anchorer that fails with a code of each
+// class: the workflow retries exactly as the class says, after the class's delays, and records the outcome.
+func TestRetryClassesThroughTheWorkflow(t *testing.T) {
+	policy, err := retrypolicy.Load("../temporal/retry-policy.json")
+	require.NoError(t, err)
+	f := mustWorkflowFixture(t)
+
+	classes := make([]string, 0, len(policy.Classes))
+	for name := range policy.Classes {
+		classes = append(classes, name)
+	}
+	sort.Strings(classes)
+	for _, class := range classes {
+		code := firstCodeOf(t, policy, class)
+		cfg := policy.Classes[class]
+		type scenario struct {
+			name      string
+			failures  int
+			wantCalls int
+			wantState string
+			wantCode  string
+		}
+		var scenarios []scenario
+		if !cfg.Retryable {
+			scenarios = append(scenarios, scenario{"final at once", 1 << 20, 1, "FAILED", string(code)})
+		} else {
+			scenarios = append(scenarios, scenario{"recovers", 2, 3, "RECEIVED", ""})
+			// Succeeds on the last attempt the test environment allows: the longest backoffs, capped by the class.
+			last := min(cfg.MaximumAttempts, 10)
+			scenarios = append(scenarios, scenario{"recovers late", last - 1, last, "RECEIVED", ""})
+			// The test environment caps retry policies without MaximumAttempts (stepOptions) at 10 attempts, so a
+			// class with more attempts cannot be run to exhaustion here; the activities' tests check its last attempt.
+			if cfg.MaximumAttempts <= 10 {
+				scenarios = append(scenarios, scenario{"exhausted", 1 << 20, cfg.MaximumAttempts, "FAILED", string(code)})
+			}
+		}
+		for _, sc := range scenarios {
+			t.Run(class+"/"+string(code)+"/"+sc.name, func(t *testing.T) {
+				anchor := &flakyAnchorer{code: code, failures: sc.failures}
+				acts := &activities.Activities{DB: f.DB, Anchor: anchor, Policy: policy, Location: time.UTC,
+					Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+				iss, id := f.mustSignedAssertion(t)
+				creditsBefore := f.credits(t)
+
+				var s testsuite.WorkflowTestSuite
+				s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+				env := s.NewTestWorkflowEnvironment()
+				env.RegisterActivity(acts)
+				for _, step := range []any{acts.CheckRecipient, acts.SignCredential, acts.BakeBadge, acts.UploadArtifacts, acts.NotifyRecipient} {
+					env.OnActivity(step, mock.Anything, mock.Anything).Return(nil).Maybe()
+				}
+				start := env.Now()
+				env.ExecuteWorkflow(IssueBatch, IssueBatchInput{IssuanceID: iss, FromSeq: 0, ToSeq: 1})
+				require.True(t, env.IsWorkflowCompleted())
+				require.NoError(t, env.GetWorkflowError())
+				var res BatchResult
+				require.NoError(t, env.GetWorkflowResult(&res))
+
+				require.Equal(t, sc.wantCalls, anchor.calls, "anchor attempts")
+				env.AssertNumberOfCalls(t, "CheckRecipient", 0) // resumed after SIGNED
+				env.AssertNumberOfCalls(t, "SignCredential", 0)
+				var wantDelay time.Duration
+				for attempt := 1; attempt < sc.wantCalls; attempt++ {
+					retry, d := policy.Decide(code, attempt)
+					require.True(t, retry)
+					wantDelay += d
+				}
+				elapsed := env.Now().Sub(start)
+				require.GreaterOrEqual(t, elapsed, wantDelay, "the class's delays are honoured")
+				require.Less(t, elapsed, wantDelay+time.Second)
+
+				as, err := f.DB.GetAssertionByID(context.Background(), id)
+				require.NoError(t, err)
+				require.Equal(t, sc.wantState, as.State)
+				got := ""
+				if as.ErrorCode != nil {
+					got = *as.ErrorCode
+				}
+				require.Equal(t, sc.wantCode, got)
+				require.Equal(t, 1, res.Finished)
+				if sc.wantState == "FAILED" {
+					require.Equal(t, map[string]int{sc.wantCode: 1}, res.FailedByCode)
+					require.Equal(t, activities.StepSigned, as.Step)
+					require.Equal(t, creditsBefore+1, f.credits(t), "a failed live recipient is refunded")
+				} else {
+					require.Empty(t, res.FailedByCode)
+					require.Equal(t, activities.StepAnchored, as.Step)
+					require.Equal(t, "0xfeed", *as.AnchorTxHash)
+					require.Equal(t, creditsBefore, f.credits(t))
+				}
+			})
+		}
+	}
+}
+
+func firstCodeOf(t *testing.T, p *retrypolicy.Policy, class string) errcode.Code {
+	t.Helper()
+	for _, c := range errcode.All {
+		if p.ClassOf(c) == class {
+			return c
+		}
+	}
+	t.Fatalf("no code of class %s", class)
+	return ""
+}
+
+// workflowFixture is one organization and badge on a fresh database.
+type workflowFixture struct {
+	DB                      *db.DB
+	org, badge, program, im uuid.UUID
+}
+
+func mustWorkflowFixture(tb testing.TB) *workflowFixture {
+	tb.Helper()
+	ctx := context.Background()
+	f := &workflowFixture{DB: dbtest.New(tb), org: uuid.New(), badge: uuid.New(), program: uuid.New(), im: uuid.New()}
+	_, err := f.DB.CreateOrganization(ctx, db.CreateOrganizationParams{ID: f.org, Name: "Org", Credits: 100})
+	require.NoError(tb, err)
+	_, err = f.DB.CreateMediaFile(ctx, db.CreateMediaFileParams{ID: f.im, OrgID: f.org, ContentType: "image/png", Ext: "png", Width: 1, Height: 1, SizeBytes: 1})
+	require.NoError(tb, err)
+	_, err = f.DB.CreateProgram(ctx, db.CreateProgramParams{ID: f.program, OrgID: f.org, Name: "P", CategoryCode: "ETC", ImageID: f.im})
+	require.NoError(tb, err)
+	_, err = f.DB.CreateBadge(ctx, db.CreateBadgeParams{ID: f.badge, OrgID: f.org, Name: "B", Description: "d",
+		Criteria: json.RawMessage(`[]`), CategoryCode: "ETC", ImageID: f.im, Skills: json.RawMessage(`[]`)})
+	require.NoError(tb, err)
+	return f
+}
+
+// mustSignedAssertion inserts a live v3 issuance of one recipient whose credential is signed (step SIGNED).
+func (f *workflowFixture) mustSignedAssertion(tb testing.TB) (issuance, assertion uuid.UUID) {
+	tb.Helper()
+	ctx := context.Background()
+	issuance, assertion = uuid.New(), uuid.New()
+	now := time.Now().UTC()
+	_, err := f.DB.CreateIssuance(ctx, db.CreateIssuanceParams{ID: issuance, OrgID: f.org, BadgeID: f.badge,
+		ProgramID: f.program, ApiVersion: 3, Mode: "live", IdempotencyKey: issuance.String(), RequestHash: []byte{1},
+		IssuedAt: now, AssertionCount: 1, CreditsDebited: 1, WorkflowID: "wf"})
+	require.NoError(tb, err)
+	email := assertion.String() + "@example.com"
+	_, err = f.DB.InsertAssertions(ctx, []db.InsertAssertionsParams{{ID: assertion, OrgID: f.org, IssuanceID: issuance,
+		BadgeID: f.badge, ProgramID: f.program, Mode: "live", ApiVersion: 3, Seq: 0, SerialNumber: assertion.String(),
+		RecipientName: "R", RecipientEmail: &email, ReceiveType: "EMAIL", IssuedAt: now, CreatedAt: now}})
+	require.NoError(tb, err)
+	// No query moves a step past CHECKED without its artifacts; setup only.
+	_, err = f.DB.Pool.Exec(ctx, `UPDATE assertions SET step = 'SIGNED', credential_sha256 = '\x01' WHERE id = $1`, assertion)
+	require.NoError(tb, err)
+	return issuance, assertion
+}
+
+func (f *workflowFixture) credits(tb testing.TB) int64 {
+	tb.Helper()
+	org, err := f.DB.GetOrganization(context.Background(), f.org)
+	require.NoError(tb, err)
+	return org.Credits
+}
