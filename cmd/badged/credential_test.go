@@ -271,7 +271,7 @@ func TestCredentialVerify_FetchesControllerAndStatus(t *testing.T) {
 	out, err := runCred(t, "verify", file)
 	requireVerdict(t, true, out, err)
 	require.Contains(t, out, "signature: ok (eddsa-rdfc-2022 by "+f.vm)
-	require.Contains(t, out, "status: ok (not revoked (bit 42 of "+f.listURL+"))")
+	require.Contains(t, out, "status: ok (not revoked: bit 42 of "+f.listURL+")")
 	require.Contains(t, out, "expiry: ok (valid from ")
 	require.Contains(t, out, "does not expire")
 

@@ -5,6 +5,7 @@
 //	badged worker    run the issuance worker
 //	badged migrate   apply database migrations
 //	badged admin …   organizations, API keys and credits (JSON on stdout)
+//	badged credential verify|unbake FILE   verify or extract a credential
 package main
 
 import (
@@ -33,6 +34,10 @@ commands:
   admin key create --org ID --role ORG_VIEWER|ORG_MANAGER|ORG_OWNER [--mode live|test]
   admin key revoke --id ID
   admin credits grant --org ID --amount N
+  credential verify [--controller FILE]... [--offline] [--rpc URL --anchor-tx HASH] FILE
+                             verify an eddsa-rdfc-2022 credential (JSON, or a baked PNG/SVG); exit 0 only if valid
+  credential unbake [--raw] FILE
+                             print the credential baked into a PNG or SVG
 
 configuration is read from the environment; see README.md.
 `
@@ -74,6 +79,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runMigrate(ctx, cfg, log, true)
 	case "admin":
 		return runAdmin(ctx, cfg, args[1:], stdout)
+	case "credential":
+		return runCredential(ctx, args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

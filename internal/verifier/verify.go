@@ -207,7 +207,7 @@ func checkStatus(ctx context.Context, cred []byte, doc map[string]any, resolver 
 		c.Result, c.Detail = "not checked", "unsupported status entry "+strings.Join(unsupported, ", ")
 		return c
 	}
-	c.Result, c.Detail = "ok", "not revoked ("+strings.Join(checked, ", ")+")"
+	c.Result, c.Detail = "ok", "not revoked: "+strings.Join(checked, ", ")
 	if len(unsupported) > 0 {
 		c.Detail += "; not checked: unsupported status entry " + strings.Join(unsupported, ", ")
 	}
