@@ -223,6 +223,9 @@ func asList(v any) []any {
 	return []any{v}
 }
 
+// IssuerID returns the id of a credential's issuer, given as a string or as an object with an id.
+func IssuerID(v any) string { return issuerID(v) }
+
 // issuerID returns the id of an issuer given as a string or as an object with an id.
 func issuerID(v any) string {
 	switch x := v.(type) {

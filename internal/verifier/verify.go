@@ -87,7 +87,7 @@ func Verify(ctx context.Context, input []byte, opts Options) (*Report, error) {
 	if err := json.Unmarshal(cred, &doc); err != nil { // Extract has parsed it once already
 		return nil, fmt.Errorf("%w: %v", ErrNotCredential, err)
 	}
-	rep := &Report{Format: format, Credential: cred, Issuer: issuerID(doc["issuer"])}
+	rep := &Report{Format: format, Credential: cred, Issuer: credential.IssuerID(doc["issuer"])}
 	rep.ID, _ = doc["id"].(string)
 	rep.Checks = append(rep.Checks,
 		checkSignature(ctx, cred, resolver, opts.Offline),
@@ -271,16 +271,4 @@ func asList(v any) []any {
 		return nil
 	}
 	return []any{v}
-}
-
-// issuerID returns the id of an issuer given as a string or as an object with an id.
-func issuerID(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case map[string]any:
-		s, _ := x["id"].(string)
-		return s
-	}
-	return ""
 }
