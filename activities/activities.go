@@ -21,9 +21,11 @@ import (
 	"github.com/badged/badged/internal/retrypolicy"
 )
 
-// Anchorer anchors a digest on chain under an idempotency key; *chain.Anchorer satisfies it.
+// Anchorer anchors digests on chain under an idempotency key, one per transaction or many in a Merkle batch;
+// *chain.Anchorer satisfies it.
 type Anchorer interface {
 	Anchor(ctx context.Context, key string, digest [32]byte) (chain.Anchor, error)
+	AnchorBatch(ctx context.Context, key string, digests [][32]byte) (chain.Batch, error)
 }
 
 // Activities holds the dependencies of every step. Build it once per worker process.

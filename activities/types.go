@@ -57,3 +57,11 @@ type CompleteIssuanceInput struct {
 	IssuanceID uuid.UUID
 	Failure    string
 }
+
+// AnchorBatchInput names the recipients FromSeq <= seq < ToSeq of an issuance whose signed credentials are
+// anchored together in one transaction.
+type AnchorBatchInput struct {
+	IssuanceID uuid.UUID
+	FromSeq    int
+	ToSeq      int
+}

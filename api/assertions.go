@@ -209,18 +209,34 @@ func (h *handler) listAssertions(w http.ResponseWriter, r *http.Request) {
 	okList(h, w, page, total, items)
 }
 
-// countAssertions answers totalElement. Lists filtered by nothing but badge, program and a stored-only state read
-// the trigger-kept counters (a few rows, however many assertions); narrower filters count the matching index range.
+// countAssertions answers totalElement without counting a million rows. Lists filtered by nothing but badge,
+// program and state read the trigger-kept counters (a few rows). The states that depend on expiry are corrected by
+// the ISSUED/RECEIVED rows past expiredAt that the expiry job has not rewritten yet (few, as it runs every 10
+// minutes): RECEIVED = counter − lapsed RECEIVED; EXPIRED = counter + lapsed ISSUED and RECEIVED. Narrower filters
+// (issuance, recipient, time range) count their index range exactly.
 func (h *handler) countAssertions(r *http.Request, org uuid.UUID, f assertionFilter, now time.Time) (int64, error) {
-	expiryDependent := f.state != nil && (*f.state == "ISSUED" || *f.state == "RECEIVED" || *f.state == "EXPIRED")
-	if f.issuanceID == nil && f.email == nil && f.phone == nil && f.sourcedID == nil && f.startAt == nil &&
-		f.endAt == nil && !expiryDependent {
-		return h.db.SumAssertionCounts(r.Context(), db.SumAssertionCountsParams{OrgID: org, BadgeID: f.badgeID,
-			ProgramID: f.programID, State: f.state})
+	ctx := r.Context()
+	if f.issuanceID != nil || f.email != nil || f.phone != nil || f.sourcedID != nil || f.startAt != nil || f.endAt != nil {
+		return h.db.CountAssertions(ctx, db.CountAssertionsParams{OrgID: org, BadgeID: f.badgeID,
+			ProgramID: f.programID, IssuanceID: f.issuanceID, State: f.state, Email: f.email, Phone: f.phone,
+			SourcedID: f.sourcedID, StartAt: f.startAt, EndAt: f.endAt, Now: now})
 	}
-	return h.db.CountAssertions(r.Context(), db.CountAssertionsParams{OrgID: org, BadgeID: f.badgeID,
-		ProgramID: f.programID, IssuanceID: f.issuanceID, State: f.state, Email: f.email, Phone: f.phone,
-		SourcedID: f.sourcedID, StartAt: f.startAt, EndAt: f.endAt, Now: now})
+	n, err := h.db.SumAssertionCounts(ctx, db.SumAssertionCountsParams{OrgID: org, BadgeID: f.badgeID,
+		ProgramID: f.programID, State: f.state})
+	if err != nil || f.state == nil {
+		return n, err
+	}
+	lapsed := db.CountLapsedAssertionsParams{OrgID: org, Now: now, BadgeID: f.badgeID, ProgramID: f.programID}
+	switch *f.state {
+	case "ISSUED", "RECEIVED":
+		lapsed.State = f.state
+		m, err := h.db.CountLapsedAssertions(ctx, lapsed)
+		return n - m, err
+	case "EXPIRED":
+		m, err := h.db.CountLapsedAssertions(ctx, lapsed)
+		return n + m, err
+	}
+	return n, nil
 }
 
 func (h *handler) getAssertion(w http.ResponseWriter, r *http.Request) {

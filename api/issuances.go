@@ -93,7 +93,7 @@ func (h *handler) recordIssuance(ctx context.Context, p principal, v version, ba
 	var out db.Issuance
 	err := h.db.InTx(ctx, func(q *db.Queries) error {
 		// A replay is answered from the stored issuance, even if the badge changed since.
-		if prev, err := q.GetIssuanceByKey(ctx, db.GetIssuanceByKeyParams{OrgID: p.OrgID, BadgeID: badgeID, IdempotencyKey: key}); err == nil {
+		if prev, err := q.GetIssuanceByKey(ctx, db.GetIssuanceByKeyParams{OrgID: p.OrgID, BadgeID: badgeID, Mode: p.Mode, IdempotencyKey: key}); err == nil {
 			out = prev
 			return sameRequest(prev, hash)
 		} else if !db.IsNotFound(err) {
@@ -134,10 +134,10 @@ func (h *handler) recordIssuance(ctx context.Context, p principal, v version, ba
 		created, err := q.CreateIssuance(ctx, db.CreateIssuanceParams{ID: uuid.New(), OrgID: p.OrgID, BadgeID: badgeID,
 			ProgramID: req.ProgramID, ApiVersion: int16(v), Mode: p.Mode, IdempotencyKey: key, RequestHash: hash,
 			IssuedAt: issuedAt, ExpiredAt: expiredAt, AssertionCount: int32(n), CreditsDebited: int32(debit),
-			WorkflowID: workflows.IssuanceWorkflowID(p.OrgID, badgeID, key)})
+			WorkflowID: workflows.IssuanceWorkflowID(p.Mode, p.OrgID, badgeID, key)})
 		if db.IsNotFound(err) {
 			// A concurrent request with the same key committed first: answer as its replay.
-			prev, err := q.GetIssuanceByKey(ctx, db.GetIssuanceByKeyParams{OrgID: p.OrgID, BadgeID: badgeID, IdempotencyKey: key})
+			prev, err := q.GetIssuanceByKey(ctx, db.GetIssuanceByKeyParams{OrgID: p.OrgID, BadgeID: badgeID, Mode: p.Mode, IdempotencyKey: key})
 			if err != nil {
 				return err
 			}

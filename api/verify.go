@@ -19,9 +19,11 @@ import (
 	"github.com/badged/badged/internal/issuer"
 )
 
-// ChainVerifier looks an anchor up on chain; *chain.Verifier satisfies it.
+// ChainVerifier looks an anchor up on chain, alone or through a Merkle inclusion proof; *chain.Verifier
+// satisfies it.
 type ChainVerifier interface {
 	Verify(ctx context.Context, txHash string, digest [32]byte) (chain.Anchor, error)
+	VerifyProof(ctx context.Context, txHash string, digest [32]byte, proof chain.Proof) (chain.Anchor, error)
 }
 
 //go:embed templates/*.html
@@ -130,6 +132,19 @@ func (h *handler) checkAnchor(ctx context.Context, a db.Assertion, cred []byte) 
 	case h.chain == nil:
 		c.OK, c.Detail = true, fmt.Sprintf("recorded in transaction %s, block %d of chain %d (this server has no chain connection to re-check it)",
 			*a.AnchorTxHash, deref64(a.AnchorBlock), deref64(a.AnchorChainID))
+	case a.AnchorProof != nil:
+		var proof chain.Proof
+		if err := json.Unmarshal(a.AnchorProof, &proof); err != nil {
+			c.Detail = "the stored inclusion proof is unreadable"
+			return c
+		}
+		res, err := h.chain.VerifyProof(ctx, *a.AnchorTxHash, sha256.Sum256(cred), proof)
+		if err != nil {
+			c.Detail = "the anchor transaction " + *a.AnchorTxHash + " could not be confirmed: " + err.Error()
+			return c
+		}
+		c.OK, c.Detail = true, fmt.Sprintf("the credential's SHA-256 is in the Merkle tree (proof of %d hashes) whose root is in transaction %s, block %d of chain %d",
+			len(proof), res.TxHash, res.BlockNumber, res.ChainID)
 	default:
 		res, err := h.chain.Verify(ctx, *a.AnchorTxHash, sha256.Sum256(cred))
 		if err != nil {

@@ -64,8 +64,40 @@ func (q *Queries) CountAssertions(ctx context.Context, arg CountAssertionsParams
 	return count, err
 }
 
+const countLapsedAssertions = `-- name: CountLapsedAssertions :one
+SELECT count(*) FROM assertions
+WHERE org_id = $1 AND mode = 'live' AND state IN ('ISSUED', 'RECEIVED')
+  AND expired_at <= $2::timestamptz
+  AND ($3::text IS NULL OR state = $3)
+  AND ($4::uuid IS NULL OR badge_id = $4)
+  AND ($5::uuid IS NULL OR program_id = $5)
+`
+
+type CountLapsedAssertionsParams struct {
+	OrgID     uuid.UUID
+	Now       time.Time
+	State     *string
+	BadgeID   *uuid.UUID
+	ProgramID *uuid.UUID
+}
+
+// ISSUED/RECEIVED assertions past expired_at that the expiry job has not rewritten yet: the correction of the
+// counters for the effective states (few rows when the job runs every 10 minutes).
+func (q *Queries) CountLapsedAssertions(ctx context.Context, arg CountLapsedAssertionsParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countLapsedAssertions,
+		arg.OrgID,
+		arg.Now,
+		arg.State,
+		arg.BadgeID,
+		arg.ProgramID,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const getAssertion = `-- name: GetAssertion :one
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN programs p ON p.id = a.program_id
@@ -116,6 +148,7 @@ func (q *Queries) GetAssertion(ctx context.Context, arg GetAssertionParams) (Get
 		&i.Assertion.AnchorTxHash,
 		&i.Assertion.AnchorBlock,
 		&i.Assertion.AnchorChainID,
+		&i.Assertion.AnchorProof,
 		&i.Assertion.BakedKey,
 		&i.Assertion.BakedContentType,
 		&i.Assertion.NotifiedAt,
@@ -131,7 +164,7 @@ func (q *Queries) GetAssertion(ctx context.Context, arg GetAssertionParams) (Get
 }
 
 const getPublicAssertion = `-- name: GetPublicAssertion :one
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, b.name AS badge_name, b.image_id AS badge_image_id, o.name AS org_name
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, b.name AS badge_name, b.image_id AS badge_image_id, o.name AS org_name
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN organizations o ON o.id = a.org_id
@@ -177,6 +210,7 @@ func (q *Queries) GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPubl
 		&i.Assertion.AnchorTxHash,
 		&i.Assertion.AnchorBlock,
 		&i.Assertion.AnchorChainID,
+		&i.Assertion.AnchorProof,
 		&i.Assertion.BakedKey,
 		&i.Assertion.BakedContentType,
 		&i.Assertion.NotifiedAt,
@@ -191,7 +225,7 @@ func (q *Queries) GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPubl
 }
 
 const listAssertionsAsc = `-- name: ListAssertionsAsc :many
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN programs p ON p.id = a.program_id
@@ -289,6 +323,7 @@ func (q *Queries) ListAssertionsAsc(ctx context.Context, arg ListAssertionsAscPa
 			&i.Assertion.AnchorTxHash,
 			&i.Assertion.AnchorBlock,
 			&i.Assertion.AnchorChainID,
+			&i.Assertion.AnchorProof,
 			&i.Assertion.BakedKey,
 			&i.Assertion.BakedContentType,
 			&i.Assertion.NotifiedAt,
@@ -311,7 +346,7 @@ func (q *Queries) ListAssertionsAsc(ctx context.Context, arg ListAssertionsAscPa
 }
 
 const listAssertionsDesc = `-- name: ListAssertionsDesc :many
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN programs p ON p.id = a.program_id
@@ -412,6 +447,7 @@ func (q *Queries) ListAssertionsDesc(ctx context.Context, arg ListAssertionsDesc
 			&i.Assertion.AnchorTxHash,
 			&i.Assertion.AnchorBlock,
 			&i.Assertion.AnchorChainID,
+			&i.Assertion.AnchorProof,
 			&i.Assertion.BakedKey,
 			&i.Assertion.BakedContentType,
 			&i.Assertion.NotifiedAt,
@@ -437,7 +473,7 @@ const revokeAssertion = `-- name: RevokeAssertion :one
 UPDATE assertions SET state = 'REVOKED', revoked_at = now(), updated_at = now()
 WHERE org_id = $1 AND id = $2 AND mode = 'live' AND state IN ('ISSUED', 'RECEIVED')
   AND (expired_at IS NULL OR expired_at > now())
-RETURNING id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at
+RETURNING id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at
 `
 
 type RevokeAssertionParams struct {
@@ -477,6 +513,7 @@ func (q *Queries) RevokeAssertion(ctx context.Context, arg RevokeAssertionParams
 		&i.AnchorTxHash,
 		&i.AnchorBlock,
 		&i.AnchorChainID,
+		&i.AnchorProof,
 		&i.BakedKey,
 		&i.BakedContentType,
 		&i.NotifiedAt,

@@ -16,7 +16,7 @@ const createIssuance = `-- name: CreateIssuance :one
 INSERT INTO issuances (id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at,
                        expired_at, assertion_count, credits_debited, workflow_id)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-ON CONFLICT (org_id, badge_id, idempotency_key) DO NOTHING
+ON CONFLICT (org_id, badge_id, mode, idempotency_key) DO NOTHING
 RETURNING id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at
 `
 
@@ -162,17 +162,23 @@ func (q *Queries) GetIssuanceAnyOrg(ctx context.Context, id uuid.UUID) (Issuance
 }
 
 const getIssuanceByKey = `-- name: GetIssuanceByKey :one
-SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at FROM issuances WHERE org_id = $1 AND badge_id = $2 AND idempotency_key = $3
+SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at FROM issuances WHERE org_id = $1 AND badge_id = $2 AND mode = $3 AND idempotency_key = $4
 `
 
 type GetIssuanceByKeyParams struct {
 	OrgID          uuid.UUID
 	BadgeID        uuid.UUID
+	Mode           string
 	IdempotencyKey string
 }
 
 func (q *Queries) GetIssuanceByKey(ctx context.Context, arg GetIssuanceByKeyParams) (Issuance, error) {
-	row := q.db.QueryRow(ctx, getIssuanceByKey, arg.OrgID, arg.BadgeID, arg.IdempotencyKey)
+	row := q.db.QueryRow(ctx, getIssuanceByKey,
+		arg.OrgID,
+		arg.BadgeID,
+		arg.Mode,
+		arg.IdempotencyKey,
+	)
 	var i Issuance
 	err := row.Scan(
 		&i.ID,

@@ -2,6 +2,8 @@ package db
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -93,4 +95,18 @@ func EnsureDatabase(ctx context.Context, url string) error {
 		return fmt.Errorf("create database %s: %w", name, err)
 	}
 	return nil
+}
+
+// MigrationsDigest identifies the embedded schema: tests name their template database after it, so a template is
+// built once per schema and reused by every test process.
+func MigrationsDigest() string {
+	names, _ := fs.Glob(migrations, "migrations/*.sql")
+	sort.Strings(names)
+	h := sha256.New()
+	for _, n := range names {
+		data, _ := migrations.ReadFile(n)
+		h.Write([]byte(n))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }

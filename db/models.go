@@ -49,6 +49,7 @@ type Assertion struct {
 	AnchorTxHash       *string
 	AnchorBlock        *int64
 	AnchorChainID      *int64
+	AnchorProof        []byte
 	BakedKey           *string
 	BakedContentType   *string
 	NotifiedAt         *time.Time

@@ -188,7 +188,7 @@ func (q *Queries) FinishAssertion(ctx context.Context, arg FinishAssertionParams
 }
 
 const getAssertionByID = `-- name: GetAssertionByID :one
-SELECT id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at FROM assertions WHERE id = $1
+SELECT id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at FROM assertions WHERE id = $1
 `
 
 func (q *Queries) GetAssertionByID(ctx context.Context, id uuid.UUID) (Assertion, error) {
@@ -222,6 +222,7 @@ func (q *Queries) GetAssertionByID(ctx context.Context, id uuid.UUID) (Assertion
 		&i.AnchorTxHash,
 		&i.AnchorBlock,
 		&i.AnchorChainID,
+		&i.AnchorProof,
 		&i.BakedKey,
 		&i.BakedContentType,
 		&i.NotifiedAt,
@@ -312,7 +313,7 @@ func (q *Queries) GetOpenStatusList(ctx context.Context, arg GetOpenStatusListPa
 }
 
 const getPipelineAssertion = `-- name: GetPipelineAssertion :one
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
        b.skills AS badge_skills, b.image_id AS badge_image_id, o.name AS org_name
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
@@ -362,6 +363,7 @@ func (q *Queries) GetPipelineAssertion(ctx context.Context, id uuid.UUID) (GetPi
 		&i.Assertion.AnchorTxHash,
 		&i.Assertion.AnchorBlock,
 		&i.Assertion.AnchorChainID,
+		&i.Assertion.AnchorProof,
 		&i.Assertion.BakedKey,
 		&i.Assertion.BakedContentType,
 		&i.Assertion.NotifiedAt,
@@ -442,6 +444,45 @@ func (q *Queries) ListBatch(ctx context.Context, arg ListBatchParams) ([]ListBat
 	return items, nil
 }
 
+const listSignedInRange = `-- name: ListSignedInRange :many
+SELECT id, mode, credential_sha256 FROM assertions
+WHERE issuance_id = $1 AND seq >= $2 AND seq < $3 AND state = 'PROCESSING' AND step = 'SIGNED'
+ORDER BY seq
+`
+
+type ListSignedInRangeParams struct {
+	IssuanceID uuid.UUID
+	FromSeq    int32
+	ToSeq      int32
+}
+
+type ListSignedInRangeRow struct {
+	ID               uuid.UUID
+	Mode             string
+	CredentialSha256 []byte
+}
+
+// The credentials of a batch waiting for their anchor, in seq order (the order of the Merkle leaves).
+func (q *Queries) ListSignedInRange(ctx context.Context, arg ListSignedInRangeParams) ([]ListSignedInRangeRow, error) {
+	rows, err := q.db.Query(ctx, listSignedInRange, arg.IssuanceID, arg.FromSeq, arg.ToSeq)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListSignedInRangeRow{}
+	for rows.Next() {
+		var i ListSignedInRangeRow
+		if err := rows.Scan(&i.ID, &i.Mode, &i.CredentialSha256); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const lockRecipient = `-- name: LockRecipient :exec
 SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))
 `
@@ -486,7 +527,8 @@ func (q *Queries) RefundCredit(ctx context.Context, id uuid.UUID) error {
 }
 
 const setAssertionAnchor = `-- name: SetAssertionAnchor :execrows
-UPDATE assertions SET anchor_tx_hash = $2, anchor_block = $3, anchor_chain_id = $4, step = 'ANCHORED', updated_at = now()
+UPDATE assertions SET anchor_tx_hash = $2, anchor_block = $3, anchor_chain_id = $4, anchor_proof = $5,
+    step = 'ANCHORED', updated_at = now()
 WHERE id = $1 AND state = 'PROCESSING' AND step = 'SIGNED'
 `
 
@@ -495,6 +537,7 @@ type SetAssertionAnchorParams struct {
 	AnchorTxHash  *string
 	AnchorBlock   *int64
 	AnchorChainID *int64
+	AnchorProof   []byte
 }
 
 func (q *Queries) SetAssertionAnchor(ctx context.Context, arg SetAssertionAnchorParams) (int64, error) {
@@ -503,6 +546,7 @@ func (q *Queries) SetAssertionAnchor(ctx context.Context, arg SetAssertionAnchor
 		arg.AnchorTxHash,
 		arg.AnchorBlock,
 		arg.AnchorChainID,
+		arg.AnchorProof,
 	)
 	if err != nil {
 		return 0, err

@@ -13,6 +13,9 @@ import (
 type Querier interface {
 	CountAssertions(ctx context.Context, arg CountAssertionsParams) (int64, error)
 	CountBadges(ctx context.Context, arg CountBadgesParams) (int64, error)
+	// ISSUED/RECEIVED assertions past expired_at that the expiry job has not rewritten yet: the correction of the
+	// counters for the effective states (few rows when the job runs every 10 minutes).
+	CountLapsedAssertions(ctx context.Context, arg CountLapsedAssertionsParams) (int64, error)
 	CountLiveBadges(ctx context.Context, arg CountLiveBadgesParams) (int64, error)
 	CountLivePrograms(ctx context.Context, arg CountLiveProgramsParams) (int64, error)
 	CountPrograms(ctx context.Context, arg CountProgramsParams) (int64, error)
@@ -83,6 +86,8 @@ type Querier interface {
 	ListProgramIDsOfBadges(ctx context.Context, arg ListProgramIDsOfBadgesParams) ([]ListProgramIDsOfBadgesRow, error)
 	// sort_key is one of createdAt, updatedAt, name; id breaks ties in the same direction.
 	ListPrograms(ctx context.Context, arg ListProgramsParams) ([]Program, error)
+	// The credentials of a batch waiting for their anchor, in seq order (the order of the Merkle leaves).
+	ListSignedInRange(ctx context.Context, arg ListSignedInRangeParams) ([]ListSignedInRangeRow, error)
 	// Serialises the duplicate check of one recipient identity within one badge, for the transaction.
 	LockRecipient(ctx context.Context, lockKey string) error
 	MarkChainMined(ctx context.Context, arg MarkChainMinedParams) (int64, error)

@@ -20,13 +20,13 @@ import (
 // issueTimeout bounds one small issuance end to end.
 const issueTimeout = 3 * time.Minute
 
-// TestIssuance_HappyPathV3 issues to 20 recipients and checks every artifact a recipient or verifier sees: the
-// mail (exactly one each), the anchor (exactly one each), the credential's proof, the baked image, the PDF and the
-// verification page.
+// TestIssuance_HappyPathV3 issues to recipients below workflows.BatchAnchorThreshold (a transaction per
+// credential) and checks every artifact a recipient or verifier sees: the mail (exactly one each), the anchor
+// (exactly one each), the credential's proof, the baked image, the PDF and the verification page.
 func TestIssuance_HappyPathV3(t *testing.T) {
 	s := newStack(t)
 	tn := s.mustTenant(t, 100)
-	const n = 20
+	const n = workflows.BatchAnchorThreshold - 1
 	id := s.mustIssue(t, "v3", tn.Key, tn.Badge, "happy-"+uuid.NewString(), issuanceBody(t, tn.Program, emailRecipients("happy", n), ""))
 	iss := s.waitIssuance(t, "v3", tn.Key, id, issueTimeout)
 	require.Equal(t, "COMPLETED", iss["processingStatus"])

@@ -16,6 +16,11 @@ import (
 const (
 	BatchSize            = 100
 	MaxConcurrentBatches = 8
+	// BatchAnchorThreshold is the recipient count from which an issuance anchors each batch's credentials in one
+	// Merkle-batch transaction (a proof per credential) instead of one transaction each: a 1,000-recipient
+	// issuance sends 10 transactions instead of 1,000. Smaller issuances keep a transaction per credential, the
+	// simplest proof for a verifier.
+	BatchAnchorThreshold = 20
 )
 
 // Query and search-attribute names.
@@ -67,7 +72,8 @@ func IssueBadge(ctx workflow.Context, in IssueBadgeInput) (IssueBadgeResult, err
 		if err := sem.Acquire(ctx, 1); err != nil {
 			return p, err
 		}
-		batch := IssueBatchInput{IssuanceID: in.IssuanceID, FromSeq: from, ToSeq: min(from+BatchSize, in.RecipientCount)}
+		batch := IssueBatchInput{IssuanceID: in.IssuanceID, FromSeq: from, ToSeq: min(from+BatchSize, in.RecipientCount),
+			BatchAnchor: in.RecipientCount >= BatchAnchorThreshold}
 		childID := fmt.Sprintf("%s/batch-%05d", workflow.GetInfo(ctx).WorkflowExecution.ID, from/BatchSize)
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: childID})
 		running[childID] = true

@@ -92,9 +92,9 @@ func TestIssueBadgeSplitsIntoBatches(t *testing.T) {
 	require.NoError(t, env.GetWorkflowError())
 
 	require.ElementsMatch(t, []IssueBatchInput{
-		{IssuanceID: in.IssuanceID, FromSeq: 0, ToSeq: 100},
-		{IssuanceID: in.IssuanceID, FromSeq: 100, ToSeq: 200},
-		{IssuanceID: in.IssuanceID, FromSeq: 200, ToSeq: 250},
+		{IssuanceID: in.IssuanceID, FromSeq: 0, ToSeq: 100, BatchAnchor: true}, // 250 >= BatchAnchorThreshold
+		{IssuanceID: in.IssuanceID, FromSeq: 100, ToSeq: 200, BatchAnchor: true},
+		{IssuanceID: in.IssuanceID, FromSeq: 200, ToSeq: 250, BatchAnchor: true},
 	}, kids.inputs)
 	require.ElementsMatch(t, []string{parentID + "/batch-00000", parentID + "/batch-00001", parentID + "/batch-00002"}, kids.ids)
 
@@ -177,9 +177,10 @@ func TestExpireAssertionsWorkflow(t *testing.T) {
 
 func TestIssuanceWorkflowID(t *testing.T) {
 	org, badge := uuid.New(), uuid.New()
-	id := IssuanceWorkflowID(org, badge, "key-1")
-	require.Equal(t, id, IssuanceWorkflowID(org, badge, "key-1"), "a retried start finds the same workflow")
-	require.NotEqual(t, id, IssuanceWorkflowID(org, badge, "key-2"))
-	require.NotEqual(t, id, IssuanceWorkflowID(org, uuid.New(), "key-1"))
-	require.Regexp(t, fmt.Sprintf(`^issuance/%s/%s/[0-9a-f]{32}$`, org, badge), id)
+	id := IssuanceWorkflowID("live", org, badge, "key-1")
+	require.Equal(t, id, IssuanceWorkflowID("live", org, badge, "key-1"), "a retried start finds the same workflow")
+	require.NotEqual(t, id, IssuanceWorkflowID("live", org, badge, "key-2"))
+	require.NotEqual(t, id, IssuanceWorkflowID("live", org, uuid.New(), "key-1"))
+	require.NotEqual(t, id, IssuanceWorkflowID("test", org, badge, "key-1"), "test keys have their own scope")
+	require.Regexp(t, fmt.Sprintf(`^issuance/live/%s/%s/[0-9a-f]{32}$`, org, badge), id)
 }

@@ -14,11 +14,13 @@ import (
 // RecipientConcurrency bounds the recipients of one batch in flight at once.
 const RecipientConcurrency = 25
 
-// IssueBatchInput selects recipients FromSeq <= seq < ToSeq of an issuance.
+// IssueBatchInput selects recipients FromSeq <= seq < ToSeq of an issuance. BatchAnchor anchors their
+// credentials together in one Merkle-batch transaction instead of one transaction each.
 type IssueBatchInput struct {
-	IssuanceID uuid.UUID
-	FromSeq    int
-	ToSeq      int
+	IssuanceID  uuid.UUID
+	FromSeq     int
+	ToSeq       int
+	BatchAnchor bool
 }
 
 // BatchResult counts the batch's outcomes.
@@ -49,8 +51,8 @@ var pipeline = []struct {
 	{activities.StepNotified, func(*activities.Activities) any { return a.NotifyRecipient }, false},
 }
 
-// IssueBatch runs the pipeline sign → anchor → bake → upload → notify for each recipient of the batch, then
-// records each recipient's outcome. A recipient's failure never fails the batch.
+// IssueBatch runs the pipeline check → sign → anchor → bake → upload → notify for each recipient of the batch,
+// then records each recipient's outcome. A recipient's failure never fails the batch.
 func IssueBatch(ctx workflow.Context, in IssueBatchInput) (BatchResult, error) {
 	res := BatchResult{ByState: map[string]int{}, FailedByCode: map[string]int{}}
 	prog := BatchProgress{ByStep: map[string]int{}, FailedByCode: res.FailedByCode}
@@ -63,14 +65,43 @@ func IssueBatch(ctx workflow.Context, in IssueBatchInput) (BatchResult, error) {
 		IssuanceID: in.IssuanceID, FromSeq: in.FromSeq, ToSeq: in.ToSeq}).Get(ctx, &batch); err != nil {
 		return res, err
 	}
-	sem := workflow.NewSemaphore(ctx, RecipientConcurrency)
-	wg := workflow.NewWaitGroup(ctx)
-	var fatal error
+	// Each recipient runs its steps in phases; between phases the batch waits for all of them. Without batch
+	// anchoring there is one phase with every step; with it, the credentials of the batch are signed first, then
+	// anchored together, then baked, published and notified.
+	states := make(map[uuid.UUID]*recipientRun, len(batch.Recipients))
+	var pending []*recipientRun
 	for _, r := range batch.Recipients {
 		if r.Done {
 			res.Finished++
 			continue
 		}
+		run := &recipientRun{ref: r, finish: activities.FinishInput{AssertionID: r.AssertionID}}
+		states[r.AssertionID] = run
+		pending = append(pending, run)
+	}
+	anchorAt := stepIndex(activities.StepSigned) // index of the anchor step in pipeline
+	if !in.BatchAnchor {
+		runPhase(ctx, pending, 0, len(pipeline), prog.ByStep)
+	} else {
+		runPhase(ctx, pending, 0, anchorAt, prog.ByStep)
+		prog.ByStep[activities.StepAnchored] += len(pending)
+		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, stepOptions), a.AnchorBatch,
+			activities.AnchorBatchInput{IssuanceID: in.IssuanceID, FromSeq: in.FromSeq, ToSeq: in.ToSeq}).Get(ctx, nil)
+		prog.ByStep[activities.StepAnchored] -= len(pending)
+		for _, run := range pending {
+			if err != nil && run.finish.ErrorCode == "" {
+				run.finish.ErrorCode, run.finish.Stage = failureCode(err), activities.StepAnchored
+			}
+		}
+		runPhase(ctx, pending, anchorAt+1, len(pipeline), prog.ByStep)
+	}
+
+	// Record every outcome.
+	sem := workflow.NewSemaphore(ctx, RecipientConcurrency)
+	wg := workflow.NewWaitGroup(ctx)
+	var fatal error
+	lctx := workflow.WithLocalActivityOptions(ctx, localDBOptions)
+	for _, run := range pending {
 		if err := sem.Acquire(ctx, 1); err != nil {
 			return res, err
 		}
@@ -78,8 +109,8 @@ func IssueBatch(ctx workflow.Context, in IssueBatchInput) (BatchResult, error) {
 		workflow.Go(ctx, func(gctx workflow.Context) {
 			defer wg.Done()
 			defer sem.Release(1)
-			out, err := runRecipient(gctx, r, prog.ByStep)
-			if err != nil {
+			var out activities.FinishResult
+			if err := workflow.ExecuteLocalActivity(lctx, a.FinishAssertion, run.finish).Get(gctx, &out); err != nil {
 				fatal = err
 				return
 			}
@@ -94,34 +125,49 @@ func IssueBatch(ctx workflow.Context, in IssueBatchInput) (BatchResult, error) {
 	return res, fatal
 }
 
-// runRecipient runs the remaining steps of one recipient and records the outcome. Only a failure to record the
-// outcome itself is returned as an error.
-func runRecipient(ctx workflow.Context, r activities.RecipientRef, byStep map[string]int) (activities.FinishResult, error) {
+// recipientRun is one recipient's progress through the batch: where it stands and, once a step failed, why.
+type recipientRun struct {
+	ref    activities.RecipientRef
+	finish activities.FinishInput
+}
+
+// runPhase runs pipeline[from:to] for every recipient that has not failed, at most RecipientConcurrency at once,
+// skipping the steps each one has already completed, and waits for all of them.
+func runPhase(ctx workflow.Context, runs []*recipientRun, from, to int, byStep map[string]int) {
 	sctx := workflow.WithActivityOptions(ctx, stepOptions)
 	lctx := workflow.WithLocalActivityOptions(ctx, localStepOptions)
-	in := activities.StepInput{AssertionID: r.AssertionID}
-	finish := activities.FinishInput{AssertionID: r.AssertionID}
-	reached := stepIndex(r.Step)
-	for i, step := range pipeline {
-		if i < reached {
+	sem := workflow.NewSemaphore(ctx, RecipientConcurrency)
+	wg := workflow.NewWaitGroup(ctx)
+	for _, run := range runs {
+		if run.finish.ErrorCode != "" {
 			continue
 		}
-		byStep[step.done]++
-		var err error
-		if step.local {
-			err = workflow.ExecuteLocalActivity(lctx, step.run(a), in).Get(ctx, nil)
-		} else {
-			err = workflow.ExecuteActivity(sctx, step.run(a), in).Get(ctx, nil)
+		if err := sem.Acquire(ctx, 1); err != nil {
+			return // the workflow is being cancelled
 		}
-		byStep[step.done]--
-		if err != nil {
-			finish.ErrorCode, finish.Stage = failureCode(err), step.done
-			break
-		}
+		wg.Add(1)
+		workflow.Go(ctx, func(gctx workflow.Context) {
+			defer wg.Done()
+			defer sem.Release(1)
+			in := activities.StepInput{AssertionID: run.ref.AssertionID}
+			for i := max(from, stepIndex(run.ref.Step)); i < to; i++ {
+				step := pipeline[i]
+				byStep[step.done]++
+				var err error
+				if step.local {
+					err = workflow.ExecuteLocalActivity(lctx, step.run(a), in).Get(gctx, nil)
+				} else {
+					err = workflow.ExecuteActivity(sctx, step.run(a), in).Get(gctx, nil)
+				}
+				byStep[step.done]--
+				if err != nil {
+					run.finish.ErrorCode, run.finish.Stage = failureCode(err), step.done
+					return
+				}
+			}
+		})
 	}
-	var out activities.FinishResult
-	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, localDBOptions), a.FinishAssertion, finish).Get(ctx, &out)
-	return out, err
+	wg.Wait(ctx)
 }
 
 // stepIndex is the index in pipeline of the first step not yet done.

@@ -13,12 +13,12 @@ import (
 // TaskQueue is the one task queue of the issuance workers.
 const TaskQueue = "badged-issuance"
 
-// IssuanceWorkflowID is derived from the idempotency scope (org, badge, key), so a retried start after a crash
-// between the database commit and the workflow start finds the same workflow. The key is hashed: it is client
-// text of up to 300 characters.
-func IssuanceWorkflowID(org, badge uuid.UUID, idempotencyKey string) string {
+// IssuanceWorkflowID is derived from the idempotency scope (key mode, org, badge, key), so a retried start after a
+// crash between the database commit and the workflow start finds the same workflow. The key is hashed: it is
+// client text of up to 300 characters. Test and live keys have separate scopes, like the issuances table.
+func IssuanceWorkflowID(mode string, org, badge uuid.UUID, idempotencyKey string) string {
 	sum := sha256.Sum256([]byte(idempotencyKey))
-	return "issuance/" + org.String() + "/" + badge.String() + "/" + hex.EncodeToString(sum[:16])
+	return "issuance/" + mode + "/" + org.String() + "/" + badge.String() + "/" + hex.EncodeToString(sum[:16])
 }
 
 // Search attributes every issuance workflow carries, so operators find it in the Temporal UI by issuance, org

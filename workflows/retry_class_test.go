@@ -42,6 +42,12 @@ func (f *flakyAnchorer) Anchor(_ context.Context, key string, _ [32]byte) (chain
 	return chain.Anchor{TxHash: "0xfeed", BlockNumber: 7, ChainID: 31337}, nil
 }
 
+// AnchorBatch fails and succeeds like Anchor; the retry-class test runs single-recipient batches (no batch anchor).
+func (f *flakyAnchorer) AnchorBatch(ctx context.Context, key string, digests [][32]byte) (chain.Batch, error) {
+	a, err := f.Anchor(ctx, key, [32]byte{})
+	return chain.Batch{Anchor: a, Proofs: make([]chain.Proof, len(digests))}, err
+}
+
 var _ activities.Anchorer = (*flakyAnchorer)(nil)
 
 // TestRetryClassesThroughTheWorkflow runs IssueBatch with the real LoadBatch, AnchorCredential (and so the real

@@ -68,29 +68,56 @@ func URL(tb testing.TB, d *db.DB) string {
 	return withDatabase(tb, d.Pool.Config().ConnConfig.Database)
 }
 
-// makeTemplate creates one migrated template per test process; each test clones it, which is much faster than
-// migrating every database.
+// templateLock serialises template creation across test processes (go test runs packages in parallel).
+const templateLock = 7261_0002
+
+// makeTemplate returns the migrated template of the current schema, creating it when missing. It is named after
+// the migrations' digest, so every test process of the same schema shares one template, and it is built under a
+// temporary name and renamed into place, so a process killed halfway never leaves a broken template. Templates of
+// older schemas are dropped when nothing uses them.
 func makeTemplate(ctx context.Context) (string, error) {
-	name := "badged_tpl_" + randomSuffix()
-	cfg, err := pgx.ParseConfig(serverURL())
-	if err != nil {
-		return "", err
-	}
-	admin, err := pgx.ConnectConfig(ctx, cfg)
+	name := "badged_tpl_" + db.MigrationsDigest()
+	admin, err := pgx.Connect(ctx, serverURL())
 	if err != nil {
 		return "", err
 	}
 	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+	if _, err := admin.Exec(ctx, "SELECT pg_advisory_lock($1)", templateLock); err != nil {
 		return "", err
 	}
-	d, err := db.Open(ctx, urlWithDB(serverURL(), name))
+	defer admin.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", templateLock) //nolint:errcheck
+	var exists bool
+	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return "", err
+	}
+	if !exists {
+		tmp := name + "_tmp_" + randomSuffix()
+		if _, err := admin.Exec(ctx, "CREATE DATABASE "+tmp); err != nil {
+			return "", err
+		}
+		d, err := db.Open(ctx, urlWithDB(serverURL(), tmp))
+		if err != nil {
+			return "", err
+		}
+		_, err = db.Migrate(ctx, d)
+		d.Close()
+		if err != nil {
+			return "", err
+		}
+		if _, err := admin.Exec(ctx, "ALTER DATABASE "+tmp+" RENAME TO "+name); err != nil {
+			return "", err
+		}
+	}
+	rows, err := admin.Query(ctx, "SELECT datname FROM pg_database WHERE datname LIKE 'badged\\_tpl\\_%' AND datname <> $1", name)
 	if err != nil {
 		return "", err
 	}
-	defer d.Close()
-	if _, err := db.Migrate(ctx, d); err != nil {
+	stale, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
 		return "", err
+	}
+	for _, old := range stale {
+		_, _ = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{old}.Sanitize()) // in use elsewhere: leave it
 	}
 	return name, nil
 }

@@ -22,8 +22,8 @@ CREATE TABLE issuances (
     failure           text,
     created_at        timestamptz NOT NULL DEFAULT now(),
     updated_at        timestamptz NOT NULL DEFAULT now(),
-    -- The idempotency scope: one issuance per (org, badge, key).
-    UNIQUE (org_id, badge_id, idempotency_key)
+    -- The idempotency scope: one issuance per (org, badge, key), apart for test and live keys.
+    UNIQUE (org_id, badge_id, mode, idempotency_key)
 );
 CREATE INDEX issuances_processing_idx ON issuances (created_at) WHERE processing_status = 'PROCESSING';
 
@@ -57,6 +57,7 @@ CREATE TABLE assertions (
     anchor_tx_hash       text,
     anchor_block         bigint,
     anchor_chain_id      bigint,
+    anchor_proof         jsonb,       -- Merkle inclusion proof when anchored in a batch (null: own transaction)
     baked_key            text,        -- blob key of the baked badge image
     baked_content_type   text,
     notified_at          timestamptz,
@@ -88,25 +89,43 @@ CREATE TABLE assertion_counts (
     PRIMARY KEY (org_id, badge_id, program_id, state)
 );
 
-CREATE FUNCTION assertion_counts_apply() RETURNS trigger LANGUAGE plpgsql AS $$
+-- Statement-level triggers with transition tables: one upsert per (org, badge, program, state) group per
+-- statement. A row-level trigger would update the same counter row once per row, which inside one statement (an
+-- issuance's 10,000 inserts, a bulk state change) is quadratic in Postgres.
+CREATE FUNCTION assertion_counts_insert() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.mode = 'live' THEN
-        UPDATE assertion_counts SET n = n - 1
-        WHERE org_id = OLD.org_id AND badge_id = OLD.badge_id AND program_id = OLD.program_id AND state = OLD.state;
-    END IF;
-    IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.mode = 'live' THEN
-        INSERT INTO assertion_counts (org_id, badge_id, program_id, state, n)
-        VALUES (NEW.org_id, NEW.badge_id, NEW.program_id, NEW.state, 1)
-        ON CONFLICT (org_id, badge_id, program_id, state) DO UPDATE SET n = assertion_counts.n + 1;
-    END IF;
+    INSERT INTO assertion_counts (org_id, badge_id, program_id, state, n)
+    SELECT org_id, badge_id, program_id, state, count(*) FROM new_rows WHERE mode = 'live'
+    GROUP BY org_id, badge_id, program_id, state
+    ON CONFLICT (org_id, badge_id, program_id, state) DO UPDATE SET n = assertion_counts.n + EXCLUDED.n;
     RETURN NULL;
 END $$;
 
-CREATE TRIGGER assertions_count_ins AFTER INSERT OR DELETE ON assertions
-    FOR EACH ROW EXECUTE FUNCTION assertion_counts_apply();
-CREATE TRIGGER assertions_count_upd AFTER UPDATE OF state, mode, badge_id, program_id, org_id ON assertions
-    FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state OR OLD.mode IS DISTINCT FROM NEW.mode)
-    EXECUTE FUNCTION assertion_counts_apply();
+CREATE FUNCTION assertion_counts_update() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    -- Only rows whose state changed move between counters (most updates record pipeline steps).
+    WITH changed AS (
+        SELECT o.org_id, o.badge_id, o.program_id, o.state AS old_state, n.state AS new_state
+        FROM old_rows o JOIN new_rows n ON n.id = o.id
+        WHERE o.mode = 'live' AND o.state <> n.state
+    ), delta AS (
+        SELECT org_id, badge_id, program_id, old_state AS state, -count(*) AS d FROM changed GROUP BY 1, 2, 3, 4
+        UNION ALL
+        SELECT org_id, badge_id, program_id, new_state, count(*) FROM changed GROUP BY 1, 2, 3, 4
+    )
+    INSERT INTO assertion_counts (org_id, badge_id, program_id, state, n)
+    SELECT org_id, badge_id, program_id, state, sum(d) FROM delta GROUP BY 1, 2, 3, 4
+    ON CONFLICT (org_id, badge_id, program_id, state) DO UPDATE SET n = assertion_counts.n + EXCLUDED.n;
+    RETURN NULL;
+END $$;
 
--- The expiry job finds issued assertions past expired_at without scanning the rest.
+-- Assertions are never deleted (issuances and audits reference them), so there is no delete trigger.
+CREATE TRIGGER assertions_count_insert AFTER INSERT ON assertions
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION assertion_counts_insert();
+CREATE TRIGGER assertions_count_update AFTER UPDATE ON assertions
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION assertion_counts_update();
+
+-- The expiry job finds issued assertions past expired_at without scanning the rest; per org, the same rows correct
+-- the counters before the job has run (a list total by state).
 CREATE INDEX assertions_expiry_idx ON assertions (expired_at) WHERE state IN ('ISSUED', 'RECEIVED');
+CREATE INDEX assertions_lapsed_idx ON assertions (org_id, expired_at) WHERE mode = 'live' AND state IN ('ISSUED', 'RECEIVED');

@@ -94,3 +94,13 @@ UPDATE assertions SET state = 'REVOKED', revoked_at = now(), updated_at = now()
 WHERE org_id = sqlc.arg(org_id) AND id = sqlc.arg(id) AND mode = 'live' AND state IN ('ISSUED', 'RECEIVED')
   AND (expired_at IS NULL OR expired_at > now())
 RETURNING *;
+
+-- name: CountLapsedAssertions :one
+-- ISSUED/RECEIVED assertions past expired_at that the expiry job has not rewritten yet: the correction of the
+-- counters for the effective states (few rows when the job runs every 10 minutes).
+SELECT count(*) FROM assertions
+WHERE org_id = sqlc.arg(org_id) AND mode = 'live' AND state IN ('ISSUED', 'RECEIVED')
+  AND expired_at <= sqlc.arg(now)::timestamptz
+  AND (sqlc.narg(state)::text IS NULL OR state = sqlc.narg(state))
+  AND (sqlc.narg(badge_id)::uuid IS NULL OR badge_id = sqlc.narg(badge_id))
+  AND (sqlc.narg(program_id)::uuid IS NULL OR program_id = sqlc.narg(program_id));

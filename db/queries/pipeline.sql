@@ -75,8 +75,15 @@ UPDATE assertions SET credential_key = $2, step = 'UPLOADED', updated_at = now()
 WHERE id = $1 AND state = 'PROCESSING' AND step = 'BAKED';
 
 -- name: SetAssertionAnchor :execrows
-UPDATE assertions SET anchor_tx_hash = $2, anchor_block = $3, anchor_chain_id = $4, step = 'ANCHORED', updated_at = now()
+UPDATE assertions SET anchor_tx_hash = $2, anchor_block = $3, anchor_chain_id = $4, anchor_proof = $5,
+    step = 'ANCHORED', updated_at = now()
 WHERE id = $1 AND state = 'PROCESSING' AND step = 'SIGNED';
+
+-- name: ListSignedInRange :many
+-- The credentials of a batch waiting for their anchor, in seq order (the order of the Merkle leaves).
+SELECT id, mode, credential_sha256 FROM assertions
+WHERE issuance_id = $1 AND seq >= sqlc.arg(from_seq) AND seq < sqlc.arg(to_seq) AND state = 'PROCESSING' AND step = 'SIGNED'
+ORDER BY seq;
 
 -- name: SetAssertionBaked :execrows
 UPDATE assertions SET baked_key = $2, baked_content_type = $3, step = 'BAKED', updated_at = now()
