@@ -3,8 +3,8 @@ package db
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"sort"
