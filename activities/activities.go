@@ -6,7 +6,9 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"net/url"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -43,6 +45,16 @@ type Activities struct {
 	Log           *slog.Logger
 }
 
+// uncodedCode classes an error that carries no errorCode: a failed HTTP call to another system (*url.Error) is
+// EXTERNAL_SERVER_ERROR (retried as "remote"); anything else, our database included, is INTERNAL_SERVER_ERROR.
+func uncodedCode(err error) errcode.Code {
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return errcode.ExternalServerError
+	}
+	return errcode.InternalServerError
+}
+
 // fail turns a step's error into the ApplicationError the workflow sees: its type is the assertion errorCode, and
 // the policy file decides whether and when it is retried (NextRetryDelay), so every class's backoff and attempt
 // limit live in one table. An error without a code is INTERNAL_SERVER_ERROR.
@@ -52,7 +64,7 @@ func (a *Activities) fail(ctx context.Context, step string, err error) error {
 	}
 	code := errcode.Of(err)
 	if code == errcode.Unknown {
-		code = errcode.InternalServerError
+		code = uncodedCode(err)
 	}
 	attempt := int(activity.GetInfo(ctx).Attempt)
 	retry, delay := a.Policy.Decide(code, attempt)

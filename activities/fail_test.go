@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"testing"
 	"time"
 
@@ -181,6 +182,16 @@ func TestFailWithoutCodeIsInternal(t *testing.T) {
 	appErr := asAppError(t, runFail(t, p, 1, fmt.Errorf("anchor: %w", errcode.New(errcode.BlockchainTxReverted, "reverted"))))
 	require.Equal(t, string(errcode.BlockchainTxReverted), appErr.Type())
 	require.True(t, appErr.NonRetryable())
+}
+
+// A failed HTTP call to another system without a code of its own is EXTERNAL_SERVER_ERROR, retried as "remote".
+func TestFailUncodedHTTPIsExternal(t *testing.T) {
+	p := mustPolicy(t)
+	stepErr := fmt.Errorf("fetch: %w", &url.Error{Op: "Get", URL: "https://provider.example", Err: errors.New("connection refused")})
+	appErr := asAppError(t, runFail(t, p, 1, stepErr))
+	require.Equal(t, string(errcode.ExternalServerError), appErr.Type())
+	require.False(t, appErr.NonRetryable())
+	require.Equal(t, 5*time.Second, appErr.NextRetryDelay())
 }
 
 func TestFailNil(t *testing.T) {
