@@ -3,6 +3,7 @@ package devserver
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 
 	"go.temporal.io/server/common/log"
@@ -26,8 +27,13 @@ var (
 
 const minServerLevel = slog.LevelWarn
 
+// nexusPortWarning is logged at every start because the embedded server leaves the frontend HTTP port off on
+// purpose (nothing here uses Nexus); it would only teach operators to ignore warnings.
+const nexusPortWarning = "HTTP API port has not been set."
+
 func (s serverLogger) log(level slog.Level, msg string, tags []tag.Tag) {
-	if level < minServerLevel || s.quiet.Load() || !s.l.Enabled(context.Background(), level) {
+	if level < minServerLevel || s.quiet.Load() || !s.l.Enabled(context.Background(), level) ||
+		strings.HasPrefix(msg, nexusPortWarning) {
 		return
 	}
 	attrs := make([]slog.Attr, 0, len(tags))
