@@ -19,6 +19,7 @@ import (
 	"github.com/badged/badged/internal/chain"
 	"github.com/badged/badged/internal/errcode"
 	"github.com/badged/badged/internal/issuer"
+	"github.com/badged/badged/internal/metrics"
 	"github.com/badged/badged/internal/notify"
 	"github.com/badged/badged/internal/retrypolicy"
 )
@@ -43,6 +44,7 @@ type Activities struct {
 	Policy        *retrypolicy.Policy
 	Location      *time.Location
 	Log           *slog.Logger
+	Metrics       *metrics.Metrics // nil records nothing
 }
 
 // uncodedCode classes an error that carries no errorCode: a failed HTTP call to another system (*url.Error) is
@@ -60,6 +62,7 @@ func uncodedCode(err error) errcode.Code {
 // limit live in one table. An error without a code is INTERNAL_SERVER_ERROR.
 func (a *Activities) fail(ctx context.Context, step string, err error) error {
 	if err == nil {
+		a.observe(ctx, step, metrics.OutcomeSuccess, "")
 		return nil
 	}
 	code := errcode.Of(err)
@@ -70,11 +73,26 @@ func (a *Activities) fail(ctx context.Context, step string, err error) error {
 	retry, delay := a.Policy.Decide(code, attempt)
 	a.Log.WarnContext(ctx, "step failed", "step", step, "errorCode", code, "class", a.Policy.ClassOf(code),
 		"attempt", attempt, "retry", retry, "delay", delay, "err", err)
+	outcome := metrics.OutcomeRetry
+	if !retry {
+		outcome = metrics.OutcomeFailed
+	}
+	a.observe(ctx, step, outcome, a.Policy.ClassOf(code))
 	if !retry {
 		return temporal.NewNonRetryableApplicationError(err.Error(), string(code), err)
 	}
 	return temporal.NewApplicationErrorWithOptions(err.Error(), string(code), temporal.ApplicationErrorOptions{
 		NextRetryDelay: delay, Cause: err})
+}
+
+// observe records one attempt of step in the metrics: every step wrapper ends in fail, so this is the one place.
+// The latency is measured from the attempt's start as Temporal recorded it.
+func (a *Activities) observe(ctx context.Context, step, outcome, class string) {
+	if a.Metrics == nil || !activity.IsActivity(ctx) {
+		return
+	}
+	info := activity.GetInfo(ctx)
+	a.Metrics.ObserveActivity(step, outcome, class, int(info.Attempt), time.Since(info.StartedTime))
 }
 
 // persistErr marks a failure to record a step's result.

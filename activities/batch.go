@@ -45,6 +45,7 @@ func (a *Activities) FinishAssertion(ctx context.Context, in FinishInput) (Finis
 		code = &in.ErrorCode
 	}
 	var out FinishResult
+	fresh := false // this attempt wrote the outcome: counted once, not again on a retry
 	err = a.DB.InTx(ctx, func(q *db.Queries) error {
 		row, err := q.FinishAssertion(ctx, db.FinishAssertionParams{ID: in.AssertionID, State: state, ErrorCode: code})
 		if db.IsNotFound(err) {
@@ -56,7 +57,7 @@ func (a *Activities) FinishAssertion(ctx context.Context, in FinishInput) (Finis
 		if err != nil {
 			return err
 		}
-		out = FinishResult{State: row.State, ErrorCode: deref(row.ErrorCode)}
+		out, fresh = FinishResult{State: row.State, ErrorCode: deref(row.ErrorCode)}, true
 		if row.State == "FAILED" && row.Mode == "live" {
 			return q.RefundCredit(ctx, row.OrgID)
 		}
@@ -64,6 +65,9 @@ func (a *Activities) FinishAssertion(ctx context.Context, in FinishInput) (Finis
 	})
 	if err != nil {
 		return FinishResult{}, fmt.Errorf("finish assertion %s: %w", in.AssertionID, err)
+	}
+	if fresh {
+		a.Metrics.RecipientFinished(out.State, out.ErrorCode)
 	}
 	a.Log.InfoContext(ctx, "recipient finished", "assertionId", in.AssertionID, "state", out.State,
 		"errorCode", out.ErrorCode, "stage", in.Stage)
@@ -78,7 +82,8 @@ func (a *Activities) CompleteIssuance(ctx context.Context, in CompleteIssuanceIn
 	if in.Failure != "" {
 		status, failure = "FAILED", &in.Failure
 	}
-	return a.DB.InTx(ctx, func(q *db.Queries) error {
+	closed := false // this attempt closed the issuance: counted once, not again on a retry
+	err := a.DB.InTx(ctx, func(q *db.Queries) error {
 		if in.Failure != "" {
 			if err := q.FailRemainingAssertions(ctx, in.IssuanceID); err != nil {
 				return err
@@ -88,8 +93,13 @@ func (a *Activities) CompleteIssuance(ctx context.Context, in CompleteIssuanceIn
 		if db.IsNotFound(err) {
 			return nil // already closed by an earlier attempt
 		}
+		closed = err == nil
 		return err
 	})
+	if err == nil && closed {
+		a.Metrics.IssuanceFinished(status)
+	}
+	return err
 }
 
 func deref(s *string) string {

@@ -23,6 +23,7 @@ const (
 	codeNotFound         = "NOT_FOUND"          // no such route; the contract has no code for it
 	codeMethod           = "METHOD_NOT_ALLOWED" // route exists, method does not
 	codeInternal         = "INTERNAL_SERVER_ERROR"
+	codeTooMany          = "TOO_MANY_REQUESTS" // the key's rate limit is used up
 )
 
 // statusOf is the one table from error code to HTTP status (DESIGN.md "HTTP statuses").
@@ -40,6 +41,8 @@ func statusOf(code string) int {
 		return http.StatusConflict
 	case "PAY054":
 		return http.StatusPaymentRequired
+	case codeTooMany:
+		return http.StatusTooManyRequests
 	case codeInternal:
 		return http.StatusInternalServerError
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/badged/badged/internal/blob"
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/media"
+	"github.com/badged/badged/internal/metrics"
 )
 
 // Deps are what the handlers need; cmd/badged builds them from configuration.
@@ -30,6 +31,8 @@ type Deps struct {
 	Issuances     IssuanceStarter  // starts issuance workflows
 	Issuer        *issuer.Service  // issuer keys, status lists and public ids
 	Chain         ChainVerifier    // nil: the verification page shows the recorded anchor without re-checking
+	Metrics       *metrics.Metrics // nil: no HTTP metrics and no /metrics route
+	RateLimit     RateLimit        // per-API-key request rate; zero: no limit (cmd/badged: RATE_LIMIT_RPS/_BURST)
 }
 
 type handler struct {
@@ -43,6 +46,8 @@ type handler struct {
 	starter IssuanceStarter
 	issuer  *issuer.Service
 	chain   ChainVerifier
+	metrics *metrics.Metrics
+	limiter *keyLimiter // nil: no rate limit
 	// decodes bounds concurrent image decodes: a 40-megapixel upload needs ~160 MB while it is resized.
 	decodes chan struct{}
 }
@@ -51,7 +56,7 @@ type handler struct {
 func NewHandler(d Deps) http.Handler {
 	h := &handler{db: d.DB, blob: d.Blob, log: d.Log, loc: d.Location, baseURL: strings.TrimRight(d.PublicBaseURL, "/"),
 		mediaLm: d.MediaLimits, clock: d.Clock, starter: d.Issuances,
-		issuer: d.Issuer, chain: d.Chain, decodes: make(chan struct{}, maxConcurrentDecodes)}
+		issuer: d.Issuer, chain: d.Chain, metrics: d.Metrics, decodes: make(chan struct{}, maxConcurrentDecodes)}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -67,6 +72,7 @@ func NewHandler(d Deps) http.Handler {
 
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, h.logRequests, h.recoverer, securityHeaders)
+	r.Use(h.countRequests)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, newError(codeNotFound, "no route for %s %s", r.Method, r.URL.Path))
 	})
@@ -75,6 +81,9 @@ func NewHandler(d Deps) http.Handler {
 	})
 	r.Get("/healthz", h.healthz)
 	r.Get("/readyz", h.readyz)
+	if d.Metrics != nil {
+		r.Method(http.MethodGet, "/metrics", d.Metrics.Handler())
+	}
 	r.Get("/media/{mediaID}/{variant}", h.serveMedia)
 	r.Get("/issuers/{orgId}", h.getIssuer)
 	r.Get("/credentials/{assertionId}", h.getCredential)
@@ -82,10 +91,12 @@ func NewHandler(d Deps) http.Handler {
 	r.Get("/verify/{assertionId}", h.verifyPage)
 	r.Get("/status-lists/{listId}", h.getStatusList)
 
+	// Real time, not h.clock: tests pin the handler clock, which would never refill a bucket.
+	h.limiter = newKeyLimiter(d.RateLimit, time.Now)
 	viewer, manager := h.require(apikey.RoleViewer), h.require(apikey.RoleManager)
 	for _, v := range versions {
 		r.Route(v.prefix(), func(r chi.Router) {
-			r.Use(versionMiddleware(v), h.authenticate)
+			r.Use(versionMiddleware(v), h.authenticate, h.rateLimit)
 			r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 				h.writeError(w, r, newError(codeNotFound, "no route for %s %s", r.Method, r.URL.Path))
 			})

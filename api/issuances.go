@@ -91,6 +91,7 @@ func (h *handler) createIssuance(w http.ResponseWriter, r *http.Request) {
 func (h *handler) recordIssuance(ctx context.Context, p principal, v version, badgeID uuid.UUID, key string,
 	hash []byte, req issuanceRequest, now time.Time) (db.Issuance, error) {
 	var out db.Issuance
+	fresh := false // a new row, not a replay: counted once the transaction commits
 	err := h.db.InTx(ctx, func(q *db.Queries) error {
 		// A replay is answered from the stored issuance, even if the badge changed since.
 		if prev, err := q.GetIssuanceByKey(ctx, db.GetIssuanceByKeyParams{OrgID: p.OrgID, BadgeID: badgeID, Mode: p.Mode, IdempotencyKey: key}); err == nil {
@@ -157,9 +158,12 @@ func (h *handler) recordIssuance(ctx context.Context, p principal, v version, ba
 		if _, err := q.InsertAssertions(ctx, assertionRows(created, req, first, now)); err != nil {
 			return fmt.Errorf("insert assertions: %w", err)
 		}
-		out = created
+		out, fresh = created, true
 		return nil
 	})
+	if err == nil && fresh {
+		h.metrics.IssuanceStarted(versionLabel(v.prefix()), p.Mode)
+	}
 	return out, err
 }
 

@@ -122,6 +122,15 @@ type Issuance struct {
 	UpdatedAt        time.Time
 }
 
+type IssuanceRedriveRun struct {
+	IssuanceID     uuid.UUID
+	N              int32
+	WorkflowID     string
+	AssertionIds   []uuid.UUID
+	CreditsDebited int32
+	CreatedAt      time.Time
+}
+
 type IssuerKey struct {
 	OrgID     uuid.UUID
 	PublicKey []byte
@@ -144,6 +153,18 @@ type Notification struct {
 	AssertionID uuid.UUID
 	MessageID   string
 	Channel     string
+	Status      string
+	Attempts    int32
+	LastError   *string
+	SentAt      *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type NotificationResend struct {
+	AssertionID uuid.UUID
+	RequestID   string
+	MessageID   string
 	Status      string
 	Attempts    int32
 	LastError   *string

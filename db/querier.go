@@ -11,13 +11,23 @@ import (
 )
 
 type Querier interface {
+	// A delivered resend of an issued credential whose notification had failed: the error code is cleared and a v3
+	// assertion becomes RECEIVED, as if the worker's notification had succeeded.
+	ClearNotificationError(ctx context.Context, id uuid.UUID) (int64, error)
 	CountAssertions(ctx context.Context, arg CountAssertionsParams) (int64, error)
 	CountBadges(ctx context.Context, arg CountBadgesParams) (int64, error)
+	CountIssuanceFailures(ctx context.Context, issuanceID uuid.UUID) (int64, error)
+	// Operator inspect: recipients still in the pipeline per last completed step.
+	CountIssuanceProcessingSteps(ctx context.Context, issuanceID uuid.UUID) ([]CountIssuanceProcessingStepsRow, error)
+	// Operator inspect: recipients of an issuance per state.
+	CountIssuanceStates(ctx context.Context, issuanceID uuid.UUID) ([]CountIssuanceStatesRow, error)
+	CountIssuanceUnsentNotifications(ctx context.Context, issuanceID uuid.UUID) (int64, error)
 	// ISSUED/RECEIVED assertions past expired_at that the expiry job has not rewritten yet: the correction of the
 	// counters for the effective states (few rows when the job runs every 10 minutes).
 	CountLapsedAssertions(ctx context.Context, arg CountLapsedAssertionsParams) (int64, error)
 	CountLiveBadges(ctx context.Context, arg CountLiveBadgesParams) (int64, error)
 	CountLivePrograms(ctx context.Context, arg CountLiveProgramsParams) (int64, error)
+	CountProcessingOf(ctx context.Context, ids []uuid.UUID) (int64, error)
 	CountPrograms(ctx context.Context, arg CountProgramsParams) (int64, error)
 	CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (ApiKey, error)
 	CreateBadge(ctx context.Context, arg CreateBadgeParams) (Badge, error)
@@ -27,8 +37,10 @@ type Querier interface {
 	CreateIssuerKey(ctx context.Context, arg CreateIssuerKeyParams) error
 	CreateMediaFile(ctx context.Context, arg CreateMediaFileParams) (MediaFile, error)
 	CreateNotification(ctx context.Context, arg CreateNotificationParams) error
+	CreateNotificationResend(ctx context.Context, arg CreateNotificationResendParams) error
 	CreateOrganization(ctx context.Context, arg CreateOrganizationParams) (Organization, error)
 	CreateProgram(ctx context.Context, arg CreateProgramParams) (Program, error)
+	CreateRedrive(ctx context.Context, arg CreateRedriveParams) (IssuanceRedriveRun, error)
 	CreateStatusList(ctx context.Context, arg CreateStatusListParams) (StatusList, error)
 	// Takes the org row lock (serialising debits) and reserves serial numbers; no row means not enough credits.
 	DebitCredits(ctx context.Context, arg DebitCreditsParams) (int64, error)
@@ -56,6 +68,7 @@ type Querier interface {
 	GetIssuanceAnyOrg(ctx context.Context, id uuid.UUID) (Issuance, error)
 	GetIssuanceByKey(ctx context.Context, arg GetIssuanceByKeyParams) (Issuance, error)
 	GetIssuerKey(ctx context.Context, orgID uuid.UUID) (IssuerKey, error)
+	GetLatestRedrive(ctx context.Context, issuanceID uuid.UUID) (IssuanceRedriveRun, error)
 	GetMediaFile(ctx context.Context, arg GetMediaFileParams) (MediaFile, error)
 	// Public image serving: media URLs carry no key, only the random id.
 	GetMediaFileAnyOrg(ctx context.Context, id uuid.UUID) (MediaFile, error)
@@ -82,20 +95,34 @@ type Querier interface {
 	ListBadgeIDsOfPrograms(ctx context.Context, arg ListBadgeIDsOfProgramsParams) ([]ListBadgeIDsOfProgramsRow, error)
 	ListBadges(ctx context.Context, arg ListBadgesParams) ([]Badge, error)
 	ListBatch(ctx context.Context, arg ListBatchParams) ([]ListBatchRow, error)
+	ListFailedOfIssuance(ctx context.Context, issuanceID uuid.UUID) ([]ListFailedOfIssuanceRow, error)
+	// Recipients with an error code (FAILED, or ISSUED whose notification failed), in seq order.
+	ListIssuanceFailures(ctx context.Context, arg ListIssuanceFailuresParams) ([]ListIssuanceFailuresRow, error)
+	// Notification rows of an issuance that were not delivered, with whether an operator resend has been delivered since.
+	ListIssuanceUnsentNotifications(ctx context.Context, arg ListIssuanceUnsentNotificationsParams) ([]ListIssuanceUnsentNotificationsRow, error)
 	ListMediaFilesByIDs(ctx context.Context, arg ListMediaFilesByIDsParams) ([]MediaFile, error)
 	ListProgramIDsOfBadges(ctx context.Context, arg ListProgramIDsOfBadgesParams) ([]ListProgramIDsOfBadgesRow, error)
 	// sort_key is one of createdAt, updatedAt, name; id breaks ties in the same direction.
 	ListPrograms(ctx context.Context, arg ListProgramsParams) ([]Program, error)
+	ListRecipientsByIDs(ctx context.Context, arg ListRecipientsByIDsParams) ([]ListRecipientsByIDsRow, error)
 	// The credentials of a batch waiting for their anchor, in seq order (the order of the Merkle leaves).
 	ListSignedInRange(ctx context.Context, arg ListSignedInRangeParams) ([]ListSignedInRangeRow, error)
+	// Serialises re-drive commands of one issuance.
+	LockIssuance(ctx context.Context, id uuid.UUID) (Issuance, error)
+	// Serialises concurrent invocations of the same request for the transaction.
+	LockNotificationResend(ctx context.Context, arg LockNotificationResendParams) (NotificationResend, error)
 	// Serialises the duplicate check of one recipient identity within one badge, for the transaction.
 	LockRecipient(ctx context.Context, lockKey string) error
 	MarkChainMined(ctx context.Context, arg MarkChainMinedParams) (int64, error)
 	MarkNotificationFailed(ctx context.Context, arg MarkNotificationFailedParams) error
+	MarkNotificationResendFailed(ctx context.Context, arg MarkNotificationResendFailedParams) error
+	MarkNotificationResendSent(ctx context.Context, arg MarkNotificationResendSentParams) error
 	MarkNotificationSent(ctx context.Context, assertionID uuid.UUID) error
 	RefundCredit(ctx context.Context, id uuid.UUID) error
 	// Row-locks the sender's counter for the transaction: nonce allocation is serialised per sender across workers.
 	ReserveChainNonce(ctx context.Context, arg ReserveChainNonceParams) (int32, error)
+	// Back into the pipeline at the step they had reached (the steps recorded before the failure are kept).
+	ResetForRedrive(ctx context.Context, ids []uuid.UUID) (int64, error)
 	RevokeAPIKey(ctx context.Context, id uuid.UUID) (ApiKey, error)
 	// Cancels an issued, unexpired assertion; no row means its state forbids it.
 	RevokeAssertion(ctx context.Context, arg RevokeAssertionParams) (Assertion, error)
@@ -111,6 +138,9 @@ type Querier interface {
 	SetLockTimeout(ctx context.Context, timeout string) error
 	// bit_index is Postgres's numbering (LSB first within a byte); the caller converts from the W3C index.
 	SetStatusBit(ctx context.Context, arg SetStatusBitParams) error
+	// Issuances still PROCESSING that were created more than older_than_seconds ago, and the age of the oldest one
+	// (0 when there is none). Served by issuances_processing_idx.
+	StuckIssuances(ctx context.Context, olderThanSeconds float64) (StuckIssuancesRow, error)
 	// The total of a list filtered by nothing but badge, program and state, from the trigger-kept counters.
 	SumAssertionCounts(ctx context.Context, arg SumAssertionCountsParams) (int64, error)
 	TakeStatusIndex(ctx context.Context, id uuid.UUID) (int32, error)

@@ -32,6 +32,7 @@ func NewWorker(c client.Client, acts *activities.Activities, o WorkerOptions) wo
 	w.RegisterWorkflow(workflows.IssueBadge)
 	w.RegisterWorkflow(workflows.IssueBatch)
 	w.RegisterWorkflow(workflows.ExpireAssertions)
+	w.RegisterWorkflow(workflows.RedriveIssuance)
 	w.RegisterActivity(acts)
 	return w
 }

@@ -20,6 +20,12 @@ func runAdmin(ctx context.Context, cfg config.Config, args []string, stdout io.W
 	if len(args) < 2 {
 		return errUsage
 	}
+	switch args[0] { // these open their own connections (and Temporal)
+	case "issuance":
+		return adminIssuance(ctx, cfg, args[1:], stdout)
+	case "notification":
+		return adminNotification(ctx, cfg, args[1:], stdout)
+	}
 	d, err := db.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return err

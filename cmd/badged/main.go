@@ -34,6 +34,11 @@ commands:
   admin key create --org ID --role ORG_VIEWER|ORG_MANAGER|ORG_OWNER [--mode live|test]
   admin key revoke --id ID
   admin credits grant --org ID --amount N
+  admin issuance inspect ID  an issuance: recipients by state and step, failures, undelivered notifications,
+                             workflow id and Temporal UI link
+  admin issuance redrive ID  re-run the FAILED recipients whose errorCode is retryable (needs Temporal)
+  admin notification resend --assertion ID --request TICKET
+                             send an issued credential's notification again, at most once per request id
   credential verify [--controller FILE]... [--offline] [--rpc URL --anchor-tx HASH] FILE
                              verify an eddsa-rdfc-2022 credential (JSON, or a baked PNG/SVG); exit 0 only if valid
   credential unbake [--raw] FILE

@@ -21,6 +21,7 @@ import (
 	"github.com/badged/badged/internal/chain/devchain"
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/media"
+	"github.com/badged/badged/internal/metrics"
 	"github.com/badged/badged/temporal"
 	"github.com/badged/badged/temporal/devserver"
 	"github.com/badged/badged/workflows"
@@ -97,8 +98,11 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 		return err
 	}
 	iss := issuer.New(d, ring, cfg.PublicBaseURL)
+	// One registry per process: the API's /metrics serves it under dev and serve, METRICS_ADDR under worker.
+	m := metrics.New()
+	m.Registry.MustRegister(metrics.NewStuckCollector(d, cfg.StuckAfter, log))
 	tc, err := client.DialContext(ctx, client.Options{HostPort: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace,
-		Logger: sdklog.NewStructuredLogger(log.With("component", "temporal"))})
+		Logger: sdklog.NewStructuredLogger(log.With("component", "temporal")), MetricsHandler: m.TemporalHandler()})
 	if err != nil {
 		return fmt.Errorf("dial temporal %s: %w", cfg.TemporalAddress, err)
 	}
@@ -110,6 +114,7 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 		if err != nil {
 			return err
 		}
+		acts.Metrics = m
 		w := temporal.NewWorker(tc, acts, temporal.WorkerOptions{MaxConcurrentActivities: cfg.WorkerActivities})
 		if err := w.Start(); err != nil {
 			return fmt.Errorf("start worker: %w", err)
@@ -119,9 +124,17 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 			return err
 		}
 		log.Info("worker running", "task_queue", workflows.TaskQueue)
+		if !r.api {
+			msrv, err := serveMetrics(cfg.MetricsAddr, m, errc)
+			if err != nil {
+				return err
+			}
+			log.Info("metrics listening", "addr", msrv.Addr)
+			defer shutdownHTTP(msrv, cfg.ShutdownTimeout, log)
+		}
 	}
 	if r.api {
-		srv, err := newHTTPServer(ctx, cfg, d, store, iss, tc, log)
+		srv, err := newHTTPServer(ctx, cfg, d, store, iss, tc, m, log)
 		if err != nil {
 			return err
 		}
@@ -142,10 +155,12 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 	}
 }
 
-func newHTTPServer(ctx context.Context, cfg config.Config, d *db.DB, store blob.Store, iss *issuer.Service, tc client.Client, log *slog.Logger) (*http.Server, error) {
+func newHTTPServer(ctx context.Context, cfg config.Config, d *db.DB, store blob.Store, iss *issuer.Service, tc client.Client,
+	m *metrics.Metrics, log *slog.Logger) (*http.Server, error) {
 	deps := api.Deps{DB: d, Blob: store, Log: log, Location: cfg.TimeZone, PublicBaseURL: cfg.PublicBaseURL,
 		MediaLimits: media.Limits{MaxBytes: cfg.MediaMaxBytes, MaxPixels: cfg.MediaMaxPixels},
-		Issuances:   api.TemporalStarter{Client: tc}, Issuer: iss}
+		Issuances:   api.TemporalStarter{Client: tc}, Issuer: iss, Metrics: m}
+	deps.RateLimit = api.RateLimit{PerSecond: float64(cfg.RateLimitRPS), Burst: cfg.RateLimitBurst}
 	if cfg.ChainRPCURL != "" {
 		v, err := chain.NewVerifier(cfg.ChainRPCURL)
 		if err != nil {
@@ -163,6 +178,19 @@ func newHTTPServer(ctx context.Context, cfg config.Config, d *db.DB, store blob.
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}, nil
+}
+
+// serveMetrics serves /metrics alone on addr, for the worker-only process; a serve error is sent on errc.
+func serveMetrics(addr string, m *metrics.Metrics, errc chan<- error) (*http.Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s (METRICS_ADDR): %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	srv := &http.Server{Addr: ln.Addr().String(), Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { errc <- srv.Serve(ln) }()
+	return srv, nil
 }
 
 // shutdownHTTP stops accepting requests and waits up to timeout for in-flight ones.

@@ -25,6 +25,10 @@ type Config struct {
 	ShutdownTimeout time.Duration  // SHUTDOWN_TIMEOUT, default 20s
 	LogLevel        slog.Level     // LOG_LEVEL: debug, info, warn, error; default info
 	LogFormat       string         // LOG_FORMAT: json or text; default json
+	MetricsAddr     string         // METRICS_ADDR: /metrics listener of `worker`, default ":9090" (dev and serve use the API's /metrics)
+	StuckAfter      time.Duration  // STUCK_ISSUANCE_AFTER: PROCESSING longer than this counts as stuck, default 30m
+	RateLimitRPS    int            // RATE_LIMIT_RPS: requests per second per API key, default 50; 0 turns the limit off
+	RateLimitBurst  int            // RATE_LIMIT_BURST: requests a key may send at once, default 100
 
 	TemporalAddress   string // TEMPORAL_ADDRESS; empty under `dev` starts the embedded server
 	TemporalNamespace string // TEMPORAL_NAMESPACE, default "default"
@@ -96,6 +100,13 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(env("LOG_LEVEL", "info"))); err != nil {
 		errs = append(errs, fmt.Errorf("LOG_LEVEL: %w", err))
+	}
+	c.MetricsAddr = env("METRICS_ADDR", ":9090")
+	c.RateLimitRPS = intEnv(env, "RATE_LIMIT_RPS", 50, 0, 1_000_000, &errs)
+	c.RateLimitBurst = intEnv(env, "RATE_LIMIT_BURST", 100, 1, 1_000_000, &errs)
+	c.StuckAfter, err = time.ParseDuration(env("STUCK_ISSUANCE_AFTER", "30m"))
+	if err != nil || c.StuckAfter <= 0 {
+		errs = append(errs, fmt.Errorf("STUCK_ISSUANCE_AFTER %q: must be a positive duration such as 30m", env("STUCK_ISSUANCE_AFTER", "")))
 	}
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		errs = append(errs, fmt.Errorf("LOG_FORMAT %q: must be json or text", c.LogFormat))
@@ -174,6 +185,8 @@ func (c Config) LogValue() slog.Value {
 		slog.String("data_dir", c.DataDir), slog.String("blob_dir", c.BlobDir),
 		slog.Int("media_max_bytes", c.MediaMaxBytes), slog.Int("media_max_pixels", c.MediaMaxPixels),
 		slog.Duration("shutdown_timeout", c.ShutdownTimeout), slog.String("log_level", c.LogLevel.String()),
+		slog.String("metrics_addr", c.MetricsAddr), slog.Duration("stuck_issuance_after", c.StuckAfter),
+		slog.Int("rate_limit_rps", c.RateLimitRPS), slog.Int("rate_limit_burst", c.RateLimitBurst),
 		slog.String("temporal_address", orDefault(c.TemporalAddress, "(embedded)")),
 		slog.String("temporal_namespace", c.TemporalNamespace), slog.String("retry_policy_file", orDefault(c.RetryPolicyFile, "(built in)")),
 		slog.Bool("issuer_key_ring_set", c.IssuerKeyRing != ""),

@@ -1,0 +1,58 @@
+package activities
+
+import (
+	"context"
+	"io"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/badged/badged/internal/errcode"
+	"github.com/badged/badged/internal/metrics"
+)
+
+// scrapeText returns the registry's text exposition.
+func scrapeText(t *testing.T, m *metrics.Metrics) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	b, err := io.ReadAll(rec.Body)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// TestMetrics_StepsAndOutcomes checks that step attempts are counted by outcome and class where they end (fail),
+// and that a recipient or issuance outcome is counted once, not again when the activity is retried.
+func TestMetrics_StepsAndOutcomes(t *testing.T) {
+	f := mustFixture(t)
+	ctx := context.Background()
+	m := metrics.New()
+	f.acts.Metrics = m
+	taken := "holder@example.com"
+	f.mustIssuance(t, "live", 3, recipient{Email: &taken, State: "RECEIVED"})
+
+	_, ok := f.mustIssuance(t, "live", 3, recipient{})
+	require.NoError(t, f.runCheck(t, ok[0]))
+	iss, dup := f.mustIssuance(t, "live", 3, recipient{Email: &taken})
+	requireCode(t, f.runCheck(t, dup[0]), errcode.DuplicateIssuance, true)
+
+	for range 2 { // the second call is a retry of an activity that already wrote its result
+		_, err := f.acts.FinishAssertion(ctx, FinishInput{AssertionID: dup[0], ErrorCode: string(errcode.DuplicateIssuance), Stage: StepChecked})
+		require.NoError(t, err)
+		require.NoError(t, f.acts.CompleteIssuance(ctx, CompleteIssuanceInput{IssuanceID: iss}))
+	}
+
+	text := scrapeText(t, m)
+	class := f.acts.Policy.ClassOf(errcode.DuplicateIssuance)
+	for _, want := range []string{
+		`badged_activity_attempts_total{class="none",outcome="success",step="check"} 1`,
+		`badged_activity_attempts_total{class="` + class + `",outcome="failed",step="check"} 1`,
+		`badged_activity_duration_seconds_count{outcome="success",step="check"} 1`,
+		`badged_recipients_finished_total{error_code="DUPLICATE_ISSUANCE",state="FAILED"} 1`,
+		`badged_issuances_finished_total{status="COMPLETED"} 1`,
+	} {
+		require.Contains(t, text, want)
+	}
+	require.NotContains(t, text, "badged_activity_retries_total{", "first attempts are not retries")
+}
