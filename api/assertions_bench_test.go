@@ -18,8 +18,8 @@ const benchAssertions = 1_000_000
 // 5% each REVOKED, EXPIRED, PROCESSING); the one-month badge ($4) gives its assertions an expired_at, nearly all of
 // them past. Every email is shared by 4 assertions, every phone by 2.
 //
-// The per-row counter trigger is off for the bulk insert and the counters are written in one aggregate: the same
-// assertion_counts rows in a fraction of the time. params is how many of the arguments a statement takes.
+// The statement-level counter triggers keep assertion_counts in one aggregate per statement. params is how many
+// of the arguments a statement takes.
 var seedStatements = []struct {
 	sql    string
 	params int
@@ -30,7 +30,6 @@ SELECT md5('iss' || j)::uuid, $1, (ARRAY[$2, $3, $4]::uuid[])[1 + j % 3], (ARRAY
        'bench-' || j, '\x00', ts, NULL, 'COMPLETED', 100, 100, 'wf-' || j, ts, ts
 FROM generate_series(0, 9999) j,
      LATERAL (SELECT timestamptz '2024-03-01T00:00:00Z' + j * interval '3153.6 seconds' AS ts) t`, 6},
-	{`ALTER TABLE assertions DISABLE TRIGGER assertions_count_ins`, 0},
 	{`INSERT INTO assertions (id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number,
                         recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state,
                         issued_at, expired_at, created_at, updated_at)
@@ -45,11 +44,9 @@ SELECT md5('a' || i)::uuid, $1, md5('iss' || (i / 100))::uuid, (ARRAY[$2, $3, $4
 FROM generate_series(0, 999999) i,
      LATERAL (SELECT timestamptz '2024-03-01T00:00:00Z' + (i / 100) * interval '3153.6 seconds'
                      + (i % 100) * interval '1 millisecond' AS ts) t`, 6},
-	{`ALTER TABLE assertions ENABLE TRIGGER assertions_count_ins`, 0},
-	{`INSERT INTO assertion_counts (org_id, badge_id, program_id, state, n)
-SELECT org_id, badge_id, program_id, state, count(*) FROM assertions WHERE org_id = $1 AND mode = 'live'
-GROUP BY 1, 2, 3, 4
-ON CONFLICT (org_id, badge_id, program_id, state) DO UPDATE SET n = assertion_counts.n + excluded.n`, 1},
+	// What the expiry job would have done by the end of the seeded year: lapsed assertions are EXPIRED.
+	{`UPDATE assertions SET state = 'EXPIRED' WHERE org_id = $1 AND state IN ('ISSUED', 'RECEIVED')
+  AND expired_at <= timestamptz '2025-03-01T00:00:00Z'`, 1},
 	{`UPDATE organizations SET next_serial = 1000001 WHERE id = $1`, 1},
 }
 
@@ -81,8 +78,8 @@ func BenchmarkListAssertions1M(b *testing.B) {
 	cases := []struct{ name, query string }{
 		{"no_filter", ""},
 		{"badgeId", "badgeId=" + f.vars["{badge}"]},
-		{"stateCode_FAILED_counters", "stateCode=FAILED"},
-		{"stateCode_RECEIVED_exact", "stateCode=RECEIVED"},
+		{"stateCode_FAILED", "stateCode=FAILED"},
+		{"stateCode_RECEIVED_lapsed_corrected", "stateCode=RECEIVED"},
 		{"email", "email=user12345@example.com"},
 		{"issuanceId", "issuanceId=" + issuance},
 		{"month_range", "startAt=2024-09-01T00:00:00Z&endAt=2024-09-30T23:59:59Z"},

@@ -65,12 +65,16 @@ func (q *Queries) CountAssertions(ctx context.Context, arg CountAssertionsParams
 }
 
 const countLapsedAssertions = `-- name: CountLapsedAssertions :one
-SELECT count(*) FROM assertions
-WHERE org_id = $1 AND mode = 'live' AND state IN ('ISSUED', 'RECEIVED')
-  AND expired_at <= $2::timestamptz
-  AND ($3::text IS NULL OR state = $3)
-  AND ($4::uuid IS NULL OR badge_id = $4)
-  AND ($5::uuid IS NULL OR program_id = $5)
+SELECT count(*) FROM (
+    SELECT 1 FROM assertions
+    WHERE org_id = $1 AND mode = 'live' AND state IN ('ISSUED', 'RECEIVED')
+      AND expired_at <= $2::timestamptz
+      AND ($3::text IS NULL OR state = $3)
+      AND ($4::uuid IS NULL OR badge_id = $4)
+      AND ($5::uuid IS NULL OR program_id = $5)
+    ORDER BY expired_at
+    LIMIT 10000
+) lapsed
 `
 
 type CountLapsedAssertionsParams struct {
@@ -82,7 +86,9 @@ type CountLapsedAssertionsParams struct {
 }
 
 // ISSUED/RECEIVED assertions past expired_at that the expiry job has not rewritten yet: the correction of the
-// counters for the effective states (few rows when the job runs every 10 minutes).
+// counters for the effective states (few rows when the job runs every 10 minutes). Ordered by expired_at and capped,
+// so the planner walks the partial index assertions_lapsed_idx instead of trusting column statistics that count
+// already-expired rows; a result at the cap means "many", and the caller counts exactly instead.
 func (q *Queries) CountLapsedAssertions(ctx context.Context, arg CountLapsedAssertionsParams) (int64, error) {
 	row := q.db.QueryRow(ctx, countLapsedAssertions,
 		arg.OrgID,

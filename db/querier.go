@@ -23,7 +23,9 @@ type Querier interface {
 	CountIssuanceStates(ctx context.Context, issuanceID uuid.UUID) ([]CountIssuanceStatesRow, error)
 	CountIssuanceUnsentNotifications(ctx context.Context, issuanceID uuid.UUID) (int64, error)
 	// ISSUED/RECEIVED assertions past expired_at that the expiry job has not rewritten yet: the correction of the
-	// counters for the effective states (few rows when the job runs every 10 minutes).
+	// counters for the effective states (few rows when the job runs every 10 minutes). Ordered by expired_at and capped,
+	// so the planner walks the partial index assertions_lapsed_idx instead of trusting column statistics that count
+	// already-expired rows; a result at the cap means "many", and the caller counts exactly instead.
 	CountLapsedAssertions(ctx context.Context, arg CountLapsedAssertionsParams) (int64, error)
 	CountLiveBadges(ctx context.Context, arg CountLiveBadgesParams) (int64, error)
 	CountLivePrograms(ctx context.Context, arg CountLiveProgramsParams) (int64, error)

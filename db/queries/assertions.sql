@@ -97,10 +97,16 @@ RETURNING *;
 
 -- name: CountLapsedAssertions :one
 -- ISSUED/RECEIVED assertions past expired_at that the expiry job has not rewritten yet: the correction of the
--- counters for the effective states (few rows when the job runs every 10 minutes).
-SELECT count(*) FROM assertions
-WHERE org_id = sqlc.arg(org_id) AND mode = 'live' AND state IN ('ISSUED', 'RECEIVED')
-  AND expired_at <= sqlc.arg(now)::timestamptz
-  AND (sqlc.narg(state)::text IS NULL OR state = sqlc.narg(state))
-  AND (sqlc.narg(badge_id)::uuid IS NULL OR badge_id = sqlc.narg(badge_id))
-  AND (sqlc.narg(program_id)::uuid IS NULL OR program_id = sqlc.narg(program_id));
+-- counters for the effective states (few rows when the job runs every 10 minutes). Ordered by expired_at and capped,
+-- so the planner walks the partial index assertions_lapsed_idx instead of trusting column statistics that count
+-- already-expired rows; a result at the cap means "many", and the caller counts exactly instead.
+SELECT count(*) FROM (
+    SELECT 1 FROM assertions
+    WHERE org_id = sqlc.arg(org_id) AND mode = 'live' AND state IN ('ISSUED', 'RECEIVED')
+      AND expired_at <= sqlc.arg(now)::timestamptz
+      AND (sqlc.narg(state)::text IS NULL OR state = sqlc.narg(state))
+      AND (sqlc.narg(badge_id)::uuid IS NULL OR badge_id = sqlc.narg(badge_id))
+      AND (sqlc.narg(program_id)::uuid IS NULL OR program_id = sqlc.narg(program_id))
+    ORDER BY expired_at
+    LIMIT 10000
+) lapsed;
