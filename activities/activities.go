@@ -45,6 +45,8 @@ type Activities struct {
 	Location      *time.Location
 	Log           *slog.Logger
 	Metrics       *metrics.Metrics // nil records nothing
+
+	images imageCache // badge images read by bake (see images.go)
 }
 
 // uncodedCode classes an error that carries no errorCode: a failed HTTP call to another system (*url.Error) is

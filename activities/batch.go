@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/errcode"
 )
 
 // LoadBatch lists the recipients of a batch with their progress, so a re-run resumes where each one stopped.
@@ -67,7 +68,7 @@ func (a *Activities) FinishAssertion(ctx context.Context, in FinishInput) (Finis
 		return FinishResult{}, fmt.Errorf("finish assertion %s: %w", in.AssertionID, err)
 	}
 	if fresh {
-		a.Metrics.RecipientFinished(out.State, out.ErrorCode)
+		a.Metrics.RecipientsFinished(out.State, out.ErrorCode, 1)
 	}
 	a.Log.InfoContext(ctx, "recipient finished", "assertionId", in.AssertionID, "state", out.State,
 		"errorCode", out.ErrorCode, "stage", in.Stage)
@@ -83,9 +84,11 @@ func (a *Activities) CompleteIssuance(ctx context.Context, in CompleteIssuanceIn
 		status, failure = "FAILED", &in.Failure
 	}
 	closed := false // this attempt closed the issuance: counted once, not again on a retry
+	var failed int64
 	err := a.DB.InTx(ctx, func(q *db.Queries) error {
 		if in.Failure != "" {
-			if err := q.FailRemainingAssertions(ctx, in.IssuanceID); err != nil {
+			var err error
+			if failed, err = q.FailRemainingAssertions(ctx, in.IssuanceID); err != nil {
 				return err
 			}
 		}
@@ -98,6 +101,7 @@ func (a *Activities) CompleteIssuance(ctx context.Context, in CompleteIssuanceIn
 	})
 	if err == nil && closed {
 		a.Metrics.IssuanceFinished(status)
+		a.Metrics.RecipientsFinished("FAILED", string(errcode.InternalServerError), int(failed))
 	}
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
@@ -83,4 +84,21 @@ func TestSkills(t *testing.T) {
 	}, skills([]byte(raw)))
 	require.Empty(t, skills([]byte(`[]`)))
 	require.Nil(t, skills([]byte(`{`)))
+}
+
+func TestImageCacheEvictsOldest(t *testing.T) {
+	var c imageCache
+	ids := make([]uuid.UUID, imageCacheSize+1)
+	for i := range ids {
+		ids[i] = uuid.New()
+		c.put(ids[i], badgeImage{Data: []byte{byte(i)}})
+	}
+	_, ok := c.get(ids[0])
+	require.False(t, ok, "the oldest entry is evicted")
+	img, ok := c.get(ids[imageCacheSize])
+	require.True(t, ok)
+	require.Equal(t, []byte{byte(imageCacheSize)}, img.Data)
+	c.put(ids[imageCacheSize], badgeImage{Data: []byte("other")}) // an id's bytes never change: no overwrite
+	img, _ = c.get(ids[imageCacheSize])
+	require.Equal(t, []byte{byte(imageCacheSize)}, img.Data)
 }

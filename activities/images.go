@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -37,6 +38,17 @@ func (a *Activities) badgeImageKey(ctx context.Context, id uuid.UUID) (key, cont
 // badgeImage reads the original upload of a badge image: BADGE_IMAGE_MISSING when it does not exist,
 // BADGE_IMAGE_DOWNLOAD_FAILED when the store fails.
 func (a *Activities) badgeImage(ctx context.Context, id uuid.UUID) (badgeImage, error) {
+	if img, ok := a.images.get(id); ok {
+		return img, nil
+	}
+	img, err := a.readBadgeImage(ctx, id)
+	if err == nil {
+		a.images.put(id, img)
+	}
+	return img, err
+}
+
+func (a *Activities) readBadgeImage(ctx context.Context, id uuid.UUID) (badgeImage, error) {
 	key, contentType, err := a.badgeImageKey(ctx, id)
 	if err != nil {
 		return badgeImage{}, err
@@ -59,4 +71,39 @@ func (a *Activities) badgeImage(ctx context.Context, id uuid.UUID) (badgeImage, 
 type badgeImage struct {
 	Data        []byte
 	ContentType string
+}
+
+// imageCacheSize bounds the badge images a worker keeps: uploads are at most MEDIA_MAX_BYTES (5 MiB by default).
+const imageCacheSize = 16
+
+// imageCache keeps recently read badge images: every recipient of an issuance bakes the same image, and an
+// uploaded image never changes under its id, so entries need no invalidation. The zero value is ready to use.
+type imageCache struct {
+	mu    sync.Mutex
+	order []uuid.UUID // oldest first
+	byID  map[uuid.UUID]badgeImage
+}
+
+func (c *imageCache) get(id uuid.UUID) (badgeImage, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	img, ok := c.byID[id]
+	return img, ok
+}
+
+func (c *imageCache) put(id uuid.UUID, img badgeImage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byID == nil {
+		c.byID = make(map[uuid.UUID]badgeImage, imageCacheSize)
+	}
+	if _, ok := c.byID[id]; ok {
+		return
+	}
+	if len(c.order) == imageCacheSize {
+		delete(c.byID, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.order = append(c.order, id)
+	c.byID[id] = img
 }

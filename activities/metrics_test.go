@@ -56,3 +56,19 @@ func TestMetrics_StepsAndOutcomes(t *testing.T) {
 	}
 	require.NotContains(t, text, "badged_activity_retries_total{", "first attempts are not retries")
 }
+
+// TestMetrics_FailedRunCountsItsRecipients checks that the recipients a failed run closes in bulk are counted,
+// once, like the ones finished one by one.
+func TestMetrics_FailedRunCountsItsRecipients(t *testing.T) {
+	f := mustFixture(t)
+	ctx := context.Background()
+	m := metrics.New()
+	f.acts.Metrics = m
+	iss, _ := f.mustIssuance(t, "live", 3, recipient{}, recipient{})
+	for range 2 { // a retried CompleteIssuance counts nothing more
+		require.NoError(t, f.acts.CompleteIssuance(ctx, CompleteIssuanceInput{IssuanceID: iss, Failure: "batch failed"}))
+	}
+	text := scrapeText(t, m)
+	require.Contains(t, text, `badged_recipients_finished_total{error_code="INTERNAL_SERVER_ERROR",state="FAILED"} 2`)
+	require.Contains(t, text, `badged_issuances_finished_total{status="FAILED"} 1`)
+}

@@ -14,8 +14,6 @@ import (
 // assertionStates are the stateCode values of the contract.
 var assertionStates = []string{"PROCESSING", "ISSUED", "RECEIVED", "FAILED", "REISSUED", "REVOKED", "EXPIRED"}
 
-const codeTimeRange = "AST008"
-
 // lapsedCountCap is the LIMIT of CountLapsedAssertions.
 const lapsedCountCap = 10_000
 
@@ -68,6 +66,11 @@ type assertionRow struct {
 	db.Assertion
 	BadgeName, ProgramName       string
 	BadgeImageID, ProgramImageID uuid.UUID
+}
+
+func toAssertionRow(a db.ListAssertionsDescRow) assertionRow {
+	return assertionRow{Assertion: a.Assertion, BadgeName: a.BadgeName, ProgramName: a.ProgramName,
+		BadgeImageID: a.BadgeImageID, ProgramImageID: a.ProgramImageID}
 }
 
 func (h *handler) toAssertionResponse(v version, a assertionRow, now time.Time) assertionResponse {
@@ -183,31 +186,23 @@ func (h *handler) listAssertions(w http.ResponseWriter, r *http.Request) {
 	params := db.ListAssertionsDescParams{OrgID: org, BadgeID: f.badgeID, ProgramID: f.programID,
 		IssuanceID: f.issuanceID, State: f.state, Email: f.email, Phone: f.phone, SourcedID: f.sourcedID,
 		StartAt: f.startAt, EndAt: f.endAt, Now: now, Lim: int32(page.size), Off: page.offset()}
-	var rows []assertionRow
+	var rows []db.ListAssertionsDescRow
 	if order[0].desc {
-		res, err := h.db.ListAssertionsDesc(r.Context(), params)
-		if err != nil {
-			h.writeError(w, r, err)
-			return
-		}
-		for _, a := range res {
-			rows = append(rows, assertionRow{Assertion: a.Assertion, BadgeName: a.BadgeName, ProgramName: a.ProgramName,
-				BadgeImageID: a.BadgeImageID, ProgramImageID: a.ProgramImageID})
-		}
+		rows, err = h.db.ListAssertionsDesc(r.Context(), params)
 	} else {
-		res, err := h.db.ListAssertionsAsc(r.Context(), db.ListAssertionsAscParams(params))
-		if err != nil {
-			h.writeError(w, r, err)
-			return
+		var asc []db.ListAssertionsAscRow
+		asc, err = h.db.ListAssertionsAsc(r.Context(), db.ListAssertionsAscParams(params))
+		for _, a := range asc {
+			rows = append(rows, db.ListAssertionsDescRow(a)) // the same columns; only the ORDER BY differs
 		}
-		for _, a := range res {
-			rows = append(rows, assertionRow{Assertion: a.Assertion, BadgeName: a.BadgeName, ProgramName: a.ProgramName,
-				BadgeImageID: a.BadgeImageID, ProgramImageID: a.ProgramImageID})
-		}
+	}
+	if err != nil {
+		h.writeError(w, r, err)
+		return
 	}
 	items := make([]assertionResponse, len(rows))
 	for i, a := range rows {
-		items[i] = h.toAssertionResponse(v, a, now)
+		items[i] = h.toAssertionResponse(v, toAssertionRow(a), now)
 	}
 	okList(h, w, page, total, items)
 }
@@ -271,8 +266,7 @@ func (h *handler) getAssertionAs(w http.ResponseWriter, r *http.Request, v versi
 		h.writeError(w, r, err)
 		return
 	}
-	row := assertionRow{Assertion: a.Assertion, BadgeName: a.BadgeName, ProgramName: a.ProgramName,
-		BadgeImageID: a.BadgeImageID, ProgramImageID: a.ProgramImageID}
+	row := toAssertionRow(db.ListAssertionsDescRow(a)) // the list and detail queries select the same columns
 	out := assertionDetail{assertionResponse: h.toAssertionResponse(v, row, now)}
 	out.CredentialURL, out.OpenbadgeImageURL = h.assertionLinks(v, row)
 	h.ok(w, out)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/blob"
@@ -27,7 +28,7 @@ func (h *handler) getAssertionPDF(w http.ResponseWriter, r *http.Request) {
 	if db.IsNotFound(err) {
 		err = newError(codeAssertionMissing, "assertion %s not found", id)
 	}
-	if err == nil && (a.Assertion.CredentialKey == nil || !contains(issuedStates, a.Assertion.State)) {
+	if err == nil && (a.Assertion.CredentialKey == nil || !slices.Contains(issuedStates, a.Assertion.State)) {
 		err = newError(codeAssertionMissing, "assertion %s has no certificate: it is %s", id, a.Assertion.State)
 	}
 	if err != nil {

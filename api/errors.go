@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// Error codes of the contract that the resource API returns. Assertion errorCodes live in internal/errcode.
+// Error codes the API returns: every one is here, and statusOf below gives its HTTP status. Assertion errorCodes
+// live in internal/errcode.
 const (
 	codeFormat           = "COM002"
 	codeValidation       = "COM006"
@@ -20,6 +21,17 @@ const (
 	codeBadgeNotFound    = "BDG001"
 	codeIssuanceNotFound = "ISS001"
 	codeAssertionMissing = "AST001"
+	codeTimeRange        = "AST008"
+	codeFilterConflictV2 = "AST023" // version.recipientFilterConflict picks one
+	codeFilterConflictV3 = "AST024"
+	codeCancelState      = "AST022"
+	codeIdempotencyKey   = "ISS056"
+	codeIdemConflict     = "ISS057"
+	codeIssuedAtFormat   = "ISS058" // v3
+	codeIssuedAtFuture   = "ISS059" // v3
+	codeExpiryPast       = "ISS061" // v3
+	codeFixedExpiry      = "BDG064"
+	codeNoCredits        = "PAY054"
 	codeNotFound         = "NOT_FOUND"          // no such route; the contract has no code for it
 	codeMethod           = "METHOD_NOT_ALLOWED" // route exists, method does not
 	codeInternal         = "INTERNAL_SERVER_ERROR"
@@ -37,9 +49,9 @@ func statusOf(code string) int {
 		return http.StatusNotFound
 	case codeMethod:
 		return http.StatusMethodNotAllowed
-	case "ISS057", "AST022":
+	case codeIdemConflict, codeCancelState:
 		return http.StatusConflict
-	case "PAY054":
+	case codeNoCredits:
 		return http.StatusPaymentRequired
 	case codeTooMany:
 		return http.StatusTooManyRequests

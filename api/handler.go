@@ -73,9 +73,7 @@ func NewHandler(d Deps) http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, h.logRequests, h.recoverer, securityHeaders)
 	r.Use(h.countRequests)
-	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		h.writeError(w, r, newError(codeNotFound, "no route for %s %s", r.Method, r.URL.Path))
-	})
+	r.NotFound(h.notFound)
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, newError(codeMethod, "method %s is not allowed on %s", r.Method, r.URL.Path))
 	})
@@ -97,9 +95,7 @@ func NewHandler(d Deps) http.Handler {
 	for _, v := range versions {
 		r.Route(v.prefix(), func(r chi.Router) {
 			r.Use(versionMiddleware(v), h.authenticate, h.rateLimit)
-			r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-				h.writeError(w, r, newError(codeNotFound, "no route for %s %s", r.Method, r.URL.Path))
-			})
+			r.NotFound(h.notFound) // behind authentication: an unknown path under a version needs a key too
 			r.With(viewer).Get("/organization", h.getOrganization)
 			r.With(manager).Post("/media-files/images", h.uploadImage)
 
@@ -124,6 +120,11 @@ func NewHandler(d Deps) http.Handler {
 		})
 	}
 	return r
+}
+
+// notFound answers a path no route matches with the contract's error body.
+func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {
+	h.writeError(w, r, newError(codeNotFound, "no route for %s %s", r.Method, r.URL.Path))
 }
 
 func versionMiddleware(v version) func(http.Handler) http.Handler {

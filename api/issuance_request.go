@@ -16,22 +16,15 @@ import (
 
 // Issuance request limits (DESIGN.md "Limits").
 const (
-	maxRecipients      = 10_000
-	maxIssuanceBody    = 8 << 20
-	maxIdempotencyKey  = 300
-	maxRecipientName   = 100
-	maxEmailLen        = 254
-	maxSourcedIDLen    = 255
-	receiveTypeEmail   = "EMAIL"
-	receiveTypeKakao   = "KAKAOTALK"
-	headerIdempotency  = "Idempotency-Key"
-	codeIdempotencyKey = "ISS056"
-	codeIdemConflict   = "ISS057"
-	codeIssuedAtFormat = "ISS058"
-	codeIssuedAtFuture = "ISS059"
-	codeExpiryPast     = "ISS061"
-	codeFixedExpiry    = "BDG064"
-	codeNoCredits      = "PAY054"
+	maxRecipients     = 10_000
+	maxIssuanceBody   = 8 << 20
+	maxIdempotencyKey = 300
+	maxRecipientName  = 100
+	maxEmailLen       = 254
+	maxSourcedIDLen   = 255
+	receiveTypeEmail  = "EMAIL"
+	receiveTypeKakao  = "KAKAOTALK"
+	headerIdempotency = "Idempotency-Key"
 )
 
 // recipient is one normalized recipient: email trimmed and lower-cased, phone in E.164 form, text trimmed.

@@ -7,6 +7,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/go-chi/chi/v5"
@@ -158,7 +159,7 @@ func mediaError(err error) error {
 func (h *handler) serveMedia(w http.ResponseWriter, r *http.Request) {
 	id, err := parseUUID(chi.URLParam(r, "mediaID"))
 	variant := chi.URLParam(r, "variant")
-	if err != nil || !contains(mediaVariants, variant) {
+	if err != nil || !slices.Contains(mediaVariants, variant) {
 		h.writeError(w, r, newError(codeNotFound, "no such image"))
 		return
 	}
@@ -189,13 +190,4 @@ func (h *handler) serveMedia(w http.ResponseWriter, r *http.Request) {
 	if _, err := io.Copy(w, rc); err != nil {
 		h.log.WarnContext(r.Context(), "serve media", "err", err)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/blob"
+	"github.com/badged/badged/internal/issuer"
 )
 
 // issuedStates are the states in which an assertion's credential exists and is served.
@@ -24,7 +26,7 @@ func (h *handler) publicAssertion(r *http.Request) (db.GetPublicAssertionRow, er
 		return db.GetPublicAssertionRow{}, newError(codeNotFound, "no such credential")
 	}
 	a, err := h.db.GetPublicAssertion(r.Context(), id)
-	if db.IsNotFound(err) || (err == nil && (a.Assertion.CredentialKey == nil || !contains(issuedStates, a.Assertion.State))) {
+	if db.IsNotFound(err) || (err == nil && (a.Assertion.CredentialKey == nil || !slices.Contains(issuedStates, a.Assertion.State))) {
 		return db.GetPublicAssertionRow{}, newError(codeNotFound, "no issued credential with id %s", id)
 	}
 	return a, err
@@ -162,7 +164,7 @@ func (h *handler) cancelAssertion(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		if a.StatusListID != nil && a.StatusListIndex != nil {
-			return revokeStatus(r, q, *a.StatusListID, int(*a.StatusListIndex))
+			return issuer.Revoke(r.Context(), q, *a.StatusListID, int(*a.StatusListIndex))
 		}
 		return nil
 	})
@@ -172,5 +174,3 @@ func (h *handler) cancelAssertion(w http.ResponseWriter, r *http.Request) {
 	}
 	h.getAssertionAs(w, r, v, org, id.UUID)
 }
-
-const codeCancelState = "AST022"

@@ -11,12 +11,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/chain"
 	"github.com/badged/badged/internal/credential"
-	"github.com/badged/badged/internal/issuer"
 )
 
 // ChainVerifier looks an anchor up on chain, alone or through a Merkle inclusion proof; *chain.Verifier
@@ -191,9 +188,4 @@ func deref64(p *int64) int64 {
 		return 0
 	}
 	return *p
-}
-
-// revokeStatus sets the assertion's status-list bit inside the cancel transaction.
-func revokeStatus(r *http.Request, q *db.Queries, list uuid.UUID, index int) error {
-	return issuer.Revoke(r.Context(), q, list, index)
 }

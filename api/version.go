@@ -77,9 +77,9 @@ func parseLocal(s string, loc *time.Location) (time.Time, error) {
 // recipientFilterConflict is the code for using more than one recipient filter on GET /assertions.
 func (v version) recipientFilterConflict() string {
 	if v == v2 {
-		return "AST023"
+		return codeFilterConflictV2
 	}
-	return "AST024"
+	return codeFilterConflictV3
 }
 
 type versionKey struct{}

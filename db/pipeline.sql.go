@@ -94,21 +94,26 @@ func (q *Queries) ExpireAssertions(ctx context.Context, batch int32) (int64, err
 	return result.RowsAffected(), nil
 }
 
-const failRemainingAssertions = `-- name: FailRemainingAssertions :exec
+const failRemainingAssertions = `-- name: FailRemainingAssertions :one
 WITH failed AS (
     UPDATE assertions SET state = 'FAILED', error_code = 'INTERNAL_SERVER_ERROR', updated_at = now()
     WHERE issuance_id = $1 AND state = 'PROCESSING'
     RETURNING org_id, mode
+), refunded AS (
+    UPDATE organizations o SET credits = o.credits + f.n, updated_at = now()
+    FROM (SELECT org_id, count(*) AS n FROM failed WHERE mode = 'live' GROUP BY org_id) f
+    WHERE o.id = f.org_id
 )
-UPDATE organizations o SET credits = o.credits + f.n, updated_at = now()
-FROM (SELECT org_id, count(*) AS n FROM failed WHERE mode = 'live' GROUP BY org_id) f
-WHERE o.id = f.org_id
+SELECT count(*) FROM failed
 `
 
 // Closes a failed run: recipients without an outcome fail with INTERNAL_SERVER_ERROR and live ones are refunded.
-func (q *Queries) FailRemainingAssertions(ctx context.Context, issuanceID uuid.UUID) error {
-	_, err := q.db.Exec(ctx, failRemainingAssertions, issuanceID)
-	return err
+// It returns how many it failed.
+func (q *Queries) FailRemainingAssertions(ctx context.Context, issuanceID uuid.UUID) (int64, error) {
+	row := q.db.QueryRow(ctx, failRemainingAssertions, issuanceID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }
 
 const findConflictingAssertion = `-- name: FindConflictingAssertion :one

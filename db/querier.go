@@ -51,7 +51,8 @@ type Querier interface {
 	// One bounded batch of the expiry job; the caller repeats until it returns 0.
 	ExpireAssertions(ctx context.Context, batch int32) (int64, error)
 	// Closes a failed run: recipients without an outcome fail with INTERNAL_SERVER_ERROR and live ones are refunded.
-	FailRemainingAssertions(ctx context.Context, issuanceID uuid.UUID) error
+	// It returns how many it failed.
+	FailRemainingAssertions(ctx context.Context, issuanceID uuid.UUID) (int64, error)
 	// Another assertion of the same badge and identity that wins over this one: an issued one not yet expired or
 	// revoked, one being issued by another issuance, or a lower seq of the same issuance.
 	FindConflictingAssertion(ctx context.Context, arg FindConflictingAssertionParams) (uuid.UUID, error)

@@ -17,7 +17,6 @@ import (
 	_ "time/tzdata" // Asia/Seoul must load on machines without a zoneinfo database
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
@@ -101,7 +100,7 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	defer cancel()
 	s := &stack{DB: dbtest.New(tb)}
 
-	srv, err := devserver.Start(ctx, devserver.Options{FrontendAddr: "127.0.0.1:0", SearchAttributes: searchAttributes(),
+	srv, err := devserver.Start(ctx, devserver.Options{FrontendAddr: "127.0.0.1:0", SearchAttributes: workflows.SearchAttributeTypes(),
 		Logger:        slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelError})),
 		DynamicConfig: map[string]any{timerShiftKey: timerShift}})
 	require.NoError(tb, err, "embedded temporal")
@@ -155,17 +154,6 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	s.HTTP.Start()
 	tb.Cleanup(s.HTTP.Close)
 	return s
-}
-
-// searchAttributes are those `badged dev` registers (cmd/badged/serve.go searchAttributes).
-func searchAttributes() map[string]enums.IndexedValueType {
-	return map[string]enums.IndexedValueType{
-		workflows.IssuanceIDKey.GetName():     enums.INDEXED_VALUE_TYPE_KEYWORD,
-		workflows.OrgIDKey.GetName():          enums.INDEXED_VALUE_TYPE_KEYWORD,
-		workflows.BadgeIDKey.GetName():        enums.INDEXED_VALUE_TYPE_KEYWORD,
-		workflows.APIVersionKey.GetName():     enums.INDEXED_VALUE_TYPE_KEYWORD,
-		workflows.RecipientCountKey.GetName(): enums.INDEXED_VALUE_TYPE_INT,
-	}
 }
 
 // testPolicy is the shipped retry policy (every code and its class) with testClasses in place of its classes.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 )
 
@@ -40,4 +41,16 @@ func SearchAttributes(in IssueBadgeInput) temporal.SearchAttributes {
 		APIVersionKey.ValueSet(fmt.Sprintf("v%d", in.APIVersion)),
 		RecipientCountKey.ValueSet(int64(in.RecipientCount)),
 	)
+}
+
+// SearchAttributeTypes are the custom search attributes of every issuance workflow with their index types, as a
+// server must register them (the embedded server does at start; a cluster once, with the operator CLI).
+func SearchAttributeTypes() map[string]enums.IndexedValueType {
+	return map[string]enums.IndexedValueType{
+		IssuanceIDKey.GetName():     enums.INDEXED_VALUE_TYPE_KEYWORD,
+		OrgIDKey.GetName():          enums.INDEXED_VALUE_TYPE_KEYWORD,
+		BadgeIDKey.GetName():        enums.INDEXED_VALUE_TYPE_KEYWORD,
+		APIVersionKey.GetName():     enums.INDEXED_VALUE_TYPE_KEYWORD,
+		RecipientCountKey.GetName(): enums.INDEXED_VALUE_TYPE_INT,
+	}
 }

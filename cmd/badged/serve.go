@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"time"
 
-	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
@@ -72,7 +71,7 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 		}
 		if cfg.TemporalAddress == "" {
 			srv, err := devserver.Start(ctx, devserver.Options{Dir: cfg.DataDir + "/temporal", FrontendAddr: cfg.TemporalDevAddr,
-				Namespace: cfg.TemporalNamespace, UIAddr: uiAddr(cfg), SearchAttributes: searchAttributes(), Logger: log})
+				Namespace: cfg.TemporalNamespace, UIAddr: uiAddr(cfg), SearchAttributes: workflows.SearchAttributeTypes(), Logger: log})
 			if err != nil {
 				return fmt.Errorf("embedded temporal: %w", err)
 			}
@@ -207,15 +206,4 @@ func uiAddr(cfg config.Config) string {
 		return ""
 	}
 	return cfg.TemporalUIAddr
-}
-
-// searchAttributes are registered on the embedded server's namespace.
-func searchAttributes() map[string]enums.IndexedValueType {
-	return map[string]enums.IndexedValueType{
-		workflows.IssuanceIDKey.GetName():     enums.INDEXED_VALUE_TYPE_KEYWORD,
-		workflows.OrgIDKey.GetName():          enums.INDEXED_VALUE_TYPE_KEYWORD,
-		workflows.BadgeIDKey.GetName():        enums.INDEXED_VALUE_TYPE_KEYWORD,
-		workflows.APIVersionKey.GetName():     enums.INDEXED_VALUE_TYPE_KEYWORD,
-		workflows.RecipientCountKey.GetName(): enums.INDEXED_VALUE_TYPE_INT,
-	}
 }

@@ -104,16 +104,19 @@ UPDATE organizations SET credits = credits + 1, updated_at = now() WHERE id = $1
 -- name: GetAssertionByID :one
 SELECT * FROM assertions WHERE id = $1;
 
--- name: FailRemainingAssertions :exec
+-- name: FailRemainingAssertions :one
 -- Closes a failed run: recipients without an outcome fail with INTERNAL_SERVER_ERROR and live ones are refunded.
+-- It returns how many it failed.
 WITH failed AS (
     UPDATE assertions SET state = 'FAILED', error_code = 'INTERNAL_SERVER_ERROR', updated_at = now()
     WHERE issuance_id = $1 AND state = 'PROCESSING'
     RETURNING org_id, mode
+), refunded AS (
+    UPDATE organizations o SET credits = o.credits + f.n, updated_at = now()
+    FROM (SELECT org_id, count(*) AS n FROM failed WHERE mode = 'live' GROUP BY org_id) f
+    WHERE o.id = f.org_id
 )
-UPDATE organizations o SET credits = o.credits + f.n, updated_at = now()
-FROM (SELECT org_id, count(*) AS n FROM failed WHERE mode = 'live' GROUP BY org_id) f
-WHERE o.id = f.org_id;
+SELECT count(*) FROM failed;
 
 -- name: CreateNotification :exec
 INSERT INTO notifications (assertion_id, message_id, channel) VALUES ($1, $2, $3) ON CONFLICT (assertion_id) DO NOTHING;

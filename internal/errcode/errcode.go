@@ -73,8 +73,9 @@ type Error struct {
 // New returns an *Error with the code and a message.
 func New(code Code, msg string) *Error { return &Error{Code: code, Msg: msg} }
 
-// Wrap returns an *Error with the code, a message and the cause. It returns nil when err is nil.
-func Wrap(code Code, msg string, err error) *Error {
+// Wrap returns an *Error with the code, a message and the cause, or nil when err is nil. It returns the error
+// interface, not *Error: a nil *Error stored in an error would compare non-nil and report a failure that is not.
+func Wrap(code Code, msg string, err error) error {
 	if err == nil {
 		return nil
 	}

@@ -98,12 +98,12 @@ func (m *Metrics) IssuanceFinished(status string) {
 	m.issuancesFinished.WithLabelValues(status).Inc()
 }
 
-// RecipientFinished counts a recipient's final state with its errorCode ("" when it succeeded).
-func (m *Metrics) RecipientFinished(state, errorCode string) {
-	if m == nil {
+// RecipientsFinished counts n recipients reaching a final state with an errorCode ("" when they succeeded).
+func (m *Metrics) RecipientsFinished(state, errorCode string, n int) {
+	if m == nil || n <= 0 {
 		return
 	}
-	m.recipients.WithLabelValues(state, errorCode).Inc()
+	m.recipients.WithLabelValues(state, errorCode).Add(float64(n))
 }
 
 // Activity outcomes.

@@ -38,7 +38,7 @@ func TestMetrics_ScrapeNamesLabelsHelp(t *testing.T) {
 	m.IssuanceStarted("v2", "live")
 	m.IssuanceFinished("COMPLETED")
 	m.IssuanceFinished("FAILED")
-	m.RecipientFinished("FAILED", "DUPLICATE_ISSUANCE")
+	m.RecipientsFinished("FAILED", "DUPLICATE_ISSUANCE", 1)
 	m.ObserveActivity("sign", metrics.OutcomeSuccess, "", 1, 10*time.Millisecond)
 	m.ObserveActivity("notify", metrics.OutcomeRetry, "remote", 2, time.Second)
 	text := scrape(t, m)
@@ -85,7 +85,7 @@ func TestMetrics_NilRecordsNothing(t *testing.T) {
 	m.ObserveHTTP("/healthz", http.MethodGet, 200, "none", time.Millisecond)
 	m.IssuanceStarted("v3", "test")
 	m.IssuanceFinished("COMPLETED")
-	m.RecipientFinished("RECEIVED", "")
+	m.RecipientsFinished("RECEIVED", "", 1)
 	m.ObserveActivity("sign", metrics.OutcomeFailed, "permanent", 3, time.Millisecond)
 }
 
