@@ -227,11 +227,12 @@ func (s *stack) postIssuanceNoFail(idemKey string, tn tenant, body string) postR
 	return postResult{status: res.StatusCode, id: b.Data.ID, raw: string(raw)}
 }
 
-// countWorkflows counts the workflow executions (runs) that carry the issuance's IssuanceId search attribute.
+// countWorkflows counts the IssueBadge executions (runs) that carry the issuance's IssuanceId search attribute
+// (its batches carry it too, and are not counted).
 // Visibility is eventually consistent: it waits until at least one is listed, then lists once more.
 func (s *stack) countWorkflows(tb testing.TB, issuance string) int {
 	tb.Helper()
-	query := workflows.IssuanceIDKey.GetName() + ` = "` + issuance + `"`
+	query := workflows.IssuanceIDKey.GetName() + ` = "` + issuance + `" AND WorkflowType = "IssueBadge"`
 	list := func() int {
 		res, err := s.Client.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: query, PageSize: 100})
 		require.NoError(tb, err)

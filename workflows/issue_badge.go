@@ -75,7 +75,9 @@ func IssueBadge(ctx workflow.Context, in IssueBadgeInput) (IssueBadgeResult, err
 		batch := IssueBatchInput{IssuanceID: in.IssuanceID, FromSeq: from, ToSeq: min(from+BatchSize, in.RecipientCount),
 			BatchAnchor: in.RecipientCount >= BatchAnchorThreshold}
 		childID := fmt.Sprintf("%s/batch-%05d", workflow.GetInfo(ctx).WorkflowExecution.ID, from/BatchSize)
-		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: childID})
+		// Batches carry the issuance's search attributes, so a search by IssuanceId in the UI finds them too.
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: childID,
+			TypedSearchAttributes: workflow.GetTypedSearchAttributes(ctx)})
 		running[childID] = true
 		wg.Add(1)
 		workflow.Go(ctx, func(gctx workflow.Context) {

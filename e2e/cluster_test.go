@@ -1,0 +1,191 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+
+	"github.com/badged/badged/db/dbtest"
+	"github.com/badged/badged/internal/blob/s3test"
+	"github.com/badged/badged/internal/chain/devchain"
+	"github.com/badged/badged/internal/notify/smtptest"
+	"github.com/badged/badged/temporal/devserver"
+	"github.com/badged/badged/workflows"
+)
+
+// cluster is badged deployed as separate processes: API processes behind a round-robin load balancer and worker
+// processes, all against one Temporal server and one Postgres database, with the dev chain, an SMTP server and an
+// S3 server (versitygw) as the outside systems. The test process hosts Temporal, the chain and SMTP; the
+// embedded stack's helpers (mustTenant, mustIssue, count…) work on it through the embedded *stack, whose BaseURL
+// is the load balancer.
+type cluster struct {
+	*stack
+	S3      *s3test.Server
+	APIs    []*proc
+	Workers []*proc
+
+	chainDir  string
+	chainAddr string
+	env       []string // every process's configuration
+	workerEnv []string
+}
+
+// clusterOptions size a cluster.
+type clusterOptions struct {
+	apis, workers int
+}
+
+// newCluster starts the shared components, then the API and worker processes, and waits until each answers.
+func newCluster(tb testing.TB, o clusterOptions) *cluster {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := &cluster{stack: &stack{DB: dbtest.New(tb)}}
+	quiet := slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelError}))
+
+	srv, err := devserver.Start(ctx, devserver.Options{FrontendAddr: "127.0.0.1:0", SearchAttributes: workflows.SearchAttributeTypes(),
+		Logger: quiet})
+	require.NoError(tb, err, "embedded temporal")
+	tb.Cleanup(func() { _ = srv.Stop() })
+	c.Temporal = srv
+	c.Client, err = client.DialContext(ctx, client.Options{HostPort: srv.FrontendAddr(), Namespace: srv.Namespace(),
+		Logger: sdklog.NewStructuredLogger(quiet)})
+	require.NoError(tb, err, "dial temporal")
+	tb.Cleanup(c.Client.Close)
+
+	// The chain keeps its blocks in a directory, so it can be stopped and started again at the same address.
+	c.chainDir = tb.TempDir()
+	c.startChain(tb, "127.0.0.1:0")
+	tb.Cleanup(func() {
+		if c.Chain != nil {
+			_ = c.Chain.Close()
+		}
+	})
+	c.chainAddr = strings.TrimPrefix(c.Chain.URL(), "http://")
+
+	// Plain SMTP without AUTH: the processes have no way to trust the test server's self-signed certificate.
+	c.SMTP = smtptest.Start(tb, smtptest.Options{NoTLS: true})
+	c.S3 = s3test.Start(tb)
+
+	// The load balancer is the public base URL; it round-robins over the API processes.
+	apiURLs := make([]*url.URL, o.apis)
+	for i := range apiURLs {
+		apiURLs[i] = &url.URL{Scheme: "http", Host: freeAddr(tb)}
+	}
+	lb := httptest.NewServer(roundRobin(apiURLs))
+	tb.Cleanup(lb.Close)
+	c.BaseURL = lb.URL
+
+	c.env = []string{
+		"PATH=/usr/bin:/bin",
+		"DATABASE_URL=" + dbtest.URL(tb, c.DB),
+		"TEMPORAL_ADDRESS=" + srv.FrontendAddr(),
+		"TEMPORAL_NAMESPACE=" + srv.Namespace(),
+		"ISSUER_KEY_RING=cluster:" + base64.StdEncoding.EncodeToString(randomBytes(tb, 32)),
+		"PUBLIC_BASE_URL=" + lb.URL,
+		"CHAIN_RPC_URL=" + c.Chain.URL(),
+		"CHAIN_PRIVATE_KEY=" + c.Chain.PrivateKeyHex(),
+		"CHAIN_ID=" + strconv.Itoa(devchain.ChainID),
+		"SMTP_HOST=" + c.SMTP.Host,
+		"SMTP_PORT=" + strconv.Itoa(c.SMTP.Port),
+		"SMTP_TLS=none",
+		"SMTP_FROM=" + mailFrom,
+		"BLOB_BACKEND=s3",
+		"S3_ENDPOINT=" + c.S3.Endpoint,
+		"S3_REGION=" + c.S3.Region,
+		"S3_BUCKET=" + c.S3.Bucket,
+		"S3_ACCESS_KEY=" + c.S3.AccessKey,
+		"S3_SECRET_KEY=" + c.S3.SecretKey,
+		"S3_PATH_STYLE=true",
+		"DATA_DIR=" + tb.TempDir(),
+		"RATE_LIMIT_RPS=0",
+		"SHUTDOWN_TIMEOUT=10s",
+		"LOG_FORMAT=text",
+		"LOG_LEVEL=info",
+		"TZ=UTC",
+	}
+	for i, u := range apiURLs {
+		p := newProc(tb, fmt.Sprintf("api%d", i+1), u.String()+"/readyz", append(c.env, "HTTP_ADDR="+u.Host), "serve")
+		p.Start(tb)
+		c.APIs = append(c.APIs, p)
+	}
+	for i := range o.workers {
+		metricsAddr := freeAddr(tb)
+		p := newProc(tb, fmt.Sprintf("worker%d", i+1), "http://"+metricsAddr+"/metrics",
+			append(c.env, "METRICS_ADDR="+metricsAddr), "worker")
+		p.Start(tb)
+		c.Workers = append(c.Workers, p)
+	}
+	return c
+}
+
+// startChain starts the dev chain over chainDir at addr.
+func (c *cluster) startChain(tb testing.TB, addr string) {
+	tb.Helper()
+	ch, err := devchain.Start(devchain.Config{Addr: addr, DataDir: c.chainDir, BlockInterval: 50 * time.Millisecond})
+	require.NoError(tb, err, "dev chain")
+	c.Chain = ch
+}
+
+// roundRobin is the load balancer in front of the API processes: each request goes to the next backend. A
+// backend that refuses the connection answers 502, as a real balancer without health checks would.
+func roundRobin(backends []*url.URL) http.Handler {
+	var next atomic.Uint64
+	return &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(backends[next.Add(1)%uint64(len(backends))])
+			r.Out.Host = r.In.Host // the APIs build links from PUBLIC_BASE_URL, not Host
+		},
+	}
+}
+
+// metricsURL is where a process serves /metrics: the API on its own port, the worker on METRICS_ADDR.
+func (p *proc) metricsURL() string {
+	return strings.TrimSuffix(strings.TrimSuffix(p.Ready, "/readyz"), "/metrics") + "/metrics"
+}
+
+// scrape sums the samples of one metric family on a process's /metrics whose labels contain every filter
+// (`step="notify"`…). A histogram is read through its _count or _sum series.
+func (p *proc) scrape(tb testing.TB, name string, filters ...string) float64 {
+	tb.Helper()
+	res, err := http.Get(p.metricsURL())
+	require.NoError(tb, err, "scrape %s", p.Name)
+	defer res.Body.Close()
+	require.Equal(tb, http.StatusOK, res.StatusCode)
+	var sum float64
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
+			continue
+		}
+		matched := true
+		for _, f := range filters {
+			matched = matched && strings.Contains(line, f)
+		}
+		if !matched {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		require.NoError(tb, err, "sample %q", line)
+		sum += v
+	}
+	require.NoError(tb, sc.Err())
+	return sum
+}

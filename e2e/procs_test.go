@@ -1,0 +1,192 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The cluster tests run the real `badged` binary as separate processes, so that a worker can be killed and a
+// second API or worker is a second process, not a second goroutine.
+var (
+	buildOnce sync.Once
+	binDir    string
+	binPath   string
+	buildErr  error
+)
+
+// TestMain removes the binary built for the cluster tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// badgedBinary builds cmd/badged once per test process (the build cache makes it a link step after `go test`
+// compiled the same packages).
+func badgedBinary(tb testing.TB) string {
+	tb.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "badged-e2e-")
+		if buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "badged")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/badged/badged/cmd/badged").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	require.NoError(tb, buildErr, "build badged")
+	return binPath
+}
+
+// proc is one badged process (`serve` or `worker`) that a test can start, kill and start again.
+type proc struct {
+	Name  string
+	Args  []string
+	Env   []string
+	Ready string // URL that answers 200 once the process is up
+	log   string // file the process writes its output to, appended across restarts
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+// newProc prepares a process; its log goes to a file in the test's temp dir, printed when the test fails.
+func newProc(tb testing.TB, name, ready string, env []string, args ...string) *proc {
+	tb.Helper()
+	p := &proc{Name: name, Args: args, Env: env, Ready: ready, log: filepath.Join(tb.TempDir(), name+".log")}
+	tb.Cleanup(func() {
+		p.Stop(tb)
+		if tb.Failed() {
+			data, _ := os.ReadFile(p.log)
+			tb.Logf("--- log of %s (last 6 KB) ---\n%s", name, tail(data, 6<<10))
+		}
+	})
+	return p
+}
+
+// Start starts the process and waits until its Ready URL answers.
+func (p *proc) Start(tb testing.TB) {
+	tb.Helper()
+	f, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	require.NoError(tb, err)
+	defer f.Close()
+	cmd := exec.Command(badgedBinary(tb), p.Args...)
+	cmd.Env = p.Env
+	cmd.Stdout, cmd.Stderr = f, f
+	require.NoError(tb, cmd.Start(), "start %s", p.Name)
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	p.mu.Lock()
+	p.cmd, p.exited = cmd, exited
+	p.mu.Unlock()
+
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case <-exited:
+			data, _ := os.ReadFile(p.log)
+			tb.Fatalf("%s exited during start:\n%s", p.Name, tail(data, 4<<10))
+		default:
+		}
+		if res, err := http.Get(p.Ready); err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		require.True(tb, time.Now().Before(deadline), "%s not ready at %s after 60s", p.Name, p.Ready)
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Kill sends SIGKILL, as a crashed machine or an OOM kill would, and waits until the process is gone.
+func (p *proc) Kill(tb testing.TB) {
+	tb.Helper()
+	p.signal(tb, syscall.SIGKILL, 10*time.Second)
+}
+
+// Stop asks the process to shut down gracefully (SIGTERM) and kills it after 30 s.
+func (p *proc) Stop(tb testing.TB) {
+	tb.Helper()
+	if !p.signal(tb, syscall.SIGTERM, 30*time.Second) {
+		p.Kill(tb)
+	}
+}
+
+// signal sends sig and reports whether the process exited within wait; a process not running is a no-op.
+func (p *proc) signal(tb testing.TB, sig syscall.Signal, wait time.Duration) bool {
+	tb.Helper()
+	p.mu.Lock()
+	cmd, exited := p.cmd, p.exited
+	p.mu.Unlock()
+	if cmd == nil {
+		return true
+	}
+	select {
+	case <-exited:
+		return true
+	default:
+	}
+	_ = cmd.Process.Signal(sig)
+	select {
+	case <-exited:
+		return true
+	case <-time.After(wait):
+		tb.Logf("%s did not exit %s after %s", p.Name, sig, wait)
+		return false
+	}
+}
+
+// Running reports whether the process is alive.
+func (p *proc) Running() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return false
+	}
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// LogContains reports whether the process's log so far contains s.
+func (p *proc) LogContains(s string) bool {
+	data, _ := os.ReadFile(p.log)
+	return bytes.Contains(data, []byte(s))
+}
+
+// freeAddr returns a loopback host:port that was free a moment ago.
+func freeAddr(tb testing.TB) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(tb, err)
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func tail(data []byte, n int) string {
+	if len(data) > n {
+		data = data[len(data)-n:]
+	}
+	return strings.TrimSpace(string(data))
+}
