@@ -8,7 +8,7 @@ SQLC_VERSION := v1.31.1
 STATICCHECK_VERSION := v0.8.2
 VERSITYGW_VERSION := v1.8.0
 
-.PHONY: run build test test-race bench lint generate check-generate tools os-deps postgres clean
+.PHONY: run build test test-race test-faults bench lint check-compose generate check-generate tools os-deps postgres clean
 
 run: postgres ## start the whole service on the embedded default (local Postgres, .data/)
 	$(GO) run ./cmd/badged dev
@@ -22,13 +22,21 @@ test: tools os-deps postgres ## all tests against the real components
 test-race: tools os-deps postgres
 	$(GO) test -race -count=1 -timeout 45m ./api/... ./db/... ./internal/...
 
+test-faults: tools os-deps postgres ## fault tests: restart Postgres, kill the worker, stop the chain and SMTP; run alone
+	$(GO) test -tags faults -count=1 -run TestFaults -v -timeout 20m ./e2e/
+
 bench: tools os-deps postgres ## benchmarks; figures go to the README
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...
 
 lint: tools
 	$(GO) vet ./...
+	$(GO) vet -tags faults ./e2e/
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(TOOLBIN)/staticcheck ./...
+	$(TOOLBIN)/staticcheck -tags faults ./e2e/
+
+check-compose: ## `docker compose config` on docker-compose.yml where the compose plugin exists (go test ./deploy/ checks it everywhere)
+	@sh deploy/check-compose.sh
 
 generate: tools ## regenerate the sqlc code in db/
 	$(TOOLBIN)/sqlc generate -f db/sqlc.yaml

@@ -3,6 +3,9 @@ package activities
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/notify"
@@ -52,7 +55,7 @@ func (a *Activities) notifyRecipient(ctx context.Context, in StepInput) error {
 			}
 			return sendErr
 		}
-		if err := a.DB.MarkNotificationSent(ctx, as.ID); err != nil {
+		if err := a.recordSent(ctx, as.ID); err != nil {
 			return persistErr("record notification sent", err)
 		}
 	}
@@ -61,3 +64,26 @@ func (a *Activities) notifyRecipient(ctx context.Context, in StepInput) error {
 	}
 	return nil
 }
+
+// recordSent marks the notification SENT, retrying for up to sentRecordWindow: the message has left, and a retry
+// of the whole step after a database blip (a Postgres restart, a failover) would send it a second time.
+func (a *Activities) recordSent(ctx context.Context, assertion uuid.UUID) error {
+	deadline := time.Now().Add(sentRecordWindow)
+	wait := 100 * time.Millisecond
+	for {
+		err := a.DB.MarkNotificationSent(ctx, assertion)
+		if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		a.Log.WarnContext(ctx, "record notification sent: retrying", "assertionId", assertion, "err", err)
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return err
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+}
+
+// sentRecordWindow is how long recordSent keeps trying; a Postgres restart takes a few seconds.
+const sentRecordWindow = 30 * time.Second

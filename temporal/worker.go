@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
@@ -28,6 +29,7 @@ func NewWorker(c client.Client, acts *activities.Activities, o WorkerOptions) wo
 	}
 	w := worker.New(c, workflows.TaskQueue, worker.Options{
 		MaxConcurrentActivityExecutionSize: o.MaxConcurrentActivities,
+		Interceptors:                       []interceptor.WorkerInterceptor{&heartbeats{}},
 	})
 	w.RegisterWorkflow(workflows.IssueBadge)
 	w.RegisterWorkflow(workflows.IssueBatch)

@@ -10,9 +10,11 @@ import (
 // stepOptions run every pipeline step. Failures of our own code carry their assertion errorCode and the activity
 // decides retry and delay from the policy file (NextRetryDelay, non-retryable past the class's attempts); this
 // policy only governs what the code cannot classify, such as a worker crash or a timeout. ScheduleToClose bounds
-// a step, so no recipient waits forever.
+// a step, so no recipient waits forever. The worker heartbeats every running step (temporal/heartbeat.go), so the
+// step of a worker that died is retried elsewhere after HeartbeatTimeout, not StartToCloseTimeout.
 var stepOptions = workflow.ActivityOptions{
 	StartToCloseTimeout:    2 * time.Minute,
+	HeartbeatTimeout:       15 * time.Second,
 	ScheduleToCloseTimeout: 30 * time.Minute,
 	RetryPolicy: &temporal.RetryPolicy{
 		InitialInterval:    time.Second,

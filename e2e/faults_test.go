@@ -1,0 +1,239 @@
+//go:build faults
+
+// The fault tests restart the machine's Postgres cluster, which would break every other test running at the same
+// time, so they build only with -tags faults and run alone: `make test-faults`.
+
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/badged/badged/internal/notify/smtptest"
+)
+
+// Fault schedule: issuances keep arriving while each fault happens in turn, so every fault meets recipients at
+// every step.
+const (
+	faultIssuances    = 16                      // posted one after another, alternately batched and anchored one by one
+	faultFeedEvery    = 2500 * time.Millisecond // between two posts: about 40 s of arrivals
+	faultBatchedSize  = 30                      // ≥ workflows.BatchAnchorThreshold: one Merkle-root transaction
+	faultSingleSize   = 8                       // below it: one transaction per recipient
+	faultWorkerDown   = 2 * time.Second
+	faultSMTPRefuses  = 8 * time.Second
+	faultChainDown    = 6 * time.Second
+	faultPostgresDown = 5 * time.Second
+)
+
+// TestFaults_IssuanceSurvives runs one API and one worker process while issuances arrive, and meanwhile: SIGKILLs
+// the worker and starts it again; stops the chain node and starts it again on the same data; makes SMTP answer
+// 421 for a while; restarts Postgres. The integrator's client retries a failed POST with the same
+// Idempotency-Key, as the contract tells it to. At the end every recipient is in exactly one final state with
+// exactly one credential, one anchor and one Message-ID, and nothing is left running (cluster.exactlyOnce).
+func TestFaults_IssuanceSurvives(t *testing.T) {
+	c := newCluster(t, clusterOptions{apis: 1, workers: 1})
+	tn := c.mustTenant(t, 1000)
+	start := time.Now()
+	feed := c.feed(t, tn)
+
+	var log []string
+	fault := func(name string, do func()) {
+		pending := c.count(t, "SELECT count(*) FROM assertions WHERE state = 'PROCESSING'")
+		require.Positive(t, pending, "%s: nothing in flight to hit", name)
+		t0 := time.Now()
+		do()
+		log = append(log, fmt.Sprintf("%-16s at %5.1fs, %3d recipients in flight, %s", name,
+			t0.Sub(start).Seconds(), pending, time.Since(t0).Round(100*time.Millisecond)))
+	}
+	// Once mail is flowing, the worker dies mid-step.
+	c.waitCount(t, 2*time.Minute, 10, "SELECT count(*) FROM notifications WHERE status = 'SENT'")
+	fault("worker SIGKILL", func() {
+		c.Workers[0].Kill(t)
+		time.Sleep(faultWorkerDown)
+		c.Workers[0].Start(t)
+	})
+	time.Sleep(3 * time.Second)
+	fault("chain node down", func() {
+		require.NoError(t, c.Chain.Close())
+		time.Sleep(faultChainDown)
+		c.startChain(t, c.chainAddr)
+	})
+	time.Sleep(3 * time.Second)
+	fault("SMTP 421", func() {
+		c.SMTP.SetFault(smtptest.StageMail, smtptest.Fault{Code: 421, Message: "4.3.2 try again later"})
+		time.Sleep(faultSMTPRefuses)
+		c.SMTP.ClearFaults()
+	})
+	time.Sleep(2 * time.Second)
+	var during map[int]int
+	fault("Postgres restart", func() { during = c.probeDuring(func() { restartPostgres(t, faultPostgresDown) }) })
+	c.waitReady(t, c.APIs[0], 30*time.Second)
+
+	runs, postRetries := feed.wait(t)
+	for _, r := range runs {
+		c.waitIssuance(t, "v3", r.Key, r.ID, 10*time.Minute)
+	}
+	elapsed := time.Since(start)
+	redelivered := c.exactlyOnce(t, runs)
+
+	// The restarted worker's counters show that the chain and SMTP faults were met, and retried past.
+	w := c.Workers[0]
+	anchorRetries := w.scrape(t, "badged_activity_attempts_total", `step="anchor"`, `outcome="retry"`)
+	notifyRetries := w.scrape(t, "badged_activity_attempts_total", `step="notify"`, `outcome="retry"`)
+	require.Positive(t, anchorRetries, "an anchor step met the chain node down")
+	require.Positive(t, notifyRetries, "a notify step met SMTP refusing")
+	require.Zero(t, w.scrape(t, "badged_activity_attempts_total", `outcome="failed"`), "no step gave up")
+
+	total := 0
+	for _, r := range runs {
+		total += r.Recipients
+	}
+	t.Logf("faults: %d issuances, %d recipients, all COMPLETED in %s", len(runs), total, elapsed.Round(time.Second))
+	for _, l := range log {
+		t.Logf("  %s", l)
+	}
+	t.Logf("  POST retries by the client: %d; messages re-sent under the same Message-ID: %d", postRetries, redelivered)
+	t.Logf("  API answers to GET /readyz while Postgres restarted: %v (status: count)", during)
+	for _, step := range []string{"check", "sign", "anchor", "bake", "upload", "notify"} {
+		t.Logf("  restarted worker, step %-6s: %4.0f succeeded, %3.0f retried", step,
+			w.scrape(t, "badged_activity_attempts_total", `step="`+step+`"`, `outcome="success"`),
+			w.scrape(t, "badged_activity_attempts_total", `step="`+step+`"`, `outcome="retry"`))
+	}
+}
+
+// probeDuring asks the API's /readyz every 100 ms while do runs and counts the answers by status (0: no answer),
+// to show what a load balancer sees during an outage.
+func (c *cluster) probeDuring(do func()) map[int]int {
+	counts := map[int]int{}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	client := &http.Client{Timeout: 2 * time.Second}
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			status := 0
+			if res, err := client.Get(c.APIs[0].Ready); err == nil {
+				status = res.StatusCode
+				res.Body.Close()
+			}
+			counts[status]++
+		}
+	}()
+	do()
+	close(stop)
+	<-done
+	return counts
+}
+
+// waitReady waits until a process's Ready URL answers 200 again.
+func (c *cluster) waitReady(tb testing.TB, p *proc, timeout time.Duration) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		if res, err := http.Get(p.Ready); err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		require.True(tb, time.Now().Before(deadline), "%s not ready again after %s", p.Name, timeout)
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// feeder posts issuances in the background like an integrator's client, retrying each POST with its
+// Idempotency-Key until it is accepted.
+type feeder struct {
+	mu      sync.Mutex
+	runs    []issued
+	retries int
+	errs    []string
+	done    chan struct{}
+}
+
+func (c *cluster) feed(tb testing.TB, tn tenant) *feeder {
+	tb.Helper()
+	f := &feeder{done: make(chan struct{})}
+	bodies := make([]string, faultIssuances)
+	sizes := make([]int, faultIssuances)
+	for i := range bodies {
+		sizes[i] = faultBatchedSize
+		if i%2 == 1 {
+			sizes[i] = faultSingleSize
+		}
+		bodies[i] = issuanceBody(tb, tn.Program, emailRecipients(fmt.Sprintf("fault%02d", i), sizes[i]), "")
+	}
+	go func() {
+		defer close(f.done)
+		for i, body := range bodies {
+			key := "fault-" + uuid.NewString()
+			deadline := time.Now().Add(3 * time.Minute)
+			for {
+				r := c.postIssuanceNoFail(key, tn, body)
+				if r.status == http.StatusOK {
+					f.mu.Lock()
+					f.runs = append(f.runs, issued{ID: r.id, Key: tn.Key, Recipients: sizes[i], Batched: sizes[i] == faultBatchedSize})
+					f.mu.Unlock()
+					break
+				}
+				f.mu.Lock()
+				f.retries++
+				if time.Now().After(deadline) {
+					f.errs = append(f.errs, fmt.Sprintf("issuance %d: last answer %d %s", i, r.status, r.raw))
+					f.mu.Unlock()
+					break
+				}
+				f.mu.Unlock()
+				time.Sleep(500 * time.Millisecond)
+			}
+			time.Sleep(faultFeedEvery)
+		}
+	}()
+	return f
+}
+
+// wait returns the accepted issuances and how many POSTs had to be retried.
+func (f *feeder) wait(tb testing.TB) ([]issued, int) {
+	tb.Helper()
+	<-f.done
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	require.Empty(tb, f.errs, "every issuance accepted")
+	require.Len(tb, f.runs, faultIssuances)
+	return f.runs, f.retries
+}
+
+// restartPostgres stops the machine's Postgres cluster (fast mode: every connection is closed), keeps it down
+// for down, as a failover or a host reboot would, starts it and waits until it accepts connections.
+func restartPostgres(tb testing.TB, down time.Duration) {
+	tb.Helper()
+	versions, err := os.ReadDir("/etc/postgresql")
+	require.NoError(tb, err, "the fault tests restart the local Debian Postgres cluster")
+	require.Len(tb, versions, 1)
+	ctl := func(action string) {
+		out, err := exec.Command("pg_ctlcluster", "--skip-systemctl-redirect", "-m", "fast",
+			versions[0].Name(), "main", action).CombinedOutput()
+		require.NoError(tb, err, "pg_ctlcluster %s: %s", action, out)
+	}
+	ctl("stop")
+	time.Sleep(down)
+	ctl("start")
+	deadline := time.Now().Add(time.Minute)
+	for exec.Command("pg_isready", "-q", "-h", "localhost", "-p", "5432").Run() != nil {
+		require.True(tb, time.Now().Before(deadline), "Postgres not back after a minute")
+		time.Sleep(200 * time.Millisecond)
+	}
+}
