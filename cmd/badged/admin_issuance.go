@@ -16,7 +16,6 @@ import (
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/badged/badged/activities"
 	"github.com/badged/badged/cmd/badged/internal/config"
@@ -368,10 +367,9 @@ func adminRedrive(ctx context.Context, cfg config.Config, d *db.DB, id string) (
 	if addr == "" {
 		addr = cfg.TemporalDevAddr // the embedded server of `badged dev`
 	}
-	tc, err := client.DialContext(ctx, client.Options{HostPort: addr, Namespace: cfg.TemporalNamespace,
-		Logger: sdklog.NewStructuredLogger(slog.Default().With("component", "temporal"))})
+	tc, err := dialTemporal(ctx, cfg, addr, slog.Default(), nil)
 	if err != nil {
-		return redriveOut{}, fmt.Errorf("dial temporal %s: %w", addr, err)
+		return redriveOut{}, err
 	}
 	defer tc.Close()
 	return redriveIssuance(ctx, d, cfg, policy, temporalRedriveStarter(tc), id)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/badged/badged/api"
 	"github.com/badged/badged/cmd/badged/internal/config"
@@ -100,10 +99,9 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 	// One registry per process: the API's /metrics serves it under dev and serve, METRICS_ADDR under worker.
 	m := metrics.New()
 	m.Registry.MustRegister(metrics.NewStuckCollector(d, cfg.StuckAfter, log))
-	tc, err := client.DialContext(ctx, client.Options{HostPort: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace,
-		Logger: sdklog.NewStructuredLogger(log.With("component", "temporal")), MetricsHandler: m.TemporalHandler()})
+	tc, err := dialTemporal(ctx, cfg, cfg.TemporalAddress, log, m.TemporalHandler())
 	if err != nil {
-		return fmt.Errorf("dial temporal %s: %w", cfg.TemporalAddress, err)
+		return err
 	}
 	defer tc.Close()
 

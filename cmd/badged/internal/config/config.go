@@ -35,8 +35,15 @@ type Config struct {
 	TemporalDevAddr   string // TEMPORAL_DEV_ADDR: frontend of the embedded server, default 127.0.0.1:7233
 	TemporalUIAddr    string // TEMPORAL_UI_ADDR: UI of the embedded server, default 127.0.0.1:8233 ("off" disables)
 	TemporalUIURL     string // TEMPORAL_UI_URL: where operators open the UI (links in logs), default http://<UI addr>
-	RetryPolicyFile   string // RETRY_POLICY_FILE: empty uses temporal/retry-policy.json as built in
-	WorkerActivities  int    // WORKER_MAX_ACTIVITIES: concurrent activities per worker, default 200
+	// A Temporal cluster with TLS: TEMPORAL_TLS_CA_FILE alone verifies the server; with TEMPORAL_TLS_CERT_FILE and
+	// TEMPORAL_TLS_KEY_FILE the client also authenticates (mTLS). TEMPORAL_API_KEY (Temporal Cloud) turns TLS on.
+	TemporalTLSCAFile     string
+	TemporalTLSCertFile   string
+	TemporalTLSKeyFile    string
+	TemporalTLSServerName string // TEMPORAL_TLS_SERVER_NAME: overrides the name checked in the server certificate
+	TemporalAPIKey        string // TEMPORAL_API_KEY (masked)
+	RetryPolicyFile       string // RETRY_POLICY_FILE: empty uses temporal/retry-policy.json as built in
+	WorkerActivities      int    // WORKER_MAX_ACTIVITIES: concurrent activities per worker, default 200
 
 	IssuerKeyRing string // ISSUER_KEY_RING "kid:base64key,…"; `dev` generates DATA_DIR/issuer-keyring when unset
 
@@ -116,6 +123,14 @@ func Load(getenv func(string) string) (Config, error) {
 	c.TemporalDevAddr = env("TEMPORAL_DEV_ADDR", "127.0.0.1:7233")
 	c.TemporalUIAddr = env("TEMPORAL_UI_ADDR", "127.0.0.1:8233")
 	c.TemporalUIURL = env("TEMPORAL_UI_URL", "http://"+c.TemporalUIAddr)
+	c.TemporalTLSCAFile = env("TEMPORAL_TLS_CA_FILE", "")
+	c.TemporalTLSCertFile = env("TEMPORAL_TLS_CERT_FILE", "")
+	c.TemporalTLSKeyFile = env("TEMPORAL_TLS_KEY_FILE", "")
+	c.TemporalTLSServerName = env("TEMPORAL_TLS_SERVER_NAME", "")
+	c.TemporalAPIKey = env("TEMPORAL_API_KEY", "")
+	if (c.TemporalTLSCertFile == "") != (c.TemporalTLSKeyFile == "") {
+		errs = append(errs, errors.New("TEMPORAL_TLS_CERT_FILE and TEMPORAL_TLS_KEY_FILE go together (mTLS)"))
+	}
 	c.RetryPolicyFile = env("RETRY_POLICY_FILE", "")
 	c.WorkerActivities = intEnv(env, "WORKER_MAX_ACTIVITIES", 200, 1, 10_000, &errs)
 	c.IssuerKeyRing = env("ISSUER_KEY_RING", "")
@@ -177,6 +192,11 @@ func defaultBaseURL(addr string) string {
 	return "http://" + host + ":" + port
 }
 
+// TemporalTLS reports whether the Temporal client connects over TLS.
+func (c Config) TemporalTLS() bool {
+	return c.TemporalTLSCAFile != "" || c.TemporalTLSCertFile != "" || c.TemporalTLSServerName != "" || c.TemporalAPIKey != ""
+}
+
 // LogValue logs the configuration with the database password masked.
 func (c Config) LogValue() slog.Value {
 	return slog.GroupValue(
@@ -188,7 +208,9 @@ func (c Config) LogValue() slog.Value {
 		slog.String("metrics_addr", c.MetricsAddr), slog.Duration("stuck_issuance_after", c.StuckAfter),
 		slog.Int("rate_limit_rps", c.RateLimitRPS), slog.Int("rate_limit_burst", c.RateLimitBurst),
 		slog.String("temporal_address", orDefault(c.TemporalAddress, "(embedded)")),
-		slog.String("temporal_namespace", c.TemporalNamespace), slog.String("retry_policy_file", orDefault(c.RetryPolicyFile, "(built in)")),
+		slog.String("temporal_namespace", c.TemporalNamespace), slog.Bool("temporal_tls", c.TemporalTLS()),
+		slog.Bool("temporal_mtls", c.TemporalTLSCertFile != ""), slog.Bool("temporal_api_key_set", c.TemporalAPIKey != ""),
+		slog.String("retry_policy_file", orDefault(c.RetryPolicyFile, "(built in)")),
 		slog.Bool("issuer_key_ring_set", c.IssuerKeyRing != ""),
 		slog.String("chain_rpc_url", orDefault(c.ChainRPCURL, "(dev chain or off)")), slog.Uint64("chain_id", c.ChainID),
 		slog.String("smtp_host", orDefault(c.SMTPHost, "(outbox)")), slog.Int("smtp_port", c.SMTPPort),
