@@ -42,7 +42,6 @@ type cluster struct {
 	chainDir  string
 	chainAddr string
 	env       []string // every process's configuration
-	workerEnv []string
 }
 
 // clusterOptions size a cluster.
@@ -93,7 +92,8 @@ func newCluster(tb testing.TB, o clusterOptions) *cluster {
 
 	c.env = []string{
 		"PATH=/usr/bin:/bin",
-		"DATABASE_URL=" + dbtest.URL(tb, c.DB),
+		// 8 connections per process: four processes and the test stay well under max_connections (100).
+		"DATABASE_URL=" + withQuery(tb, dbtest.URL(tb, c.DB), "pool_max_conns", "8"),
 		"TEMPORAL_ADDRESS=" + srv.FrontendAddr(),
 		"TEMPORAL_NAMESPACE=" + srv.Namespace(),
 		"ISSUER_KEY_RING=cluster:" + base64.StdEncoding.EncodeToString(randomBytes(tb, 32)),
@@ -188,4 +188,15 @@ func (p *proc) scrape(tb testing.TB, name string, filters ...string) float64 {
 	}
 	require.NoError(tb, sc.Err())
 	return sum
+}
+
+// withQuery sets one query parameter of a URL.
+func withQuery(tb testing.TB, raw, key, value string) string {
+	tb.Helper()
+	u, err := url.Parse(raw)
+	require.NoError(tb, err)
+	q := u.Query()
+	q.Set(key, value)
+	u.RawQuery = q.Encode()
+	return u.String()
 }

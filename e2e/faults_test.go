@@ -237,3 +237,13 @@ func restartPostgres(tb testing.TB, down time.Duration) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// waitCount waits until query counts at least want.
+func (c *cluster) waitCount(tb testing.TB, timeout time.Duration, want int, query string, args ...any) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for c.count(tb, query, args...) < want {
+		require.True(tb, time.Now().Before(deadline), fmt.Sprintf("%q below %d after %s", query, want, timeout))
+		time.Sleep(50 * time.Millisecond)
+	}
+}

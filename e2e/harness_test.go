@@ -135,11 +135,15 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	require.NoError(tb, err)
 	s.Outbox, err = notify.NewOutbox(tb.TempDir(), mailFrom)
 	require.NoError(tb, err)
+	// The worker's own pool, as `badged dev` gives it (cmd/badged/serve.go).
+	workerDB, err := db.Open(ctx, dbtest.URL(tb, s.DB))
+	require.NoError(tb, err)
+	tb.Cleanup(workerDB.Close)
 	anchorer, err := chain.New(chain.Config{RPCURL: s.Chain.URL(), PrivateKey: s.Chain.PrivateKeyHex(),
 		ChainID: devchain.ChainID, PollInterval: 20 * time.Millisecond, ReceiptTimeout: 20 * time.Second},
-		activities.ChainStore{DB: s.DB})
+		activities.ChainStore{DB: workerDB})
 	require.NoError(tb, err)
-	s.Acts = &activities.Activities{DB: s.DB, Blob: store, Issuer: s.Issuer, Anchor: anchorer,
+	s.Acts = &activities.Activities{DB: workerDB, Blob: store, Issuer: issuer.New(workerDB, ring, s.BaseURL), Anchor: anchorer,
 		Notifier: &notify.Notifier{Email: smtpSender, Kakao: s.Outbox}, Outbox: s.Outbox, MessageDomain: mailDomain,
 		Policy: testPolicy(tb), Location: seoul, Log: log}
 	w := temporal.NewWorker(s.Client, s.Acts, temporal.WorkerOptions{MaxConcurrentActivities: o.workerActivities})

@@ -154,21 +154,6 @@ func (p *proc) signal(tb testing.TB, sig syscall.Signal, wait time.Duration) boo
 	}
 }
 
-// Running reports whether the process is alive.
-func (p *proc) Running() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.cmd == nil {
-		return false
-	}
-	select {
-	case <-p.exited:
-		return false
-	default:
-		return true
-	}
-}
-
 // LogContains reports whether the process's log so far contains s.
 func (p *proc) LogContains(s string) bool {
 	data, _ := os.ReadFile(p.log)

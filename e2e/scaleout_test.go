@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"fmt"
 	"net/http"
 	"sync"
 	"testing"
@@ -71,16 +70,6 @@ func (c *cluster) waitMetric(tb testing.TB, p *proc, timeout time.Duration, name
 	deadline := time.Now().Add(timeout)
 	for p.scrape(tb, name, filters...) <= 0 {
 		require.True(tb, time.Now().Before(deadline), "%s: %s %v still 0 after %s", p.Name, name, filters, timeout)
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// waitCount waits until query counts at least want.
-func (c *cluster) waitCount(tb testing.TB, timeout time.Duration, want int, query string, args ...any) {
-	tb.Helper()
-	deadline := time.Now().Add(timeout)
-	for c.count(tb, query, args...) < want {
-		require.True(tb, time.Now().Before(deadline), fmt.Sprintf("%q below %d after %s", query, want, timeout))
 		time.Sleep(50 * time.Millisecond)
 	}
 }
