@@ -62,7 +62,7 @@ func uncodedCode(err error) errcode.Code {
 // fail turns a step's error into the ApplicationError the workflow sees: its type is the assertion errorCode, and
 // the policy file decides whether and when it is retried (NextRetryDelay), so every class's backoff and attempt
 // limit live in one table. An error without a code is INTERNAL_SERVER_ERROR.
-func (a *Activities) fail(ctx context.Context, step string, err error) error {
+func (a *Activities) fail(ctx context.Context, step string, in subject, err error) error {
 	if err == nil {
 		a.observe(ctx, step, metrics.OutcomeSuccess, "")
 		return nil
@@ -73,8 +73,8 @@ func (a *Activities) fail(ctx context.Context, step string, err error) error {
 	}
 	attempt := int(activity.GetInfo(ctx).Attempt)
 	retry, delay := a.Policy.Decide(code, attempt)
-	a.Log.WarnContext(ctx, "step failed", "step", step, "errorCode", code, "class", a.Policy.ClassOf(code),
-		"attempt", attempt, "retry", retry, "delay", delay, "err", err)
+	a.logger(ctx, in).WarnContext(ctx, "step failed", "step", step, "errorCode", code, "class", a.Policy.ClassOf(code),
+		"retry", retry, "delay", delay, "err", err)
 	outcome := metrics.OutcomeRetry
 	if !retry {
 		outcome = metrics.OutcomeFailed
@@ -85,6 +85,23 @@ func (a *Activities) fail(ctx context.Context, step string, err error) error {
 	}
 	return temporal.NewApplicationErrorWithOptions(err.Error(), string(code), temporal.ApplicationErrorOptions{
 		NextRetryDelay: delay, Cause: err})
+}
+
+// subject is a step's input as the logs name it: its assertion or issuance ids.
+type subject interface{ logAttrs() []any }
+
+// logger is the worker's logger with the ids an operator searches by: the step's subject, and the workflow, run
+// and attempt it runs in (the Temporal UI link of `badged admin issuance inspect` finds the same workflow).
+func (a *Activities) logger(ctx context.Context, in subject) *slog.Logger {
+	l := a.Log
+	if activity.IsActivity(ctx) {
+		info := activity.GetInfo(ctx)
+		l = l.With("workflowId", info.WorkflowExecution.ID, "runId", info.WorkflowExecution.RunID, "attempt", info.Attempt)
+	}
+	if in != nil {
+		l = l.With(in.logAttrs()...)
+	}
+	return l
 }
 
 // observe records one attempt of step in the metrics: every step wrapper ends in fail, so this is the one place.

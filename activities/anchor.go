@@ -13,7 +13,7 @@ import (
 // broadcasting) instead of sending a second. Test-mode issuances and a service without a chain record the step as
 // skipped.
 func (a *Activities) AnchorCredential(ctx context.Context, in StepInput) error {
-	return a.fail(ctx, "anchor", a.anchorCredential(ctx, in))
+	return a.fail(ctx, "anchor", in, a.anchorCredential(ctx, in))
 }
 
 func (a *Activities) anchorCredential(ctx context.Context, in StepInput) error {
@@ -46,7 +46,7 @@ func (a *Activities) anchorCredential(ctx context.Context, in StepInput) error {
 // ~22 gas per credential instead of ~22,000. The anchor key names the batch; its digests are those of the
 // credentials signed in the range, in seq order, so a retry sends the same root or finds the same transaction.
 func (a *Activities) AnchorBatch(ctx context.Context, in AnchorBatchInput) error {
-	return a.fail(ctx, "anchor", a.anchorBatch(ctx, in))
+	return a.fail(ctx, "anchor", in, a.anchorBatch(ctx, in))
 }
 
 func (a *Activities) anchorBatch(ctx context.Context, in AnchorBatchInput) error {

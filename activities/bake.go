@@ -12,7 +12,7 @@ import (
 // BakeBadge embeds the signed credential in the badge image (PNG iTXt or SVG element; JPEG becomes PNG) and
 // stores the result, which openbadgeImageUrl serves.
 func (a *Activities) BakeBadge(ctx context.Context, in StepInput) error {
-	return a.fail(ctx, "bake", a.bakeBadge(ctx, in))
+	return a.fail(ctx, "bake", in, a.bakeBadge(ctx, in))
 }
 
 func (a *Activities) bakeBadge(ctx context.Context, in StepInput) error {

@@ -70,7 +70,7 @@ func (a *Activities) FinishAssertion(ctx context.Context, in FinishInput) (Finis
 	if fresh {
 		a.Metrics.RecipientsFinished(out.State, out.ErrorCode, 1)
 	}
-	a.Log.InfoContext(ctx, "recipient finished", "assertionId", in.AssertionID, "state", out.State,
+	a.logger(ctx, in).InfoContext(ctx, "recipient finished", "state", out.State,
 		"errorCode", out.ErrorCode, "stage", in.Stage)
 	return out, nil
 }

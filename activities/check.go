@@ -20,7 +20,7 @@ const lockTimeout = "5s"
 // BADGE_IMAGE_MISSING when the badge image cannot be found.
 func (a *Activities) CheckRecipient(ctx context.Context, in StepInput) error {
 	err := a.checkRecipient(ctx, in)
-	return a.fail(ctx, "check", err)
+	return a.fail(ctx, "check", in, err)
 }
 
 func (a *Activities) checkRecipient(ctx context.Context, in StepInput) error {

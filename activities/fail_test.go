@@ -1,7 +1,9 @@
 package activities
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/interceptor"
@@ -63,6 +66,38 @@ func mustPolicy(tb testing.TB) *retrypolicy.Policy {
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
+// The ids of the step runFail runs.
+var (
+	testAssertion = uuid.MustParse("0b8f6f5e-9d55-4a57-9a57-2f6f0f7d1a01")
+	testIssuance  = uuid.MustParse("7c1e0c2a-3b7e-4c57-8e2d-5d0b1c9f4a02")
+)
+
+// A failed step's log line names what an operator searches by: the assertion, the issuance, the workflow and run,
+// the attempt, the step and the errorCode.
+func TestFail_LogCarriesIDs(t *testing.T) {
+	var buf bytes.Buffer
+	a := &Activities{Policy: mustPolicy(t), Log: slog.New(slog.NewJSONHandler(&buf, nil))}
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(quietLog()))
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivityWithOptions(func(ctx context.Context) error {
+		return a.fail(ctx, "sign", StepInput{AssertionID: testAssertion, IssuanceID: testIssuance},
+			errcode.New(errcode.CredentialSigningFailed, "hsm unavailable"))
+	}, activity.RegisterOptions{Name: "signStep"})
+	_, err := env.ExecuteActivity("signStep")
+	require.Error(t, err)
+	var line map[string]any
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &line), buf.String())
+	require.Equal(t, "step failed", line["msg"])
+	require.Equal(t, testAssertion.String(), line["assertionId"])
+	require.Equal(t, testIssuance.String(), line["issuanceId"])
+	require.NotEmpty(t, line["workflowId"])
+	require.NotEmpty(t, line["runId"])
+	require.EqualValues(t, 1, line["attempt"])
+	require.Equal(t, "sign", line["step"])
+	require.Equal(t, "CREDENTIAL_SIGNING_FAILED", line["errorCode"])
+}
+
 // runFail runs the real fail wrapper inside an activity at the given attempt and returns what the activity
 // returned as the workflow would decode it.
 func runFail(t *testing.T, p *retrypolicy.Policy, attempt int32, stepErr error) error {
@@ -75,7 +110,7 @@ func runFail(t *testing.T, p *retrypolicy.Policy, attempt int32, stepErr error) 
 	var sawAttempt int32
 	env.RegisterActivityWithOptions(func(ctx context.Context) error {
 		sawAttempt = activity.GetInfo(ctx).Attempt
-		return a.fail(ctx, "test", stepErr)
+		return a.fail(ctx, "test", StepInput{AssertionID: testAssertion, IssuanceID: testIssuance}, stepErr)
 	}, activity.RegisterOptions{Name: "failStep"})
 	_, err := env.ExecuteActivity("failStep")
 	require.Equal(t, attempt, sawAttempt, "interceptor did not set the attempt")

@@ -16,7 +16,7 @@ import (
 // finds the row SENT and sends nothing; a retry after a lost answer re-sends with the same Message-ID, which the
 // recipient's mail system recognises. Test-mode issuances deliver to the outbox only.
 func (a *Activities) NotifyRecipient(ctx context.Context, in StepInput) error {
-	return a.fail(ctx, "notify", a.notifyRecipient(ctx, in))
+	return a.fail(ctx, "notify", in, a.notifyRecipient(ctx, in))
 }
 
 func (a *Activities) notifyRecipient(ctx context.Context, in StepInput) error {
@@ -51,7 +51,7 @@ func (a *Activities) notifyRecipient(ctx context.Context, in StepInput) error {
 		if sendErr != nil {
 			msg := sendErr.Error()
 			if err := a.DB.MarkNotificationFailed(ctx, db.MarkNotificationFailedParams{AssertionID: as.ID, LastError: &msg}); err != nil {
-				a.Log.WarnContext(ctx, "record notification failure", "assertionId", as.ID, "err", err)
+				a.logger(ctx, in).WarnContext(ctx, "record notification failure", "err", err)
 			}
 			return sendErr
 		}

@@ -17,7 +17,7 @@ import (
 // anchored and baked. The proof's created time is the issue time and Ed25519 is deterministic, so a retry signs to
 // the same bytes.
 func (a *Activities) SignCredential(ctx context.Context, in StepInput) error {
-	return a.fail(ctx, "sign", a.signCredential(ctx, in))
+	return a.fail(ctx, "sign", in, a.signCredential(ctx, in))
 }
 
 func (a *Activities) signCredential(ctx context.Context, in StepInput) error {

@@ -34,9 +34,14 @@ type LoadBatchResult struct {
 	Recipients []RecipientRef
 }
 
-// StepInput names the assertion a pipeline step works on.
+// StepInput names the assertion a pipeline step works on, and its issuance (for the logs).
 type StepInput struct {
 	AssertionID uuid.UUID
+	IssuanceID  uuid.UUID
+}
+
+func (in StepInput) logAttrs() []any {
+	return []any{"assertionId", in.AssertionID, "issuanceId", in.IssuanceID}
 }
 
 // FinishInput records a recipient's outcome. ErrorCode is empty on success. Stage is the step that failed.
@@ -45,6 +50,8 @@ type FinishInput struct {
 	ErrorCode   string
 	Stage       string
 }
+
+func (in FinishInput) logAttrs() []any { return []any{"assertionId", in.AssertionID} }
 
 // FinishResult is the final state written.
 type FinishResult struct {
@@ -64,4 +71,8 @@ type AnchorBatchInput struct {
 	IssuanceID uuid.UUID
 	FromSeq    int
 	ToSeq      int
+}
+
+func (in AnchorBatchInput) logAttrs() []any {
+	return []any{"issuanceId", in.IssuanceID, "fromSeq", in.FromSeq, "toSeq", in.ToSeq}
 }

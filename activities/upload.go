@@ -12,7 +12,7 @@ import (
 // It runs after the credential is anchored and baked, so nothing is public before its anchor exists; the baked
 // image was stored by the bake step. (The PDF certificate is rendered on its first download.)
 func (a *Activities) UploadArtifacts(ctx context.Context, in StepInput) error {
-	return a.fail(ctx, "upload", a.uploadArtifacts(ctx, in))
+	return a.fail(ctx, "upload", in, a.uploadArtifacts(ctx, in))
 }
 
 func (a *Activities) uploadArtifacts(ctx context.Context, in StepInput) error {

@@ -51,7 +51,7 @@ func (h *handler) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		p := principal{OrgID: row.OrgID, OrgName: row.OrgName, KeyID: row.ID, Role: row.Role, Mode: row.Mode}
-		setLogAttrs(r.Context(), "org", p.OrgID.String(), "key", p.KeyID.String())
+		setLogAttrs(r.Context(), "orgId", p.OrgID.String(), "keyId", p.KeyID.String())
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 	})
 }

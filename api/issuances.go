@@ -76,7 +76,7 @@ func (h *handler) createIssuance(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	setLogAttrs(r.Context(), "issuance", iss.ID.String(), "workflow", iss.WorkflowID)
+	setLogAttrs(r.Context(), "issuanceId", iss.ID.String(), "workflowId", iss.WorkflowID)
 	if iss.ProcessingStatus == "PROCESSING" {
 		if err := h.starter.StartIssuance(r.Context(), iss); err != nil {
 			// The issuance is committed; the client's retry with the same key starts the workflow.

@@ -81,9 +81,9 @@ func IssueBatch(ctx workflow.Context, in IssueBatchInput) (BatchResult, error) {
 	}
 	anchorAt := stepIndex(activities.StepSigned) // index of the anchor step in pipeline
 	if !in.BatchAnchor {
-		runPhase(ctx, pending, 0, len(pipeline), prog.ByStep)
+		runPhase(ctx, in.IssuanceID, pending, 0, len(pipeline), prog.ByStep)
 	} else {
-		runPhase(ctx, pending, 0, anchorAt, prog.ByStep)
+		runPhase(ctx, in.IssuanceID, pending, 0, anchorAt, prog.ByStep)
 		prog.ByStep[activities.StepAnchored] += len(pending)
 		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, stepOptions), a.AnchorBatch,
 			activities.AnchorBatchInput{IssuanceID: in.IssuanceID, FromSeq: in.FromSeq, ToSeq: in.ToSeq}).Get(ctx, nil)
@@ -93,7 +93,7 @@ func IssueBatch(ctx workflow.Context, in IssueBatchInput) (BatchResult, error) {
 				run.finish.ErrorCode, run.finish.Stage = failureCode(err), activities.StepAnchored
 			}
 		}
-		runPhase(ctx, pending, anchorAt+1, len(pipeline), prog.ByStep)
+		runPhase(ctx, in.IssuanceID, pending, anchorAt+1, len(pipeline), prog.ByStep)
 	}
 
 	// Record every outcome.
@@ -133,7 +133,7 @@ type recipientRun struct {
 
 // runPhase runs pipeline[from:to] for every recipient that has not failed, at most RecipientConcurrency at once,
 // skipping the steps each one has already completed, and waits for all of them.
-func runPhase(ctx workflow.Context, runs []*recipientRun, from, to int, byStep map[string]int) {
+func runPhase(ctx workflow.Context, issuance uuid.UUID, runs []*recipientRun, from, to int, byStep map[string]int) {
 	sctx := workflow.WithActivityOptions(ctx, stepOptions)
 	lctx := workflow.WithLocalActivityOptions(ctx, localStepOptions)
 	sem := workflow.NewSemaphore(ctx, RecipientConcurrency)
@@ -149,7 +149,7 @@ func runPhase(ctx workflow.Context, runs []*recipientRun, from, to int, byStep m
 		workflow.Go(ctx, func(gctx workflow.Context) {
 			defer wg.Done()
 			defer sem.Release(1)
-			in := activities.StepInput{AssertionID: run.ref.AssertionID}
+			in := activities.StepInput{AssertionID: run.ref.AssertionID, IssuanceID: issuance}
 			for i := max(from, stepIndex(run.ref.Step)); i < to; i++ {
 				step := pipeline[i]
 				byStep[step.done]++

@@ -53,7 +53,7 @@ func RedriveIssuance(ctx workflow.Context, in RedriveInput) (BatchResult, error)
 		}
 		pending = append(pending, &recipientRun{ref: r, finish: activities.FinishInput{AssertionID: r.AssertionID}})
 	}
-	runPhase(ctx, pending, 0, len(pipeline), prog.ByStep)
+	runPhase(ctx, in.IssuanceID, pending, 0, len(pipeline), prog.ByStep)
 	// Outcomes are recorded one after another: a re-drive is small, and FinishAssertion is a local activity.
 	for _, run := range pending {
 		var out activities.FinishResult
