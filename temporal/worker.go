@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -20,6 +21,10 @@ type WorkerOptions struct {
 	// MaxConcurrentActivities bounds regular activities (anchor, notify); 0 = 200, which covers a full fan-out
 	// (workflows.MaxConcurrentBatches × workflows.RecipientConcurrency) so no step waits for a slot.
 	MaxConcurrentActivities int
+	// StopTimeout is how long Stop lets running activities finish before cancelling them (SHUTDOWN_TIMEOUT). The
+	// SDK's default is none: a notify step cancelled between the SMTP server's acceptance and its record would
+	// send its message again on retry.
+	StopTimeout time.Duration
 }
 
 // NewWorker returns a worker on workflows.TaskQueue with every workflow and activity registered, once.
@@ -29,6 +34,7 @@ func NewWorker(c client.Client, acts *activities.Activities, o WorkerOptions) wo
 	}
 	w := worker.New(c, workflows.TaskQueue, worker.Options{
 		MaxConcurrentActivityExecutionSize: o.MaxConcurrentActivities,
+		WorkerStopTimeout:                  o.StopTimeout,
 		Interceptors:                       []interceptor.WorkerInterceptor{&heartbeats{}},
 	})
 	w.RegisterWorkflow(workflows.IssueBadge)

@@ -123,7 +123,8 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 			return err
 		}
 		acts.Metrics = m
-		w := temporal.NewWorker(tc, acts, temporal.WorkerOptions{MaxConcurrentActivities: cfg.WorkerActivities})
+		w := temporal.NewWorker(tc, acts, temporal.WorkerOptions{MaxConcurrentActivities: cfg.WorkerActivities,
+			StopTimeout: cfg.ShutdownTimeout})
 		if err := w.Start(); err != nil {
 			return fmt.Errorf("start worker: %w", err)
 		}
