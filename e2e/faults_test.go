@@ -36,7 +36,7 @@ const (
 
 // TestFaults_IssuanceSurvives runs one API and one worker process while issuances arrive, and meanwhile: SIGKILLs
 // the worker and starts it again; stops the chain node and starts it again on the same data; makes SMTP answer
-// 421 for a while; restarts Postgres. The integrator's client retries a failed POST with the same
+// 421 for a while; stops Postgres for 5 s and starts it again. The integrator's client retries a failed POST with the same
 // Idempotency-Key, as the contract tells it to. At the end every recipient is in exactly one final state with
 // exactly one credential, one anchor and one Message-ID, and nothing is left running (cluster.exactlyOnce).
 func TestFaults_IssuanceSurvives(t *testing.T) {
@@ -45,14 +45,14 @@ func TestFaults_IssuanceSurvives(t *testing.T) {
 	start := time.Now()
 	feed := c.feed(t, tn)
 
-	var log []string
+	var events []string
 	fault := func(name string, do func()) {
 		// A fault must meet recipients in flight; arrivals are 2.5 s apart, so some soon are.
 		c.waitCount(t, 30*time.Second, 1, "SELECT count(*) FROM assertions WHERE state = 'PROCESSING'")
 		pending := c.count(t, "SELECT count(*) FROM assertions WHERE state = 'PROCESSING'")
 		t0 := time.Now()
 		do()
-		log = append(log, fmt.Sprintf("%-16s at %5.1fs, %3d recipients in flight, %s", name,
+		events = append(events, fmt.Sprintf("%-16s at %5.1fs, %3d recipients in flight, %s", name,
 			t0.Sub(start).Seconds(), pending, time.Since(t0).Round(100*time.Millisecond)))
 	}
 	// Once mail is flowing, the worker dies mid-step.
@@ -102,8 +102,8 @@ func TestFaults_IssuanceSurvives(t *testing.T) {
 		total += r.Recipients
 	}
 	t.Logf("faults: %d issuances, %d recipients, all COMPLETED in %s", len(runs), total, elapsed.Round(time.Second))
-	for _, l := range log {
-		t.Logf("  %s", l)
+	for _, e := range events {
+		t.Logf("  %s", e)
 	}
 	t.Logf("  POST retries by the client: %d; messages re-sent under the same Message-ID: %d", postRetries, redelivered)
 	t.Logf("  API answers to GET /readyz while Postgres restarted: %v (status: count)", during)
@@ -252,6 +252,12 @@ func restartPostgres(tb testing.TB, down time.Duration) {
 			versions[0].Name(), "main", action).CombinedOutput()
 		require.NoError(tb, err, "pg_ctlcluster %s: %s", action, out)
 	}
+	// Whatever happens to the test, the machine's Postgres is left running.
+	tb.Cleanup(func() {
+		if exec.Command("pg_isready", "-q", "-h", "localhost", "-p", "5432").Run() != nil {
+			_ = exec.Command("pg_ctlcluster", "--skip-systemctl-redirect", versions[0].Name(), "main", "start").Run()
+		}
+	})
 	ctl("stop")
 	time.Sleep(down)
 	ctl("start")
