@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/chain"
@@ -55,19 +56,19 @@ func (s ChainStore) ReserveNonce(ctx context.Context, key, from string, floor ui
 	return uint64(nonce), nil
 }
 
-// SaveSigned implements chain.TxStore: first writer wins.
+// SaveSigned implements chain.TxStore: first writer wins, and only the key's reservation of p.Nonce is signed.
 func (s ChainStore) SaveSigned(ctx context.Context, key string, p chain.Pending) (chain.Pending, error) {
 	chainID := int64(p.ChainID)
 	if err := s.DB.SaveChainSigned(ctx, db.SaveChainSignedParams{AnchorKey: key, TxHash: &p.TxHash, RawTx: p.RawTx,
-		Digest: p.Digest[:], ChainID: &chainID}); err != nil {
+		Digest: p.Digest[:], ChainID: &chainID, Sender: p.From, Nonce: int64(p.Nonce)}); err != nil {
 		return chain.Pending{}, fmt.Errorf("save signed tx: %w", err)
 	}
 	row, err := s.DB.GetChainTx(ctx, key)
+	if db.IsNotFound(err) || (err == nil && row.RawTx == nil) {
+		return chain.Pending{}, fmt.Errorf("save signed tx %s nonce %d: %w", key, p.Nonce, chain.ErrNotReserved)
+	}
 	if err != nil {
 		return chain.Pending{}, err
-	}
-	if row.RawTx == nil {
-		return chain.Pending{}, fmt.Errorf("save signed tx: no reservation for key %s", key)
 	}
 	return toPending(row), nil
 }
@@ -83,6 +84,52 @@ func (s ChainStore) MarkMined(ctx context.Context, key string, block uint64) err
 		return fmt.Errorf("mark mined %s: %w", key, chain.ErrUnknownKey)
 	}
 	return nil
+}
+
+// Unsettled implements chain.TxStore.
+func (s ChainStore) Unsettled(ctx context.Context, from string, lo, hi uint64) ([]chain.Reservation, error) {
+	rows, err := s.DB.ListChainUnsettled(ctx, db.ListChainUnsettledParams{Sender: from, Lo: int64(lo), Hi: int64(hi)})
+	if err != nil {
+		return nil, fmt.Errorf("list unsettled nonces: %w", err)
+	}
+	out := make([]chain.Reservation, 0, len(rows))
+	for _, r := range rows {
+		res := chain.Reservation{Key: r.AnchorKey, Nonce: uint64(r.Nonce), Age: time.Duration(r.AgeMs) * time.Millisecond}
+		if r.RawTx != nil {
+			res.Signed = true
+			res.Tx = toPending(db.ChainTx{AnchorKey: r.AnchorKey, Sender: from, Nonce: r.Nonce, TxHash: r.TxHash,
+				RawTx: r.RawTx, Digest: r.Digest, ChainID: r.ChainID})
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// ReplaceAbandoned implements chain.TxStore: the release and the filler's insert are one transaction, and the
+// filler's row is read back afterwards, so a repair that lost the race returns the winner's filler.
+func (s ChainStore) ReplaceAbandoned(ctx context.Context, key string, filler chain.Pending) (chain.Pending, bool, error) {
+	fk := chain.FillerKey(filler.From, filler.Nonce)
+	err := s.DB.InTx(ctx, func(q *db.Queries) error {
+		n, err := q.ReleaseChainReservation(ctx, db.ReleaseChainReservationParams{AnchorKey: key, Sender: filler.From,
+			Nonce: int64(filler.Nonce)})
+		if err != nil || n == 0 {
+			return err
+		}
+		chainID := int64(filler.ChainID)
+		return q.InsertChainFiller(ctx, db.InsertChainFillerParams{AnchorKey: fk, Sender: filler.From,
+			Nonce: int64(filler.Nonce), TxHash: &filler.TxHash, RawTx: filler.RawTx, Digest: filler.Digest[:], ChainID: &chainID})
+	})
+	if err != nil {
+		return chain.Pending{}, false, fmt.Errorf("replace abandoned reservation: %w", err)
+	}
+	row, err := s.DB.GetChainTx(ctx, fk)
+	if db.IsNotFound(err) {
+		return chain.Pending{}, false, nil
+	}
+	if err != nil {
+		return chain.Pending{}, false, err
+	}
+	return toPending(row), true, nil
 }
 
 func toPending(row db.ChainTx) chain.Pending {

@@ -30,6 +30,34 @@ func (q *Queries) GetChainTx(ctx context.Context, anchorKey string) (ChainTx, er
 	return i, err
 }
 
+const insertChainFiller = `-- name: InsertChainFiller :exec
+INSERT INTO chain_txs (anchor_key, sender, nonce, tx_hash, raw_tx, digest, chain_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+`
+
+type InsertChainFillerParams struct {
+	AnchorKey string
+	Sender    string
+	Nonce     int64
+	TxHash    *string
+	RawTx     []byte
+	Digest    []byte
+	ChainID   *int64
+}
+
+func (q *Queries) InsertChainFiller(ctx context.Context, arg InsertChainFillerParams) error {
+	_, err := q.db.Exec(ctx, insertChainFiller,
+		arg.AnchorKey,
+		arg.Sender,
+		arg.Nonce,
+		arg.TxHash,
+		arg.RawTx,
+		arg.Digest,
+		arg.ChainID,
+	)
+	return err
+}
+
 const insertChainReservation = `-- name: InsertChainReservation :exec
 INSERT INTO chain_txs (anchor_key, sender, nonce) VALUES ($1, $2, $3)
 `
@@ -43,6 +71,60 @@ type InsertChainReservationParams struct {
 func (q *Queries) InsertChainReservation(ctx context.Context, arg InsertChainReservationParams) error {
 	_, err := q.db.Exec(ctx, insertChainReservation, arg.AnchorKey, arg.Sender, arg.Nonce)
 	return err
+}
+
+const listChainUnsettled = `-- name: ListChainUnsettled :many
+SELECT anchor_key, nonce, tx_hash, raw_tx, digest, chain_id,
+       (extract(epoch FROM now() - created_at) * 1000)::bigint AS age_ms
+FROM chain_txs
+WHERE sender = $1 AND nonce >= $2::bigint AND nonce < $3::bigint
+  AND block_number IS NULL
+ORDER BY nonce
+`
+
+type ListChainUnsettledParams struct {
+	Sender string
+	Lo     int64
+	Hi     int64
+}
+
+type ListChainUnsettledRow struct {
+	AnchorKey string
+	Nonce     int64
+	TxHash    *string
+	RawTx     []byte
+	Digest    []byte
+	ChainID   *int64
+	AgeMs     int64
+}
+
+// Ages come from the database clock, the one created_at was set by, so workers' clocks need not agree.
+func (q *Queries) ListChainUnsettled(ctx context.Context, arg ListChainUnsettledParams) ([]ListChainUnsettledRow, error) {
+	rows, err := q.db.Query(ctx, listChainUnsettled, arg.Sender, arg.Lo, arg.Hi)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListChainUnsettledRow{}
+	for rows.Next() {
+		var i ListChainUnsettledRow
+		if err := rows.Scan(
+			&i.AnchorKey,
+			&i.Nonce,
+			&i.TxHash,
+			&i.RawTx,
+			&i.Digest,
+			&i.ChainID,
+			&i.AgeMs,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const markChainMined = `-- name: MarkChainMined :execrows
@@ -62,10 +144,30 @@ func (q *Queries) MarkChainMined(ctx context.Context, arg MarkChainMinedParams) 
 	return result.RowsAffected(), nil
 }
 
+const releaseChainReservation = `-- name: ReleaseChainReservation :execrows
+DELETE FROM chain_txs WHERE anchor_key = $1 AND sender = $2 AND nonce = $3 AND raw_tx IS NULL
+`
+
+type ReleaseChainReservationParams struct {
+	AnchorKey string
+	Sender    string
+	Nonce     int64
+}
+
+// Only an unsigned reservation of exactly this nonce is released; the row lock makes a racing release wait and
+// then find nothing.
+func (q *Queries) ReleaseChainReservation(ctx context.Context, arg ReleaseChainReservationParams) (int64, error) {
+	result, err := q.db.Exec(ctx, releaseChainReservation, arg.AnchorKey, arg.Sender, arg.Nonce)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const reserveChainNonce = `-- name: ReserveChainNonce :one
 INSERT INTO chain_nonces (sender, next_nonce) VALUES ($1, $2::bigint + 1)
 ON CONFLICT (sender) DO UPDATE SET next_nonce = GREATEST(chain_nonces.next_nonce, $2::bigint) + 1
-RETURNING next_nonce - 1
+RETURNING (next_nonce - 1)::bigint AS nonce
 `
 
 type ReserveChainNonceParams struct {
@@ -74,16 +176,16 @@ type ReserveChainNonceParams struct {
 }
 
 // Row-locks the sender's counter for the transaction: nonce allocation is serialised per sender across workers.
-func (q *Queries) ReserveChainNonce(ctx context.Context, arg ReserveChainNonceParams) (int32, error) {
+func (q *Queries) ReserveChainNonce(ctx context.Context, arg ReserveChainNonceParams) (int64, error) {
 	row := q.db.QueryRow(ctx, reserveChainNonce, arg.Sender, arg.Floor)
-	var column_1 int32
-	err := row.Scan(&column_1)
-	return column_1, err
+	var nonce int64
+	err := row.Scan(&nonce)
+	return nonce, err
 }
 
 const saveChainSigned = `-- name: SaveChainSigned :exec
 UPDATE chain_txs SET tx_hash = $2, raw_tx = $3, digest = $4, chain_id = $5
-WHERE anchor_key = $1 AND raw_tx IS NULL
+WHERE anchor_key = $1 AND raw_tx IS NULL AND sender = $6 AND nonce = $7
 `
 
 type SaveChainSignedParams struct {
@@ -92,8 +194,12 @@ type SaveChainSignedParams struct {
 	RawTx     []byte
 	Digest    []byte
 	ChainID   *int64
+	Sender    string
+	Nonce     int64
 }
 
+// Sender and nonce are part of the condition: a key whose reservation gap repair released (and that may have
+// reserved another nonce since) must not get a transaction signed for the old nonce.
 func (q *Queries) SaveChainSigned(ctx context.Context, arg SaveChainSignedParams) error {
 	_, err := q.db.Exec(ctx, saveChainSigned,
 		arg.AnchorKey,
@@ -101,6 +207,8 @@ func (q *Queries) SaveChainSigned(ctx context.Context, arg SaveChainSignedParams
 		arg.RawTx,
 		arg.Digest,
 		arg.ChainID,
+		arg.Sender,
+		arg.Nonce,
 	)
 	return err
 }

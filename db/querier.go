@@ -87,6 +87,7 @@ type Querier interface {
 	GetStatusList(ctx context.Context, id uuid.UUID) (StatusList, error)
 	GrantCredits(ctx context.Context, arg GrantCreditsParams) (Organization, error)
 	InsertAssertions(ctx context.Context, arg []InsertAssertionsParams) (int64, error)
+	InsertChainFiller(ctx context.Context, arg InsertChainFillerParams) error
 	InsertChainReservation(ctx context.Context, arg InsertChainReservationParams) error
 	LinkProgramBadge(ctx context.Context, arg LinkProgramBadgeParams) error
 	ListAssertionsAsc(ctx context.Context, arg ListAssertionsAscParams) ([]ListAssertionsAscRow, error)
@@ -98,6 +99,8 @@ type Querier interface {
 	ListBadgeIDsOfPrograms(ctx context.Context, arg ListBadgeIDsOfProgramsParams) ([]ListBadgeIDsOfProgramsRow, error)
 	ListBadges(ctx context.Context, arg ListBadgesParams) ([]Badge, error)
 	ListBatch(ctx context.Context, arg ListBatchParams) ([]ListBatchRow, error)
+	// Ages come from the database clock, the one created_at was set by, so workers' clocks need not agree.
+	ListChainUnsettled(ctx context.Context, arg ListChainUnsettledParams) ([]ListChainUnsettledRow, error)
 	ListFailedOfIssuance(ctx context.Context, issuanceID uuid.UUID) ([]ListFailedOfIssuanceRow, error)
 	// Recipients with an error code (FAILED, or ISSUED whose notification failed), in seq order.
 	ListIssuanceFailures(ctx context.Context, arg ListIssuanceFailuresParams) ([]ListIssuanceFailuresRow, error)
@@ -122,13 +125,18 @@ type Querier interface {
 	MarkNotificationResendSent(ctx context.Context, arg MarkNotificationResendSentParams) error
 	MarkNotificationSent(ctx context.Context, assertionID uuid.UUID) error
 	RefundCredit(ctx context.Context, id uuid.UUID) error
+	// Only an unsigned reservation of exactly this nonce is released; the row lock makes a racing release wait and
+	// then find nothing.
+	ReleaseChainReservation(ctx context.Context, arg ReleaseChainReservationParams) (int64, error)
 	// Row-locks the sender's counter for the transaction: nonce allocation is serialised per sender across workers.
-	ReserveChainNonce(ctx context.Context, arg ReserveChainNonceParams) (int32, error)
+	ReserveChainNonce(ctx context.Context, arg ReserveChainNonceParams) (int64, error)
 	// Back into the pipeline at the step they had reached (the steps recorded before the failure are kept).
 	ResetForRedrive(ctx context.Context, ids []uuid.UUID) (int64, error)
 	RevokeAPIKey(ctx context.Context, id uuid.UUID) (ApiKey, error)
 	// Cancels an issued, unexpired assertion; no row means its state forbids it.
 	RevokeAssertion(ctx context.Context, arg RevokeAssertionParams) (Assertion, error)
+	// Sender and nonce are part of the condition: a key whose reservation gap repair released (and that may have
+	// reserved another nonce since) must not get a transaction signed for the old nonce.
 	SaveChainSigned(ctx context.Context, arg SaveChainSignedParams) error
 	SetAssertionAnchor(ctx context.Context, arg SetAssertionAnchorParams) (int64, error)
 	SetAssertionBaked(ctx context.Context, arg SetAssertionBakedParams) (int64, error)

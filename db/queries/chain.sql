@@ -5,14 +5,34 @@ SELECT * FROM chain_txs WHERE anchor_key = $1;
 -- Row-locks the sender's counter for the transaction: nonce allocation is serialised per sender across workers.
 INSERT INTO chain_nonces (sender, next_nonce) VALUES (sqlc.arg(sender), sqlc.arg(floor)::bigint + 1)
 ON CONFLICT (sender) DO UPDATE SET next_nonce = GREATEST(chain_nonces.next_nonce, sqlc.arg(floor)::bigint) + 1
-RETURNING next_nonce - 1;
+RETURNING (next_nonce - 1)::bigint AS nonce;
 
 -- name: InsertChainReservation :exec
 INSERT INTO chain_txs (anchor_key, sender, nonce) VALUES ($1, $2, $3);
 
 -- name: SaveChainSigned :exec
+-- Sender and nonce are part of the condition: a key whose reservation gap repair released (and that may have
+-- reserved another nonce since) must not get a transaction signed for the old nonce.
 UPDATE chain_txs SET tx_hash = $2, raw_tx = $3, digest = $4, chain_id = $5
-WHERE anchor_key = $1 AND raw_tx IS NULL;
+WHERE anchor_key = $1 AND raw_tx IS NULL AND sender = $6 AND nonce = $7;
 
 -- name: MarkChainMined :execrows
 UPDATE chain_txs SET block_number = $2 WHERE anchor_key = $1 AND raw_tx IS NOT NULL;
+
+-- name: ListChainUnsettled :many
+-- Ages come from the database clock, the one created_at was set by, so workers' clocks need not agree.
+SELECT anchor_key, nonce, tx_hash, raw_tx, digest, chain_id,
+       (extract(epoch FROM now() - created_at) * 1000)::bigint AS age_ms
+FROM chain_txs
+WHERE sender = sqlc.arg(sender) AND nonce >= sqlc.arg(lo)::bigint AND nonce < sqlc.arg(hi)::bigint
+  AND block_number IS NULL
+ORDER BY nonce;
+
+-- name: ReleaseChainReservation :execrows
+-- Only an unsigned reservation of exactly this nonce is released; the row lock makes a racing release wait and
+-- then find nothing.
+DELETE FROM chain_txs WHERE anchor_key = $1 AND sender = $2 AND nonce = $3 AND raw_tx IS NULL;
+
+-- name: InsertChainFiller :exec
+INSERT INTO chain_txs (anchor_key, sender, nonce, tx_hash, raw_tx, digest, chain_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7);

@@ -30,6 +30,8 @@ type Anchorer struct {
 
 	mu      sync.Mutex
 	chainID uint64 // checked chain id, 0 until the node has been asked
+
+	repairs repairCounters
 }
 
 // New validates cfg and returns an Anchorer that records its transactions in store. It does no network I/O, so it
@@ -117,7 +119,17 @@ func (a *Anchorer) checkChainID(ctx context.Context) (uint64, error) {
 }
 
 // sign reserves key's nonce, signs the anchor transaction and records it, returning what the store holds for key.
+// If gap repair took the nonce between reserving and saving (this worker stalled past the repair grace), the key's
+// reservation is gone and the next reservation is a fresh nonce: sign once more with that.
 func (a *Anchorer) sign(ctx context.Context, key string, digest [32]byte) (Pending, error) {
+	p, err := a.signOnce(ctx, key, digest)
+	if errors.Is(err, ErrNotReserved) {
+		p, err = a.signOnce(ctx, key, digest)
+	}
+	return p, err
+}
+
+func (a *Anchorer) signOnce(ctx context.Context, key string, digest [32]byte) (Pending, error) {
 	chainID, err := a.checkChainID(ctx)
 	if err != nil {
 		return Pending{}, err
@@ -201,7 +213,7 @@ func (a *Anchorer) settle(ctx context.Context, key string, p Pending, retry bool
 		}
 		// The nonce is taken: either this transaction was mined since the receipt check (its receipt shows up
 		// once the node has indexed it), or another one with the same nonce was, and this one can never be mined.
-		r, werr := a.waitReceipt(ctx, hash)
+		r, werr := a.waitReceipt(ctx, hash, 0) // the nonce is used: there is no gap to repair
 		if werr != nil {
 			if errcode.Of(werr) == errcode.BlockchainTxResultUnknown && ctx.Err() == nil {
 				return Anchor{}, errcode.Wrap(errcode.BlockchainTxRejected, "anchor tx nonce was used by another tx", err)
@@ -210,7 +222,7 @@ func (a *Anchorer) settle(ctx context.Context, key string, p Pending, retry bool
 		}
 		return a.finish(ctx, key, p, r)
 	}
-	r, err := a.waitReceipt(ctx, hash)
+	r, err := a.waitReceipt(ctx, hash, p.Nonce)
 	if err != nil {
 		return Anchor{}, err
 	}

@@ -17,7 +17,14 @@ import (
 const (
 	DefaultReceiptTimeout = 60 * time.Second
 	DefaultPollInterval   = 500 * time.Millisecond
+	// DefaultRepairGrace is how old an unsigned reservation must be before gap repair takes its nonce. A live
+	// worker signs and saves within milliseconds of reserving, so only an abandoned reservation gets this old.
+	DefaultRepairGrace = 2 * time.Minute
 )
+
+// gapCheckInterval is how often a wait for a receipt re-checks the nonce gap below it: a reservation too young to
+// fill at the first check may pass the grace while the wait goes on.
+const gapCheckInterval = 5 * time.Second
 
 // Config configures an Anchorer. RPCURL and PrivateKey are required; the rest have defaults.
 type Config struct {
@@ -36,6 +43,9 @@ type Config struct {
 	ReceiptTimeout time.Duration
 	// PollInterval is the pause between receipt polls.
 	PollInterval time.Duration
+	// RepairGrace is the age after which an unsigned nonce reservation that blocks an anchor is taken over by a
+	// filler transaction (see Anchorer.Repairs); 0 means DefaultRepairGrace.
+	RepairGrace time.Duration
 }
 
 // GasHeadroom is added to the intrinsic gas when Config.GasLimit is zero. Unused gas is refunded, so it only raises
@@ -52,6 +62,8 @@ type settings struct {
 	gasLimit       uint64
 	receiptTimeout time.Duration
 	pollInterval   time.Duration
+	repairGrace    time.Duration
+	gapCheck       time.Duration
 }
 
 // validate checks cfg without any network I/O and fills in defaults.
@@ -103,6 +115,11 @@ func (cfg Config) validate() (settings, error) {
 	if s.pollInterval <= 0 {
 		s.pollInterval = DefaultPollInterval
 	}
+	s.repairGrace = cfg.RepairGrace
+	if s.repairGrace <= 0 {
+		s.repairGrace = DefaultRepairGrace
+	}
+	s.gapCheck = gapCheckInterval
 	return s, nil
 }
 

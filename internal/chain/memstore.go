@@ -3,22 +3,32 @@ package chain
 import (
 	"context"
 	"fmt"
+	"sort"
 	"sync"
+	"time"
 )
 
 // MemStore is an in-memory TxStore for tests and the dev mode. It keeps nothing across restarts, so a dev chain
 // that persists its blocks must be paired with a persistent store for nonces to stay in step (the floor passed to
 // ReserveNonce makes a fresh MemStore catch up with the chain anyway).
 type MemStore struct {
-	mu       sync.Mutex
-	next     map[string]uint64 // sender → next free nonce
-	reserved map[string]uint64 // key → reserved nonce
-	signed   map[string]Pending
+	mu   sync.Mutex
+	next map[string]uint64 // sender → next free nonce
+	txs  map[string]*memTx // key → reservation and, once signed, its transaction
+}
+
+// memTx is one key's row: what chain_txs holds.
+type memTx struct {
+	from       string
+	nonce      uint64
+	reservedAt time.Time
+	signed     bool
+	p          Pending
 }
 
 // NewMemStore returns an empty MemStore.
 func NewMemStore() *MemStore {
-	return &MemStore{next: map[string]uint64{}, reserved: map[string]uint64{}, signed: map[string]Pending{}}
+	return &MemStore{next: map[string]uint64{}, txs: map[string]*memTx{}}
 }
 
 var _ TxStore = (*MemStore)(nil)
@@ -27,20 +37,23 @@ var _ TxStore = (*MemStore)(nil)
 func (m *MemStore) Load(_ context.Context, key string) (Pending, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	p, ok := m.signed[key]
-	return clonePending(p), ok, nil
+	t, ok := m.txs[key]
+	if !ok || !t.signed {
+		return Pending{}, false, nil
+	}
+	return clonePending(t.p), true, nil
 }
 
 // ReserveNonce implements TxStore.
 func (m *MemStore) ReserveNonce(_ context.Context, key, from string, floor uint64) (uint64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if n, ok := m.reserved[key]; ok {
-		return n, nil
+	if t, ok := m.txs[key]; ok {
+		return t.nonce, nil
 	}
 	n := max(m.next[from], floor)
 	m.next[from] = n + 1
-	m.reserved[key] = n
+	m.txs[key] = &memTx{from: from, nonce: n, reservedAt: time.Now()}
 	return n, nil
 }
 
@@ -48,11 +61,14 @@ func (m *MemStore) ReserveNonce(_ context.Context, key, from string, floor uint6
 func (m *MemStore) SaveSigned(_ context.Context, key string, p Pending) (Pending, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if old, ok := m.signed[key]; ok {
-		return clonePending(old), nil
+	t, ok := m.txs[key]
+	if ok && t.signed {
+		return clonePending(t.p), nil
 	}
-	p = clonePending(p)
-	m.signed[key] = p
+	if !ok || t.from != p.From || t.nonce != p.Nonce {
+		return Pending{}, fmt.Errorf("save signed %q nonce %d: %w", key, p.Nonce, ErrNotReserved)
+	}
+	t.signed, t.p = true, clonePending(p)
 	return clonePending(p), nil
 }
 
@@ -60,13 +76,47 @@ func (m *MemStore) SaveSigned(_ context.Context, key string, p Pending) (Pending
 func (m *MemStore) MarkMined(_ context.Context, key string, blockNumber uint64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	p, ok := m.signed[key]
-	if !ok {
+	t, ok := m.txs[key]
+	if !ok || !t.signed {
 		return fmt.Errorf("mark mined %q: %w", key, ErrUnknownKey)
 	}
-	p.BlockNumber = blockNumber
-	m.signed[key] = p
+	t.p.BlockNumber = blockNumber
 	return nil
+}
+
+// Unsettled implements TxStore.
+func (m *MemStore) Unsettled(_ context.Context, from string, lo, hi uint64) ([]Reservation, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Reservation
+	// A scan of every key: MemStore serves tests and dev runs, where the map stays small.
+	for key, t := range m.txs {
+		if t.from != from || t.nonce < lo || t.nonce >= hi || t.p.BlockNumber > 0 {
+			continue
+		}
+		r := Reservation{Key: key, Nonce: t.nonce, Age: time.Since(t.reservedAt), Signed: t.signed}
+		if t.signed {
+			r.Tx = clonePending(t.p)
+		}
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Nonce < out[j].Nonce })
+	return out, nil
+}
+
+// ReplaceAbandoned implements TxStore.
+func (m *MemStore) ReplaceAbandoned(_ context.Context, key string, filler Pending) (Pending, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	fk := FillerKey(filler.From, filler.Nonce)
+	if t, ok := m.txs[key]; ok && !t.signed && t.from == filler.From && t.nonce == filler.Nonce {
+		delete(m.txs, key)
+		m.txs[fk] = &memTx{from: filler.From, nonce: filler.Nonce, reservedAt: time.Now(), signed: true, p: clonePending(filler)}
+	}
+	if t, ok := m.txs[fk]; ok {
+		return clonePending(t.p), true, nil
+	}
+	return Pending{}, false, nil
 }
 
 // clonePending copies RawTx so callers cannot mutate what the store holds.

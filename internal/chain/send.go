@@ -48,14 +48,21 @@ func (a *Anchorer) broadcast(ctx context.Context, raw []byte) error {
 	}
 }
 
-// waitReceipt polls for the receipt of hash until it appears, ReceiptTimeout passes or ctx ends.
-func (a *Anchorer) waitReceipt(ctx context.Context, hash common.Hash) (*types.Receipt, error) {
+// waitReceipt polls for the receipt of hash until it appears, ReceiptTimeout passes or ctx ends. A transaction with
+// nonce n > 0 can only be mined once every lower nonce of the sender has reached the node, so the gap below n is
+// repaired when the wait starts and every gapCheck while it goes on; nonce 0 checks nothing.
+func (a *Anchorer) waitReceipt(ctx context.Context, hash common.Hash, nonce uint64) (*types.Receipt, error) {
 	ctx, cancel := context.WithTimeout(ctx, a.s.receiptTimeout)
 	defer cancel()
 	ticker := time.NewTicker(a.s.pollInterval)
 	defer ticker.Stop()
 	var lastErr error
+	var lastCheck time.Time
 	for {
+		if time.Since(lastCheck) >= a.s.gapCheck {
+			a.repairGap(ctx, nonce)
+			lastCheck = time.Now()
+		}
 		r, err := a.client.TransactionReceipt(ctx, hash)
 		if err == nil {
 			return r, nil

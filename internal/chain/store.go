@@ -3,6 +3,8 @@ package chain
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 )
 
 // Pending is what a TxStore keeps for one anchor key: the signed transaction exactly as it is (re)broadcast.
@@ -26,6 +28,27 @@ type Pending struct {
 // ErrUnknownKey is returned by TxStore.MarkMined when no signed transaction is stored under the key.
 var ErrUnknownKey = errors.New("no signed transaction stored under this anchor key")
 
+// ErrNotReserved is returned by TxStore.SaveSigned when key does not hold the reservation of p.Nonce (never reserved,
+// or released by ReplaceAbandoned because the key looked abandoned).
+var ErrNotReserved = errors.New("anchor key does not hold this nonce")
+
+// Reservation is a nonce of a sender that the store holds and has not recorded as mined.
+type Reservation struct {
+	// Key is the anchor key holding the nonce (a filler's key for a gap filler, see FillerKey).
+	Key string
+	// Nonce is the reserved nonce.
+	Nonce uint64
+	// Age is how long ago the nonce was reserved, by the store's clock (so workers' clocks need not agree).
+	Age time.Duration
+	// Signed tells whether a signed transaction is stored for Key; Tx is only set then.
+	Signed bool
+	Tx     Pending
+}
+
+// FillerKey is the key a gap filler for nonce of from is stored under. It is deterministic so that two workers
+// repairing the same gap meet on one key and the first writer wins.
+func FillerKey(from string, nonce uint64) string { return fmt.Sprintf("filler/%s/%d", from, nonce) }
+
 // TxStore records anchor transactions so that anchoring is idempotent per key and nonces are allocated without
 // collisions or gaps, also when several workers share one sender key. The Postgres implementation must give the
 // same guarantees as MemStore. Any error it returns is reported by the Anchorer as INTERNAL_SERVER_ERROR (the store,
@@ -47,7 +70,8 @@ var ErrUnknownKey = errors.New("no signed transaction stored under this anchor k
 //     the key row in the same transaction; a unique violation on the key means another worker won: re-read its
 //     nonce). floor is the node's pending nonce of from, so nonces used outside the service are skipped. Because the
 //     reservation is tied to the key, a worker that crashes after reserving leaves no permanent gap: the retry of the
-//     same key takes the same nonce and fills it.
+//     same key takes the same nonce and fills it, and a key that is never retried is filled by the Anchorer's gap
+//     repair (Unsettled, ReplaceAbandoned). ReserveNonce must record when it reserved, for Reservation.Age.
 //
 //   - SaveSigned stores p under key if no signed transaction is stored there yet and returns what is stored
 //     afterwards: p itself, or the earlier winner when another worker saved first ("first writer wins", like
@@ -55,8 +79,28 @@ var ErrUnknownKey = errors.New("no signed transaction stored under this anchor k
 //     workers racing on one key send the same bytes. It must be durable before it returns: the Anchorer broadcasts
 //     right after.
 //
+//   - SaveSigned fails with ErrNotReserved (wrapped) unless key holds the reservation of p.Nonce in p.From's space
+//     (in the same atomic step as the write: Postgres puts sender and nonce in the UPDATE's WHERE). A worker that
+//     stalled longer than the repair grace may have lost its nonce to a filler; it must not store a second
+//     transaction for that nonce, and its retry reserves a fresh one.
+//
 //   - MarkMined records the block number of the transaction saved under key. It returns ErrUnknownKey (wrapped) if
 //     SaveSigned never succeeded for key. Setting it again with the same value is a no-op.
+//
+//   - Unsettled lists the reservations of from with lo <= nonce < hi whose block MarkMined has not recorded, ordered
+//     by nonce, each with its age and, if signed, its transaction. The Anchorer asks for [node's pending nonce, own
+//     nonce): the gap that keeps its own transaction from being mined. Rows below the pending nonce are used on
+//     chain whatever the store says (fillers are never marked mined), so they are not asked for.
+//
+//   - ReplaceAbandoned gives the nonce held by the unsigned reservation of key to filler (a transaction signed with
+//     filler.From and filler.Nonce) in ONE atomic step: if key still holds filler.Nonce of filler.From and has no
+//     signed transaction, the reservation is deleted (released: a later ReserveNonce of key reserves a fresh nonce)
+//     and filler is stored under FillerKey(filler.From, filler.Nonce). It then returns the filler stored under that
+//     key with ok=true: filler itself, or the earlier winner's when another worker replaced first (first writer
+//     wins, as SaveSigned). When neither happened (key was signed meanwhile, or holds another nonce) it changes
+//     nothing and returns ok=false. Release and store must not be two steps: a crash between them would leave a
+//     nonce that no row names, a gap no later repair could find (Postgres: DELETE ... WHERE raw_tx IS NULL and
+//     INSERT in one transaction; the DELETE row-locks, so a racing repair waits and then finds no row to delete).
 type TxStore interface {
 	// Load returns the signed transaction stored under key, found=false if there is none.
 	Load(ctx context.Context, key string) (p Pending, found bool, err error)
@@ -66,4 +110,8 @@ type TxStore interface {
 	SaveSigned(ctx context.Context, key string, p Pending) (Pending, error)
 	// MarkMined records the block the transaction under key was mined in; ErrUnknownKey if there is none.
 	MarkMined(ctx context.Context, key string, blockNumber uint64) error
+	// Unsettled lists from's reservations with lo <= nonce < hi not recorded as mined, by nonce.
+	Unsettled(ctx context.Context, from string, lo, hi uint64) ([]Reservation, error)
+	// ReplaceAbandoned releases key's unsigned reservation of filler.Nonce and stores filler in its place.
+	ReplaceAbandoned(ctx context.Context, key string, filler Pending) (stored Pending, ok bool, err error)
 }
