@@ -39,6 +39,7 @@ func registeredFamilies(t *testing.T) map[string]dto.MetricType {
 	t.Helper()
 	m := metrics.New()
 	m.Registry.MustRegister(metrics.NewStuckCollector(stuckRow{}, time.Minute, nil))
+	m.Registry.MustRegister(metrics.NewChainRepairCollector(func() (uint64, uint64, uint64) { return 0, 0, 0 }))
 	m.ObserveHTTP("/healthz", http.MethodGet, http.StatusOK, "none", time.Millisecond)
 	m.IssuanceStarted("v3", "live")
 	m.IssuanceFinished("COMPLETED")
@@ -53,7 +54,7 @@ func registeredFamilies(t *testing.T) map[string]dto.MetricType {
 		}
 	}
 	// The families README "Metrics" documents; fewer means a recording method above stopped producing one.
-	require.Len(t, out, 11, "badged_* families gathered: %v", keys(out))
+	require.Len(t, out, 12, "badged_* families gathered: %v", keys(out))
 	return out
 }
 

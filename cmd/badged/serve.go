@@ -123,6 +123,12 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 			return err
 		}
 		acts.Metrics = m
+		if an, ok := acts.Anchor.(*chain.Anchorer); ok {
+			m.Registry.MustRegister(metrics.NewChainRepairCollector(func() (uint64, uint64, uint64) {
+				r := an.Repairs()
+				return r.Resent, r.Filled, r.Failed
+			}))
+		}
 		w := temporal.NewWorker(tc, acts, temporal.WorkerOptions{MaxConcurrentActivities: cfg.WorkerActivities,
 			StopTimeout: cfg.ShutdownTimeout})
 		if err := w.Start(); err != nil {

@@ -174,3 +174,15 @@ func gaugeValue(tb testing.TB, text, name string) float64 {
 	tb.Fatalf("no sample %s", name)
 	return 0
 }
+
+func TestChainRepairCollector_ReadsOnScrape(t *testing.T) {
+	m := metrics.New()
+	var resent, filled uint64
+	m.Registry.MustRegister(metrics.NewChainRepairCollector(func() (uint64, uint64, uint64) { return resent, filled, 0 }))
+	resent, filled = 3, 1
+	text := scrape(t, m)
+	require.Contains(t, text, `badged_chain_gap_repairs_total{kind="resent"} 3`)
+	require.Contains(t, text, `badged_chain_gap_repairs_total{kind="filled"} 1`)
+	require.Contains(t, text, `badged_chain_gap_repairs_total{kind="failed"} 0`)
+	requireHelpOnEveryMetric(t, text)
+}

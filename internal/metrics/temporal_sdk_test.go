@@ -3,7 +3,9 @@ package metrics_test
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
@@ -34,8 +36,12 @@ func TestTemporalHandler_RealSDK(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, run.Get(ctx, nil))
 
-	text := scrape(t, m)
-	require.Contains(t, text, `temporal_workflow_completed{`)
+	// The worker counts the completion after it reports it to the server, so Get can return first: wait for it.
+	var text string
+	require.Eventually(t, func() bool {
+		text = scrape(t, m)
+		return strings.Contains(text, `temporal_workflow_completed{`)
+	}, 10*time.Second, 20*time.Millisecond, "temporal_workflow_completed never exported")
 	require.Contains(t, text, `workflow_type="noop"`)
 	require.Contains(t, text, `# TYPE temporal_workflow_endtoend_latency_seconds histogram`)
 	requireHelpOnEveryMetric(t, text)
