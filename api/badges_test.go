@@ -109,10 +109,7 @@ func TestBadges_Create(t *testing.T) {
 	const base = `"name":"B","description":"d","categoryCode":"COMPLETION","criteria":[{"category":"COMPLETION","value":"v"}],` +
 		`"skills":[{"sourceType":"CUSTOM","skillName":"s"}],"imageId":"{image}"`
 	post := func(name, extra string, status int, code string, fields ...string) apiCase {
-		body := `{` + base + `}`
-		if extra != "" {
-			body = `{` + base + `,` + extra + `}`
-		}
+		body := overlay(t, `{`+base+`}`, `{`+extra+`}`) // extra replaces base's fields (a repeated key is refused)
 		return apiCase{name: name, method: http.MethodPost, path: "/badges", body: body, key: "manager",
 			wantStatus: status, wantCode: code, wantFields: fields}
 	}
@@ -176,8 +173,8 @@ func TestBadges_Create(t *testing.T) {
 		require.Nil(t, data["signatureImage"])
 	})
 	t.Run("null fields of the other skill kind count as not sent", func(t *testing.T) {
-		data := f.mustOK(t, http.MethodPost, "/public/v3/badges", f.keys["manager"], f.expand(`{`+base+
-			`,"skills":[{"sourceType":"CUSTOM","skillName":"x","serviceSkillId":null,"language":null}]}`))
+		data := f.mustOK(t, http.MethodPost, "/public/v3/badges", f.keys["manager"], f.expand(overlay(t, `{`+base+`}`,
+			`{"skills":[{"sourceType":"CUSTOM","skillName":"x","serviceSkillId":null,"language":null}]}`)))
 		require.Equal(t, []any{customSkill("x")}, data["skills"])
 	})
 }

@@ -58,6 +58,9 @@ func (h *handler) decodeBody(w http.ResponseWriter, r *http.Request, limit int64
 		return nil, newError(codeFormat, "request body has data after the JSON object")
 	}
 	errs := []fieldError{}
+	if dup, found := duplicateKey(body); found {
+		return nil, fieldsError([]fieldError{{Field: dup, Message: "appears more than once", format: true}})
+	}
 	return &object{raw: raw, errs: &errs, v: versionOf(r.Context()), loc: h.loc, body: body}, nil
 }
 

@@ -67,6 +67,7 @@ func FuzzDecodeBody(f *testing.F) {
 			`{"name":"Lee","phoneNumber":"010-1234-5678","receiveType":"KAKAOTALK"}]}`,
 		`{"programId":null,"recipients":[{"name":"","email":"@","phoneNumber":"+","receiveType":"FAX"},null,7],"issuedAt":5}`,
 		`{"publishStatusCode":"DRAFT","startsAt":"2025-13-45T99:99:99","endsAt":"9999-12-31T23:59:59.999999999Z"}`,
+		`{"name":"a","name":"b"}`, `{"recipients":[{"email":"a@b.c"},{"email":"x@y.z","email":"a@b.c"}]}`,
 	}
 	for i, s := range seeds {
 		f.Add([]byte(s), uint8(i))

@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"io"
 	"log/slog"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -327,6 +328,18 @@ func badgeBody(name, imageID string, programIDs ...string) string {
 	return `{"name":` + quote(name) + `,"description":"Awarded on completion","categoryCode":"COMPLETION",` +
 		`"criteria":[{"category":"COMPLETION","value":"Finish all modules"}],` +
 		`"skills":[{"sourceType":"CUSTOM","skillName":"Go"}],"imageId":"` + imageID + `","programIds":` + string(ids) + `}`
+}
+
+// overlay returns the JSON object base with the fields of extra set over it.
+func overlay(tb testing.TB, base, extra string) string {
+	tb.Helper()
+	var b, e map[string]json.RawMessage
+	require.NoError(tb, json.Unmarshal([]byte(base), &b), base)
+	require.NoError(tb, json.Unmarshal([]byte(extra), &e), extra)
+	maps.Copy(b, e)
+	out, err := json.Marshal(b)
+	require.NoError(tb, err)
+	return string(out)
 }
 
 func quote(s string) string {
