@@ -1,6 +1,8 @@
 package api
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,7 +16,9 @@ func TestDuplicateKey(t *testing.T) {
 		`{"a":{"b":1,"c":[1,{"x":1}],"b":2}}`:                                             "a.b",
 		`{"recipients":[{"email":"a@b.c"},{"name":"x","email":"x@y.z","email":"a@b.c"}]}`: "recipients[1].email",
 		`{"a":[[],[{"k":1,"k":2}]]}`:                                                      "a[1][0].k",
-		`{"a":"{\"b\":1,\"b\":2}"}`:                                                       "", // a string that looks like JSON is a string
+		`{"a":"{\"b\":1,\"b\":2}"}`:                                                       "",  // a string that looks like JSON is a string
+		`{"a":1,"\u0061":2}`:                                                              "a", // the same key, escaped
+		`{"a\"b":1,"x":"\\","a\"b":2}`:                                                    `a"b`,
 	} {
 		path, found := duplicateKey([]byte(body))
 		require.Equal(t, want != "", found, body)
@@ -33,4 +37,56 @@ func TestDecodeBody_DuplicateKeyIsRefused(t *testing.T) {
 	require.ErrorAs(t, err, &ae)
 	require.Equal(t, codeFormat, ae.code)
 	require.Equal(t, "name", ae.fields[0].Field)
+}
+
+// FuzzDuplicateKey checks the byte scan against a plain reading of the token stream, on every valid JSON body.
+func FuzzDuplicateKey(f *testing.F) {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":[{"b":1},{"b":1,"b":2}]}`, `{"a":1,"\u0061":2}`, `[{"x":"\"","x":1}]`, `{"k":{}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if !json.Valid(body) {
+			return
+		}
+		_, found := duplicateKey(body)
+		require.Equal(t, tokenDuplicate(body), found, "%s", body)
+	})
+}
+
+// tokenDuplicate is the oracle: encoding/json's tokens, one key set per open object.
+func tokenDuplicate(body []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	type obj struct {
+		keys      map[string]bool
+		expectKey bool
+	}
+	var stack []*obj
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if n := len(stack); n > 0 && stack[n-1] != nil && stack[n-1].expectKey {
+			if k, ok := tok.(string); ok {
+				if stack[n-1].keys[k] {
+					return true
+				}
+				stack[n-1].keys[k], stack[n-1].expectKey = true, false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &obj{keys: map[string]bool{}, expectKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, nil)
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		if n := len(stack); n > 0 && stack[n-1] != nil {
+			stack[n-1].expectKey = true // a value ended: a key (or the end) comes next
+		}
+	}
 }
