@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -17,15 +16,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/badged/badged/db/dbtest"
 	"github.com/badged/badged/internal/blob/s3test"
 	"github.com/badged/badged/internal/chain/devchain"
 	"github.com/badged/badged/internal/notify/smtptest"
-	"github.com/badged/badged/temporal/devserver"
-	"github.com/badged/badged/workflows"
 )
 
 // cluster is badged deployed as separate processes: API processes behind a round-robin load balancer and worker
@@ -55,17 +50,9 @@ func newCluster(tb testing.TB, o clusterOptions) *cluster {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c := &cluster{stack: &stack{DB: dbtest.New(tb)}}
-	quiet := slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelError}))
-
-	srv, err := devserver.Start(ctx, devserver.Options{FrontendAddr: "127.0.0.1:0", SearchAttributes: workflows.SearchAttributeTypes(),
-		Logger: quiet})
-	require.NoError(tb, err, "embedded temporal")
-	tb.Cleanup(func() { _ = srv.Stop() })
-	c.Temporal = srv
-	c.Client, err = client.DialContext(ctx, client.Options{HostPort: srv.FrontendAddr(), Namespace: srv.Namespace(),
-		Logger: sdklog.NewStructuredLogger(quiet)})
-	require.NoError(tb, err, "dial temporal")
-	tb.Cleanup(c.Client.Close)
+	// The shipped retry policy runs in the processes, so the server keeps its own timer settings.
+	c.startTemporal(tb, ctx, nil)
+	srv := c.Temporal
 
 	// The chain keeps its blocks in a directory, so it can be stopped and started again at the same address.
 	c.chainDir = tb.TempDir()

@@ -79,7 +79,7 @@ func TestFaults_IssuanceSurvives(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	var during map[int]int
 	fault("Postgres restart", func() { during = c.probeDuring(func() { restartPostgres(t, faultPostgresDown) }) })
-	c.waitReady(t, c.APIs[0], 30*time.Second)
+	c.APIs[0].WaitReady(t, 30*time.Second)
 
 	runs, postRetries := feed.wait(t)
 	for _, r := range runs {
@@ -141,22 +141,6 @@ func (c *cluster) probeDuring(do func()) map[int]int {
 	close(stop)
 	<-done
 	return counts
-}
-
-// waitReady waits until a process's Ready URL answers 200 again.
-func (c *cluster) waitReady(tb testing.TB, p *proc, timeout time.Duration) {
-	tb.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		if res, err := http.Get(p.Ready); err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		require.True(tb, time.Now().Before(deadline), "%s not ready again after %s", p.Name, timeout)
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 // requireResentOnlyAfterKill checks where messages sent twice come from: the first copy was accepted before the
@@ -254,7 +238,7 @@ func restartPostgres(tb testing.TB, down time.Duration) {
 	}
 	// Whatever happens to the test, the machine's Postgres is left running.
 	tb.Cleanup(func() {
-		if exec.Command("pg_isready", "-q", "-h", "localhost", "-p", "5432").Run() != nil {
+		if !postgresUp() {
 			_ = exec.Command("pg_ctlcluster", "--skip-systemctl-redirect", versions[0].Name(), "main", "start").Run()
 		}
 	})
@@ -262,7 +246,7 @@ func restartPostgres(tb testing.TB, down time.Duration) {
 	time.Sleep(down)
 	ctl("start")
 	deadline := time.Now().Add(time.Minute)
-	for exec.Command("pg_isready", "-q", "-h", "localhost", "-p", "5432").Run() != nil {
+	for !postgresUp() {
 		require.True(tb, time.Now().Before(deadline), "Postgres not back after a minute")
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -276,4 +260,9 @@ func (c *cluster) waitCount(tb testing.TB, timeout time.Duration, want int, quer
 		require.True(tb, time.Now().Before(deadline), fmt.Sprintf("%q below %d after %s", query, want, timeout))
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// postgresUp reports whether the local Postgres accepts connections.
+func postgresUp() bool {
+	return exec.Command("pg_isready", "-q", "-h", "localhost", "-p", "5432").Run() == nil
 }

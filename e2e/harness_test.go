@@ -100,17 +100,9 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	defer cancel()
 	s := &stack{DB: dbtest.New(tb)}
 
-	srv, err := devserver.Start(ctx, devserver.Options{FrontendAddr: "127.0.0.1:0", SearchAttributes: workflows.SearchAttributeTypes(),
-		Logger:        slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelError})),
-		DynamicConfig: map[string]any{timerShiftKey: timerShift}})
-	require.NoError(tb, err, "embedded temporal")
-	tb.Cleanup(func() { _ = srv.Stop() })
-	s.Temporal = srv
-	s.Client, err = client.DialContext(ctx, client.Options{HostPort: srv.FrontendAddr(), Namespace: srv.Namespace(),
-		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelError})))})
-	require.NoError(tb, err, "dial temporal")
-	tb.Cleanup(s.Client.Close)
+	s.startTemporal(tb, ctx, map[string]any{timerShiftKey: timerShift})
 
+	var err error
 	s.Chain, err = devchain.Start(devchain.Config{Addr: "127.0.0.1:0", BlockInterval: 50 * time.Millisecond})
 	require.NoError(tb, err, "dev chain")
 	tb.Cleanup(func() { _ = s.Chain.Close() })
@@ -158,6 +150,22 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	s.HTTP.Start()
 	tb.Cleanup(s.HTTP.Close)
 	return s
+}
+
+// startTemporal starts the embedded Temporal server with the issuance search attributes and dials it; both stop
+// when the test ends.
+func (s *stack) startTemporal(tb testing.TB, ctx context.Context, dynamicConfig map[string]any) {
+	tb.Helper()
+	quiet := slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelError}))
+	srv, err := devserver.Start(ctx, devserver.Options{FrontendAddr: "127.0.0.1:0", SearchAttributes: workflows.SearchAttributeTypes(),
+		Logger: quiet, DynamicConfig: dynamicConfig})
+	require.NoError(tb, err, "embedded temporal")
+	tb.Cleanup(func() { _ = srv.Stop() })
+	s.Temporal = srv
+	s.Client, err = client.DialContext(ctx, client.Options{HostPort: srv.FrontendAddr(), Namespace: srv.Namespace(),
+		Logger: sdklog.NewStructuredLogger(quiet)})
+	require.NoError(tb, err, "dial temporal")
+	tb.Cleanup(s.Client.Close)
 }
 
 // testPolicy is the shipped retry policy (every code and its class) with testClasses in place of its classes.

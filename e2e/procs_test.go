@@ -97,12 +97,21 @@ func (p *proc) Start(tb testing.TB) {
 	p.cmd, p.exited = cmd, exited
 	p.mu.Unlock()
 
-	deadline := time.Now().Add(60 * time.Second)
+	p.WaitReady(tb, 60*time.Second)
+}
+
+// WaitReady waits until the process's Ready URL answers 200; the process exiting meanwhile fails the test.
+func (p *proc) WaitReady(tb testing.TB, timeout time.Duration) {
+	tb.Helper()
+	p.mu.Lock()
+	exited := p.exited
+	p.mu.Unlock()
+	deadline := time.Now().Add(timeout)
 	for {
 		select {
 		case <-exited:
 			data, _ := os.ReadFile(p.log)
-			tb.Fatalf("%s exited during start:\n%s", p.Name, tail(data, 4<<10))
+			tb.Fatalf("%s exited:\n%s", p.Name, tail(data, 4<<10))
 		default:
 		}
 		if res, err := http.Get(p.Ready); err == nil {
@@ -111,7 +120,7 @@ func (p *proc) Start(tb testing.TB) {
 				return
 			}
 		}
-		require.True(tb, time.Now().Before(deadline), "%s not ready at %s after 60s", p.Name, p.Ready)
+		require.True(tb, time.Now().Before(deadline), "%s not ready at %s after %s", p.Name, p.Ready, timeout)
 		time.Sleep(100 * time.Millisecond)
 	}
 }
