@@ -68,13 +68,13 @@ func (h *handler) renderCertificate(ctx context.Context, key string, a db.GetAss
 	if a.Assertion.ExpiredAt != nil {
 		in.ExpiresOn = a.Assertion.ExpiredAt.In(h.loc).Format("2006-01-02")
 	}
-	select { // rendering is CPU-heavy: it shares the image-decode bound
-	case h.decodes <- struct{}{}:
+	select { // rendering is CPU-heavy
+	case h.renders <- struct{}{}:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	pdf, err := certificate.Render(in)
-	<-h.decodes
+	<-h.renders
 	if err != nil {
 		return fmt.Errorf("render certificate: %w", err)
 	}

@@ -26,7 +26,7 @@ type Deps struct {
 	Log           *slog.Logger
 	Location      *time.Location   // service time zone for v2 datetimes and calendar rules (default Asia/Seoul)
 	PublicBaseURL string           // absolute URL clients reach this service at, e.g. http://localhost:8080
-	MediaLimits   media.Limits     // upload limits; zero fields take media's defaults
+	MediaLimits   media.Limits     // upload limits and decode budget; zero fields take media's defaults
 	Clock         func() time.Time // nil means time.Now
 	Issuances     IssuanceStarter  // starts issuance workflows
 	Issuer        *issuer.Service  // issuer keys, status lists and public ids
@@ -41,22 +41,25 @@ type handler struct {
 	log     *slog.Logger
 	loc     *time.Location
 	baseURL string
-	mediaLm media.Limits
+	images  *media.Processor // upload limits, and the decode budget shared by all uploads
 	clock   func() time.Time
 	starter IssuanceStarter
 	issuer  *issuer.Service
 	chain   ChainVerifier
 	metrics *metrics.Metrics
 	limiter *keyLimiter // nil: no rate limit
-	// decodes bounds concurrent image decodes: a 40-megapixel upload needs ~160 MB while it is resized.
-	decodes chan struct{}
+	// renders bounds concurrent PDF certificate renders (CPU-heavy, ~38 MB allocated each).
+	renders chan struct{}
 }
+
+// maxConcurrentRenders is the capacity of handler.renders.
+const maxConcurrentRenders = 4
 
 // NewHandler returns the whole HTTP API: middleware plus the route table of both versions.
 func NewHandler(d Deps) http.Handler {
 	h := &handler{db: d.DB, blob: d.Blob, log: d.Log, loc: d.Location, baseURL: strings.TrimRight(d.PublicBaseURL, "/"),
-		mediaLm: d.MediaLimits, clock: d.Clock, starter: d.Issuances,
-		issuer: d.Issuer, chain: d.Chain, metrics: d.Metrics, decodes: make(chan struct{}, maxConcurrentDecodes)}
+		images: media.NewProcessor(d.MediaLimits), clock: d.Clock, starter: d.Issuances,
+		issuer: d.Issuer, chain: d.Chain, metrics: d.Metrics, renders: make(chan struct{}, maxConcurrentRenders)}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -65,9 +68,6 @@ func NewHandler(d Deps) http.Handler {
 	}
 	if h.clock == nil {
 		h.clock = time.Now
-	}
-	if h.mediaLm.MaxBytes <= 0 {
-		h.mediaLm.MaxBytes = media.DefaultMaxBytes // the handler caps the upload before media sees it
 	}
 
 	r := chi.NewRouter()

@@ -19,9 +19,6 @@ import (
 	"github.com/badged/badged/internal/media"
 )
 
-// maxConcurrentDecodes bounds image processing across requests, so uploads cannot exhaust memory.
-const maxConcurrentDecodes = 4
-
 // mediaVariants are the stored sizes of every image, in the order of the response.
 var mediaVariants = []string{"original", "medium", "small"}
 
@@ -63,14 +60,8 @@ func (h *handler) uploadImage(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	select {
-	case h.decodes <- struct{}{}:
-	case <-r.Context().Done():
-		h.writeError(w, r, r.Context().Err())
-		return
-	}
-	res, err := media.Process(data, h.mediaLm)
-	<-h.decodes
+	// Process waits for room in the decode budget, shared by all uploads, for as long as the client waits.
+	res, err := h.images.Process(r.Context(), data)
 	if err != nil {
 		h.writeError(w, r, mediaError(err))
 		return
@@ -103,7 +94,7 @@ func (h *handler) readImagePart(w http.ResponseWriter, r *http.Request) ([]byte,
 			msg:    "the request must be multipart/form-data with a file part named image",
 			fields: []fieldError{{Field: "image", Message: "send multipart/form-data with a part named image", format: true}}}
 	}
-	limit := int64(h.mediaLm.MaxBytes)
+	limit := int64(h.images.Limits().MaxBytes)
 	tooLarge := &apiError{status: http.StatusRequestEntityTooLarge, code: codeValidation,
 		msg:    fmt.Sprintf("image is larger than %d bytes", limit),
 		fields: []fieldError{{Field: "image", Message: "must be at most " + strconv.FormatInt(limit, 10) + " bytes"}}}

@@ -168,3 +168,18 @@ func TestUploadImage_Rejects(t *testing.T) {
 		require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
 	})
 }
+
+// An image that needs more decode memory than the whole budget is refused with COM006, never queued.
+func TestUploadImage_OverDecodeBudget(t *testing.T) {
+	e := newEnv(t, media.Limits{DecodeBudget: 16 << 20})
+	org := mustOrg(t, e.d, "Media Org")
+	key, _ := mustKey(t, e.d, org, apikey.RoleManager)
+	path := "/public/v3/media-files/images"
+	r := e.upload(t, "v3", key, mustPNG(t, 1600, 1600, false))
+	requireError(t, r, path, http.StatusBadRequest, "COM006", "image")
+	require.Contains(t, string(r.Raw), "needs about 50 MiB to decode, the limit is 16 MiB")
+
+	r = e.upload(t, "v3", key, mustPNG(t, 600, 300, false))
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
+	require.Equal(t, 1, countRows(t, e.d, "media_files", org))
+}

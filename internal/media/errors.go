@@ -16,7 +16,8 @@ var (
 	ErrFileTooLarge = errors.New("image file too large")
 	// ErrTooLarge means the width or height exceeds Limits.MaxWidth or Limits.MaxHeight.
 	ErrTooLarge = errors.New("image dimensions too large")
-	// ErrTooManyPixels means width*height exceeds Limits.MaxPixels.
+	// ErrTooManyPixels means width*height exceeds Limits.MaxPixels, or that decoding the image would take more memory
+	// than the whole Limits.DecodeBudget.
 	ErrTooManyPixels = errors.New("image has too many pixels")
 	// ErrCorrupt means the content looks like a supported type but cannot be parsed (truncated, malformed, empty).
 	ErrCorrupt = errors.New("image is corrupt")

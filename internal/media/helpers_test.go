@@ -2,6 +2,7 @@ package media
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"hash/crc32"
 	"image"
@@ -130,4 +131,9 @@ func mustPalettedPNG(tb testing.TB, w, h int) []byte {
 	var buf bytes.Buffer
 	require.NoError(tb, png.Encode(&buf, p))
 	return buf.Bytes()
+}
+
+// process runs data through a fresh Processor of lim, with no deadline.
+func process(data []byte, lim Limits) (Result, error) {
+	return NewProcessor(lim).Process(context.Background(), data)
 }

@@ -3,6 +3,10 @@ package media
 
 import (
 	"bytes"
+	"context"
+	"sync/atomic"
+
+	"golang.org/x/sync/semaphore"
 )
 
 // Content types of the accepted formats, as returned in Result.ContentType.
@@ -14,10 +18,11 @@ const (
 
 // Default limits, used for any zero field of Limits.
 const (
-	DefaultMaxBytes  = 5 << 20
-	DefaultMaxPixels = 40_000_000
-	DefaultMaxWidth  = 8192
-	DefaultMaxHeight = 8192
+	DefaultMaxBytes     = 5 << 20
+	DefaultMaxPixels    = 40_000_000
+	DefaultMaxWidth     = 8192
+	DefaultMaxHeight    = 8192
+	DefaultDecodeBudget = 256 << 20
 )
 
 // Variant box sizes: a variant fits within Box x Box and is never upscaled.
@@ -26,12 +31,16 @@ const (
 	SmallBox  = 128
 )
 
-// Limits bounds what Process accepts. A zero field takes its default.
+// Limits bounds what a Processor accepts. A zero field takes its default.
 type Limits struct {
 	MaxBytes  int // upload size in bytes (default 5 MiB)
 	MaxPixels int // width*height of a raster image (default 40 megapixels)
 	MaxWidth  int // raster width in pixels (default 8192)
 	MaxHeight int // raster height in pixels (default 8192)
+	// DecodeBudget is the memory in bytes that the raster decodes of one Processor may hold at once, all calls
+	// together (default 256 MiB). Each decode is charged what it allocates, estimated from the header before any
+	// pixel is decoded (decodeCost); a decode whose charge exceeds the whole budget is refused.
+	DecodeBudget int64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -47,8 +56,28 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxHeight <= 0 {
 		l.MaxHeight = DefaultMaxHeight
 	}
+	if l.DecodeBudget <= 0 {
+		l.DecodeBudget = DefaultDecodeBudget
+	}
 	return l
 }
+
+// Processor checks uploads against its Limits and decodes them within its decode budget, shared by all its calls:
+// a service has one for all its requests. It is safe for concurrent use.
+type Processor struct {
+	lim     Limits
+	budget  *semaphore.Weighted // weighted by bytes; FIFO, so a large decode is not starved by small ones
+	waiting atomic.Int64        // decodes waiting in acquire
+}
+
+// NewProcessor returns a Processor for lim, zero fields taking their defaults.
+func NewProcessor(lim Limits) *Processor {
+	lim = lim.withDefaults()
+	return &Processor{lim: lim, budget: semaphore.NewWeighted(lim.DecodeBudget)}
+}
+
+// Limits returns the limits in force, defaults filled in.
+func (p *Processor) Limits() Limits { return p.lim }
 
 // Result is an accepted image and its variants.
 //
@@ -71,14 +100,15 @@ var (
 	utf8BOM   = []byte{0xef, 0xbb, 0xbf}
 )
 
-// Process sniffs data (the client's Content-Type and filename are never consulted), checks it against lim and
+// Process sniffs data (the client's Content-Type and filename are never consulted), checks it against the limits and
 // returns the variants. Raster dimensions are checked from the header before any pixel is decoded, so a small file
-// claiming a huge canvas is refused without allocating it.
+// claiming a huge canvas is refused without allocating it; then the decode waits, at most until ctx ends, until
+// the decode budget can hold what it will allocate.
 //
 // Every rejection is an *Error wrapping one of ErrUnsupportedType, ErrFileTooLarge, ErrTooLarge, ErrTooManyPixels,
-// ErrCorrupt or ErrUnsafeSVG. Any other error is an internal failure (encoding a variant).
-func Process(data []byte, lim Limits) (Result, error) {
-	lim = lim.withDefaults()
+// ErrCorrupt or ErrUnsafeSVG. Any other error is ctx's (wrapped) or an internal failure (encoding a variant).
+func (p *Processor) Process(ctx context.Context, data []byte) (Result, error) {
+	lim := p.lim
 	if len(data) == 0 {
 		return Result{}, reject(ErrCorrupt, nil, "file is empty")
 	}
@@ -87,9 +117,9 @@ func Process(data []byte, lim Limits) (Result, error) {
 	}
 	switch {
 	case bytes.HasPrefix(data, pngMagic):
-		return processRaster(data, formatPNG, lim)
+		return p.processRaster(ctx, data, formatPNG)
 	case bytes.HasPrefix(data, jpegMagic):
-		return processRaster(data, formatJPEG, lim)
+		return p.processRaster(ctx, data, formatJPEG)
 	case looksLikeXML(data):
 		return processSVG(data, lim)
 	}

@@ -30,7 +30,7 @@ func TestProcess_Accepts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := Process(tc.data, Limits{})
+			res, err := process(tc.data, Limits{})
 			require.NoError(t, err)
 			require.Equal(t, tc.wantContentType, res.ContentType)
 			require.Equal(t, tc.wantExt, res.Ext)
@@ -79,7 +79,7 @@ func TestProcess_Rejects(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Process(tc.data, tc.lim)
+			_, err := process(tc.data, tc.lim)
 			require.ErrorIs(t, err, tc.wantErr)
 			var me *Error
 			require.True(t, errors.As(err, &me), "want *Error, got %T", err)
@@ -95,7 +95,7 @@ func TestProcess_HugeHeaderRejectedWithoutAllocating(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		start := time.Now()
-		_, err := Process(data, Limits{MaxWidth: 1 << 20, MaxHeight: 1 << 20})
+		_, err := process(data, Limits{MaxWidth: 1 << 20, MaxHeight: 1 << 20})
 		elapsed := time.Since(start)
 		runtime.ReadMemStats(&after)
 		require.ErrorIs(t, err, ErrTooManyPixels)
@@ -128,7 +128,7 @@ func TestProcess_VariantSizes(t *testing.T) {
 			{"jpeg", "jpg", mustJPEG(t, tc.w, tc.h)},
 		} {
 			t.Run(fmt.Sprintf("%s_%dx%d", f.kind, tc.w, tc.h), func(t *testing.T) {
-				res, err := Process(f.data, Limits{})
+				res, err := process(f.data, Limits{})
 				require.NoError(t, err)
 				require.Equal(t, f.ext, res.Ext)
 				require.Equal(t, tc.w, res.Width)
@@ -155,7 +155,7 @@ func TestProcess_StripsMetadata(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := Process(tc.data, Limits{})
+			res, err := process(tc.data, Limits{})
 			require.NoError(t, err)
 			require.Contains(t, string(res.Original), secret, "original is kept as uploaded")
 			require.NotContains(t, string(res.Medium), secret)
@@ -180,7 +180,7 @@ func TestServeHeaders(t *testing.T) {
 }
 
 func TestError_Message(t *testing.T) {
-	_, err := Process([]byte("GIF89a"), Limits{})
+	_, err := process([]byte("GIF89a"), Limits{})
 	require.True(t, strings.HasPrefix(err.Error(), "media: image: "), err.Error())
 }
 
@@ -194,7 +194,7 @@ func TestProcess_VariantKeepsColorAndAlpha(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var buf bytes.Buffer
 			require.NoError(t, png.Encode(&buf, m))
-			res, err := Process(buf.Bytes(), Limits{})
+			res, err := process(buf.Bytes(), Limits{})
 			require.NoError(t, err)
 			for _, v := range [][]byte{res.Medium, res.Small} {
 				out, err := png.Decode(bytes.NewReader(v))

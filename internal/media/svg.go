@@ -16,9 +16,10 @@ const svgNS = "http://www.w3.org/2000/svg"
 // processSVG validates and sanitizes an SVG upload.
 //
 // SVG safety has two layers on purpose. The serving headers (ServeHeaders: a CSP with sandbox and default-src 'none',
-// plus nosniff) are what actually stops scripts: browsers honour them whether the SVG is opened directly or not. But
-// stored SVGs also leave the service (baked badges, PDFs, downloads opened from disk, other viewers) where our headers
-// // do not travel, so sanitizeSVG also strips <script>, <foreignObject>, on* event attributes and javascript: URLs.
+// plus nosniff) are what actually stops scripts and fetches: browsers honour them whether the SVG is opened directly
+// or not. But stored SVGs also leave the service (baked badges, PDFs, downloads opened from disk, other viewers)
+// where our headers do not travel, so sanitizeSVG also strips scripts, event handlers and every reference to
+// anything outside the document.
 func processSVG(data []byte, lim Limits) (Result, error) {
 	// encoding/xml would read a byte-order mark as text before the root.
 	data = bytes.TrimPrefix(data, utf8BOM)

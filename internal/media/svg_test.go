@@ -28,8 +28,8 @@ func TestProcess_SVGSanitizes(t *testing.T) {
 			svgOpen + `<g opacity="0.5"><rect width="1"></rect></g></svg>`},
 		{"javascript href", svgOpen + `<a href="javascript:alert(1)"><text>x</text></a><a xlink:href=" JaVa&#x09;Script:alert(1)">y</a><a href="&#106;avascript:alert(1)">z</a></svg>`,
 			svgOpen + `<a><text>x</text></a><a>y</a><a>z</a></svg>`},
-		{"safe href kept", svgOpen + `<a href="https://example.org/x"><use xlink:href="#id"/></a></svg>`,
-			svgOpen + `<a href="https://example.org/x"><use xlink:href="#id"></use></a></svg>`},
+		{"fragment href kept, link target dropped", svgOpen + `<a href="https://example.org/x"><use xlink:href="#id"/></a></svg>`,
+			svgOpen + `<a><use xlink:href="#id"></use></a></svg>`},
 		{"data html href", svgOpen + `<a href="data:text/html,&lt;script&gt;alert(1)&lt;/script&gt;">x</a></svg>`,
 			svgOpen + `<a>x</a></svg>`},
 		{"animate writing href or handler", svgOpen + `<a><set attributeName="href" to="javascript:alert(1)"/><animate attributeName="xlink:href" values="javascript:alert(1)"/><set attributeName="onclick" to="alert(1)"/><animate attributeName="opacity" values="0;1"/>x</a></svg>`,
@@ -46,7 +46,7 @@ func TestProcess_SVGSanitizes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := Process([]byte(tc.in), Limits{})
+			res, err := process([]byte(tc.in), Limits{})
 			require.NoError(t, err)
 			require.Equal(t, tc.wantOut, string(res.Original))
 			require.Equal(t, res.Original, res.Medium)
@@ -55,7 +55,7 @@ func TestProcess_SVGSanitizes(t *testing.T) {
 			require.Equal(t, "svg", res.Ext)
 
 			// The sanitized document is itself accepted and is a fixed point.
-			again, err := Process(res.Original, Limits{})
+			again, err := process(res.Original, Limits{})
 			require.NoError(t, err)
 			require.Equal(t, string(res.Original), string(again.Original))
 		})
@@ -79,7 +79,7 @@ func TestProcess_SVGSize(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := Process([]byte(`<svg xmlns="http://www.w3.org/2000/svg" `+tc.root+`></svg>`), Limits{})
+			res, err := process([]byte(`<svg xmlns="http://www.w3.org/2000/svg" `+tc.root+`></svg>`), Limits{})
 			require.NoError(t, err)
 			require.Equal(t, tc.wantW, res.Width)
 			require.Equal(t, tc.wantH, res.Height)
@@ -112,7 +112,7 @@ func TestProcess_SVGRejects(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Process([]byte(tc.in), Limits{})
+			_, err := process([]byte(tc.in), Limits{})
 			require.ErrorIs(t, err, tc.wantErr)
 			var me *Error
 			require.True(t, errors.As(err, &me), "want *Error, got %T", err)
@@ -124,6 +124,6 @@ func TestProcess_SVGRejects(t *testing.T) {
 func TestProcess_SVGSanitizedSizeCapped(t *testing.T) {
 	// A CDATA section of '<' is one byte each in, four bytes each out ("&lt;").
 	in := svgOpen + `<text><![CDATA[` + strings.Repeat("<", 1000) + `]]></text></svg>`
-	_, err := Process([]byte(in), Limits{MaxBytes: len(in) + 100})
+	_, err := process([]byte(in), Limits{MaxBytes: len(in) + 100})
 	require.ErrorIs(t, err, ErrFileTooLarge)
 }
