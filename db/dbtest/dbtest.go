@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -18,12 +18,6 @@ import (
 
 // DefaultURL is the local Postgres of the development machine and CI; TEST_DATABASE_URL overrides it.
 const DefaultURL = "postgres://postgres@localhost:5432/postgres?sslmode=disable"
-
-var (
-	templateOnce sync.Once
-	templateName string
-	templateErr  error
-)
 
 func serverURL() string {
 	if u := os.Getenv("TEST_DATABASE_URL"); u != "" {
@@ -37,15 +31,9 @@ func serverURL() string {
 func New(tb testing.TB) *db.DB {
 	tb.Helper()
 	ctx := context.Background()
-	templateOnce.Do(func() { templateName, templateErr = makeTemplate(ctx) })
-	if templateErr != nil {
-		tb.Fatalf("dbtest: prepare template database (is Postgres running? see README): %v", templateErr)
-	}
 	name := "badged_test_" + randomSuffix()
-	admin := mustAdmin(tb, ctx)
-	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, templateName)); err != nil {
-		tb.Fatalf("dbtest: create database: %v", err)
+	if err := cloneTemplate(ctx, name); err != nil {
+		tb.Fatalf("dbtest: create database from the template (is Postgres running? see README): %v", err)
 	}
 	d, err := db.Open(ctx, withDatabase(tb, name))
 	if err != nil {
@@ -68,58 +56,74 @@ func URL(tb testing.TB, d *db.DB) string {
 	return withDatabase(tb, d.Pool.Config().ConnConfig.Database)
 }
 
-// templateLock serialises template creation across test processes (go test runs packages in parallel).
+// templateLock serialises template creation, cloning and clean-up across test processes (go test runs packages
+// in parallel, and checkouts of other schemas may run their tests at the same time).
 const templateLock = 7261_0002
 
-// makeTemplate returns the migrated template of the current schema, creating it when missing. It is named after
-// the migrations' digest, so every test process of the same schema shares one template, and it is built under a
-// temporary name and renamed into place, so a process killed halfway never leaves a broken template. Templates of
-// older schemas are dropped when nothing uses them.
-func makeTemplate(ctx context.Context) (string, error) {
+// staleTemplateAge is how long a template of another schema may go unused before a test process drops it: a
+// checkout of another branch testing at the same time keeps its own template alive.
+const staleTemplateAge = time.Hour
+
+// cloneTemplate creates database name from the migrated template of the current schema, creating the template
+// when missing. The template is named after the migrations' digest, so every test process of the same schema
+// shares it; it is built under a temporary name and renamed into place, so a process killed halfway never leaves
+// a broken one. Each use stamps it (its comment holds the time), and templates of other schemas unused for
+// staleTemplateAge are dropped. All of it runs under one advisory lock, so no template is dropped while cloned.
+func cloneTemplate(ctx context.Context, dbName string) error {
 	name := "badged_tpl_" + db.MigrationsDigest()
 	admin, err := pgx.Connect(ctx, serverURL())
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer admin.Close(ctx)
 	if _, err := admin.Exec(ctx, "SELECT pg_advisory_lock($1)", templateLock); err != nil {
-		return "", err
+		return err
 	}
 	defer admin.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", templateLock) //nolint:errcheck
 	var exists bool
 	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
-		return "", err
+		return err
 	}
 	if !exists {
 		tmp := name + "_tmp_" + randomSuffix()
 		if _, err := admin.Exec(ctx, "CREATE DATABASE "+tmp); err != nil {
-			return "", err
+			return err
 		}
 		d, err := db.Open(ctx, urlWithDB(serverURL(), tmp))
 		if err != nil {
-			return "", err
+			return err
 		}
 		_, err = db.Migrate(ctx, d)
 		d.Close()
 		if err != nil {
-			return "", err
+			return err
 		}
 		if _, err := admin.Exec(ctx, "ALTER DATABASE "+tmp+" RENAME TO "+name); err != nil {
-			return "", err
+			return err
 		}
 	}
-	rows, err := admin.Query(ctx, "SELECT datname FROM pg_database WHERE datname LIKE 'badged\\_tpl\\_%' AND datname <> $1", name)
+	if _, err := admin.Exec(ctx, fmt.Sprintf("COMMENT ON DATABASE %s IS '%d'", name, time.Now().Unix())); err != nil {
+		return err
+	}
+	if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", dbName, name)); err != nil {
+		return err
+	}
+	rows, err := admin.Query(ctx, `SELECT datname FROM pg_database
+		WHERE datname LIKE 'badged\_tpl\_%' AND datname <> $1
+		  AND COALESCE(NULLIF(shobj_description(oid, 'pg_database'), ''), '0') ~ '^[0-9]+$'
+		  AND COALESCE(NULLIF(shobj_description(oid, 'pg_database'), ''), '0')::bigint < $2`,
+		name, time.Now().Add(-staleTemplateAge).Unix())
 	if err != nil {
-		return "", err
+		return err
 	}
 	stale, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return "", err
+		return err
 	}
 	for _, old := range stale {
 		_, _ = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{old}.Sanitize()) // in use elsewhere: leave it
 	}
-	return name, nil
+	return nil
 }
 
 func mustAdmin(tb testing.TB, ctx context.Context) *pgx.Conn {

@@ -4,6 +4,8 @@ package notify
 
 import (
 	"context"
+	"errors"
+	"io"
 	"strings"
 
 	"github.com/badged/badged/internal/errcode"
@@ -51,6 +53,17 @@ type Sender interface {
 type Notifier struct {
 	Email Sender // used for Email; nil makes the channel unsupported
 	Kakao Sender // used for KakaoTalk; nil makes the channel unsupported
+}
+
+// Close releases what the senders keep between messages (idle SMTP sessions).
+func (nt *Notifier) Close() error {
+	var errs []error
+	for _, s := range []Sender{nt.Email, nt.Kakao} {
+		if c, ok := s.(io.Closer); ok {
+			errs = append(errs, c.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Notify sends n over its channel. It fails with NOTIFICATION_CHANNEL_UNSUPPORTED for another channel or one

@@ -55,12 +55,14 @@ type SMTPConfig struct {
 	HELO string
 }
 
-// SMTP sends email notifications over SMTP. Each Send uses its own connection, so SMTP is safe for concurrent use.
+// SMTP sends email notifications over SMTP. It is safe for concurrent use: each Send has a session of its own,
+// a new one or one a previous Send left idle (smtppool.go).
 type SMTP struct {
-	client *mail.Client
-	from   string
-	domain string
-	now    func() time.Time
+	client   *mail.Client
+	from     string
+	domain   string
+	now      func() time.Time
+	sessions sessionPool
 }
 
 var _ Sender = (*SMTP)(nil)
@@ -145,25 +147,59 @@ func (s *SMTP) Send(ctx context.Context, n Notification) (Receipt, error) {
 	}
 	receipt := Receipt{Channel: Email, MessageID: MessageID(n.AssertionID, s.domain)}
 
-	conn, err := s.client.DialToSMTPClientWithContext(ctx)
-	if err != nil {
-		return Receipt{}, classifySMTP(ctx, stageConnect, err)
+	conn, reused := s.sessions.get(s.now()), true
+	if conn == nil {
+		if conn, err = s.dial(ctx); err != nil {
+			return Receipt{}, err
+		}
+		reused = false
 	}
-	// go-mail honours the context only while dialling; closing the connection when ctx ends makes a pending
-	// command fail at once instead of waiting for the timeout.
-	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
-	defer stop()
-
-	sendErr := s.client.SendWithSMTPClient(conn, msg)
-	// After the message is accepted, a failing RSET or QUIT changes nothing for the recipient.
-	_ = s.client.CloseWithSMTPClient(conn)
+	sendErr := s.sendOn(ctx, conn, msg)
+	var se *mail.SendError
+	if !msg.IsDelivered() && reused && errors.As(sendErr, &se) && se.Reason == mail.ErrConnCheck {
+		// The idle session died (its NOOP failed) before the message was started: a new one is safe to try.
+		_ = conn.Close()
+		if conn, err = s.dial(ctx); err != nil {
+			return Receipt{}, err
+		}
+		sendErr = s.sendOn(ctx, conn, msg)
+	}
 	if msg.IsDelivered() {
+		if sendErr == nil && ctx.Err() == nil {
+			s.sessions.put(conn, s.now()) // RSET succeeded: the session is clean for the next message
+		} else {
+			_ = conn.Close() // after the message is accepted, a failing RSET changes nothing for the recipient
+		}
 		return receipt, nil
 	}
+	_ = conn.Close()
 	if sendErr == nil {
 		sendErr = errors.New("message not accepted")
 	}
 	return Receipt{}, classifySMTP(ctx, stageSend, sendErr)
+}
+
+// dial opens a new session: connection, greeting, EHLO, STARTTLS and AUTH as configured.
+func (s *SMTP) dial(ctx context.Context) (*smtp.Client, error) {
+	conn, err := s.client.DialToSMTPClientWithContext(ctx)
+	if err != nil {
+		return nil, classifySMTP(ctx, stageConnect, err)
+	}
+	return conn, nil
+}
+
+// sendOn sends one message in one transaction of the session. go-mail honours the context only while dialling;
+// closing the connection when ctx ends makes a pending command fail at once instead of waiting for the timeout.
+func (s *SMTP) sendOn(ctx context.Context, conn *smtp.Client, msg *mail.Msg) error {
+	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	defer stop()
+	return s.client.SendWithSMTPClient(conn, msg)
+}
+
+// Close ends the sessions kept for reuse. Sends after Close open (and close) sessions of their own.
+func (s *SMTP) Close() error {
+	s.sessions.close()
+	return nil
 }
 
 type smtpStage int

@@ -76,12 +76,13 @@ type Server struct {
 	mu       sync.Mutex
 	faults   map[Stage]Fault
 	messages []Message
+	conns    map[string]*smtp.Conn // every client connection, by remote address (STARTTLS starts a second session on it)
 }
 
 // Start starts a server on a free loopback port and closes it when the test ends.
 func Start(tb testing.TB, opts Options) *Server {
 	tb.Helper()
-	s := &Server{Host: "127.0.0.1", opts: opts, faults: map[Stage]Fault{}}
+	s := &Server{Host: "127.0.0.1", opts: opts, faults: map[Stage]Fault{}, conns: map[string]*smtp.Conn{}}
 	srv := smtp.NewServer(backend{s})
 	srv.Domain = "smtptest.local"
 	srv.ReadTimeout = 10 * time.Second
@@ -134,6 +135,22 @@ func (s *Server) Messages() []Message {
 	return append([]Message(nil), s.messages...)
 }
 
+// Connections returns how many connections clients have opened so far.
+func (s *Server) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
+// DropConnections closes every client connection, as a relay that drops idle clients does.
+func (s *Server) DropConnections() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		_ = c.Conn().Close()
+	}
+}
+
 // fault applies the fault set for stage, if any: it closes the connection or returns the SMTP error to answer.
 func (s *Server) fault(stage Stage, conn *smtp.Conn) error {
 	s.mu.Lock()
@@ -160,6 +177,9 @@ func (b backend) NewSession(c *smtp.Conn) (smtp.Session, error) {
 	if err := b.s.fault(StageConnect, c); err != nil {
 		return nil, err
 	}
+	b.s.mu.Lock()
+	b.s.conns[c.Conn().RemoteAddr().String()] = c
+	b.s.mu.Unlock()
 	return &session{s: b.s, conn: c}, nil
 }
 
