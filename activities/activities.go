@@ -1,7 +1,8 @@
-// Package activities holds every side effect of an issuance, one method per pipeline step. Each step is
-// idempotent: it derives object keys, the chain transaction and the message id from the assertion id, and records
-// its result in Postgres before the next step starts, so a retry or a worker crash never signs, anchors, uploads
-// or notifies twice.
+// Package activities holds every side effect of an issuance, one method per pipeline step. A step runs on a chunk
+// of recipients at once (one round trip reads them, one statement records them) and reports each recipient's
+// failure as data, so the workflow retries just those by their failure class. Each step is idempotent: it derives
+// object keys, the chain transaction and the message id from the assertion id, and records its result in Postgres
+// before the next step starts, so a retry or a worker crash never signs, anchors, uploads or notifies twice.
 package activities
 
 import (
@@ -12,7 +13,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/blob"
@@ -24,10 +24,9 @@ import (
 	"github.com/badged/badged/internal/retrypolicy"
 )
 
-// Anchorer anchors digests on chain under an idempotency key, one per transaction or many in a Merkle batch;
+// Anchorer anchors the Merkle root of digests on chain in one transaction under an idempotency key;
 // *chain.Anchorer satisfies it.
 type Anchorer interface {
-	Anchor(ctx context.Context, key string, digest [32]byte) (chain.Anchor, error)
 	AnchorBatch(ctx context.Context, key string, digests [][32]byte) (chain.Batch, error)
 }
 
@@ -45,8 +44,12 @@ type Activities struct {
 	Location      *time.Location
 	Log           *slog.Logger
 	Metrics       *metrics.Metrics // nil records nothing
+	// AnchorWait is how long a credential waits for others to share its anchor transaction (anchorpool.go);
+	// zero means DefaultAnchorWait.
+	AnchorWait time.Duration
 
-	images imageCache // badge images read by bake (see images.go)
+	images  imageCache // badge images read by bake (see images.go)
+	anchors anchorPool // credentials waiting for an anchor transaction (anchorpool.go)
 }
 
 // uncodedCode classes an error that carries no errorCode: a failed HTTP call to another system (*url.Error) is
@@ -57,34 +60,6 @@ func uncodedCode(err error) errcode.Code {
 		return errcode.ExternalServerError
 	}
 	return errcode.InternalServerError
-}
-
-// fail turns a step's error into the ApplicationError the workflow sees: its type is the assertion errorCode, and
-// the policy file decides whether and when it is retried (NextRetryDelay), so every class's backoff and attempt
-// limit live in one table. An error without a code is INTERNAL_SERVER_ERROR.
-func (a *Activities) fail(ctx context.Context, step string, in subject, err error) error {
-	if err == nil {
-		a.observe(ctx, step, metrics.OutcomeSuccess, "")
-		return nil
-	}
-	code := errcode.Of(err)
-	if code == errcode.Unknown {
-		code = uncodedCode(err)
-	}
-	attempt := int(activity.GetInfo(ctx).Attempt)
-	retry, delay := a.Policy.Decide(code, attempt)
-	a.logger(ctx, in).WarnContext(ctx, "step failed", "step", step, "errorCode", code, "class", a.Policy.ClassOf(code),
-		"retry", retry, "delay", delay, "err", err)
-	outcome := metrics.OutcomeRetry
-	if !retry {
-		outcome = metrics.OutcomeFailed
-	}
-	a.observe(ctx, step, outcome, a.Policy.ClassOf(code))
-	if !retry {
-		return temporal.NewNonRetryableApplicationError(err.Error(), string(code), err)
-	}
-	return temporal.NewApplicationErrorWithOptions(err.Error(), string(code), temporal.ApplicationErrorOptions{
-		NextRetryDelay: delay, Cause: err})
 }
 
 // subject is a step's input as the logs name it: its assertion or issuance ids.
@@ -102,16 +77,6 @@ func (a *Activities) logger(ctx context.Context, in subject) *slog.Logger {
 		l = l.With(in.logAttrs()...)
 	}
 	return l
-}
-
-// observe records one attempt of step in the metrics: every step wrapper ends in fail, so this is the one place.
-// The latency is measured from the attempt's start as Temporal recorded it.
-func (a *Activities) observe(ctx context.Context, step, outcome, class string) {
-	if a.Metrics == nil || !activity.IsActivity(ctx) {
-		return
-	}
-	info := activity.GetInfo(ctx)
-	a.Metrics.ObserveActivity(step, outcome, class, int(info.Attempt), time.Since(info.StartedTime))
 }
 
 // persistErr marks a failure to record a step's result.

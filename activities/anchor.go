@@ -2,96 +2,111 @@ package activities
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
 )
 
-// AnchorCredential puts the SHA-256 of the signed credential on chain in a transaction of its own. The anchor key
-// is the assertion id, so a retry re-checks the same transaction (the chain package records it before
-// broadcasting) instead of sending a second. Test-mode issuances and a service without a chain record the step as
-// skipped.
-func (a *Activities) AnchorCredential(ctx context.Context, in StepInput) error {
-	return a.fail(ctx, "anchor", in, a.anchorCredential(ctx, in))
+// anchorSettleTimeout bounds one wait for an anchor transaction to be mined; the step's retries go on after it.
+const anchorSettleTimeout = 2 * time.Minute
+
+// AnchorCredentials puts the SHA-256 of each signed credential on chain. Credentials that wait for an anchor in
+// this worker at the same time (any chunk, batch or issuance) share ONE transaction carrying the root of a Merkle
+// tree of their digests, and each keeps its inclusion proof, as Blockcerts does: one transaction and a few dozen
+// gas per credential instead of ~22,000 (see anchorpool.go for the wait). A credential is assigned to its
+// transaction in Postgres before the transaction is signed, so a retry after a crash waits for the same
+// transaction. Test-mode issuances and a service without a chain record the step as skipped.
+func (a *Activities) AnchorCredentials(ctx context.Context, in StepBatch) (StepResult, error) {
+	return a.runStep(ctx, "anchor", in, a.anchorCredentials)
 }
 
-func (a *Activities) anchorCredential(ctx context.Context, in StepInput) error {
-	as, err := a.DB.GetAssertionByID(ctx, in.AssertionID)
+func (a *Activities) anchorCredentials(ctx context.Context, ids []uuid.UUID) (failures, error) {
+	rows, err := a.DB.ListAnchorState(ctx, ids)
 	if err != nil {
-		return fmt.Errorf("load assertion: %w", err)
+		return nil, fmt.Errorf("load anchor state: %w", err)
 	}
-	if as.Step != StepSigned {
-		return nil
-	}
-	params := db.SetAssertionAnchorParams{ID: as.ID}
-	if a.Anchor != nil && as.Mode == "live" {
-		var digest [32]byte
-		copy(digest[:], as.CredentialSha256)
-		res, err := a.Anchor.Anchor(ctx, "assertion/"+as.ID.String(), digest)
-		if err != nil {
-			return err
-		}
-		block, chainID := int64(res.BlockNumber), int64(res.ChainID)
-		params.AnchorTxHash, params.AnchorBlock, params.AnchorChainID = &res.TxHash, &block, &chainID
-	}
-	if _, err := a.DB.SetAssertionAnchor(ctx, params); err != nil {
-		return persistErr("record anchor", err)
-	}
-	return nil
-}
-
-// AnchorBatch anchors the signed credentials of a batch in ONE transaction carrying the root of a Merkle tree of
-// their SHA-256 digests, and records each credential's inclusion proof (as Blockcerts does): one transaction and
-// ~22 gas per credential instead of ~22,000. The anchor key names the batch; its digests are those of the
-// credentials signed in the range, in seq order, so a retry sends the same root or finds the same transaction.
-func (a *Activities) AnchorBatch(ctx context.Context, in AnchorBatchInput) error {
-	return a.fail(ctx, "anchor", in, a.anchorBatch(ctx, in))
-}
-
-func (a *Activities) anchorBatch(ctx context.Context, in AnchorBatchInput) error {
-	rows, err := a.DB.ListSignedInRange(ctx, db.ListSignedInRangeParams{IssuanceID: in.IssuanceID,
-		FromSeq: int32(in.FromSeq), ToSeq: int32(in.ToSeq)})
-	if err != nil {
-		return fmt.Errorf("load batch: %w", err)
-	}
-	if len(rows) == 0 {
-		return nil // anchored by an earlier attempt
-	}
-	params := make([]db.SetAssertionAnchorParams, len(rows))
-	for i, r := range rows {
-		params[i].ID = r.ID
-	}
-	if a.Anchor != nil && rows[0].Mode == "live" {
-		digests := make([][32]byte, len(rows))
-		for i, r := range rows {
-			copy(digests[i][:], r.CredentialSha256)
-		}
-		key := fmt.Sprintf("batch/%s/%d-%d", in.IssuanceID, in.FromSeq, in.ToSeq)
-		res, err := a.Anchor.AnchorBatch(ctx, key, digests)
-		if err != nil {
-			return err
-		}
-		block, chainID := int64(res.BlockNumber), int64(res.ChainID)
-		for i := range params {
-			proof, err := json.Marshal(res.Proofs[i])
-			if err != nil {
-				return persistErr("encode inclusion proof", err)
-			}
-			params[i].AnchorTxHash, params[i].AnchorBlock, params[i].AnchorChainID = &res.TxHash, &block, &chainID
-			params[i].AnchorProof = proof
+	failed := failures{}
+	var skip, unassigned []uuid.UUID
+	for _, r := range rows {
+		switch {
+		case r.Step != StepSigned:
+		case a.Anchor == nil || r.Mode != "live":
+			skip = append(skip, r.ID)
+		case r.AnchorKey == nil:
+			unassigned = append(unassigned, r.ID)
 		}
 	}
-	err = a.DB.InTx(ctx, func(q *db.Queries) error {
-		for _, p := range params {
-			if _, err := q.SetAssertionAnchor(ctx, p); err != nil {
-				return err
+	if len(skip) > 0 {
+		if _, err := a.DB.AdvanceAssertions(ctx, db.AdvanceAssertionsParams{Ids: skip, Step: StepAnchored, FromStep: StepSigned}); err != nil {
+			return nil, persistErr("record skipped anchors", err)
+		}
+	}
+	if len(unassigned) > 0 {
+		if err := a.gather(ctx, unassigned); err != nil {
+			return nil, err
+		}
+		if rows, err = a.DB.ListAnchorState(ctx, ids); err != nil {
+			return nil, fmt.Errorf("load anchor state: %w", err)
+		}
+	}
+	byKey := map[string][]uuid.UUID{}
+	for _, r := range rows {
+		if r.Step == StepSigned && r.AnchorKey != nil && r.Mode == "live" && a.Anchor != nil {
+			byKey[*r.AnchorKey] = append(byKey[*r.AnchorKey], r.ID)
+		}
+	}
+	for _, key := range sortedKeys(byKey) {
+		if err := a.settleAnchor(ctx, key); err != nil {
+			for _, id := range byKey[key] {
+				failed[id] = err
 			}
 		}
-		return nil
+	}
+	return failed, nil
+}
+
+// settleAnchor sends the transaction of an anchor key (or finds it sent) and waits until it is mined, then records
+// the anchor of every credential assigned to it. Chunks of this worker that share the key share one call; it runs
+// on its own deadline, so a chunk that gives up does not fail the others waiting on it.
+func (a *Activities) settleAnchor(ctx context.Context, key string) error {
+	ch := a.anchors.flights.DoChan(key, func() (any, error) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), anchorSettleTimeout)
+		defer cancel()
+		members, err := a.DB.ListAnchorMembers(ctx, key)
+		if err != nil {
+			return nil, fmt.Errorf("load anchor members: %w", err)
+		}
+		digests := make([][32]byte, len(members))
+		for i, m := range members {
+			copy(digests[i][:], m.CredentialSha256)
+		}
+		b, err := a.Anchor.AnchorBatch(ctx, key, digests)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := a.DB.RecordAnchorMined(ctx, db.RecordAnchorMinedParams{AnchorKey: key, TxHash: b.TxHash,
+			Block: int64(b.BlockNumber), ChainID: int64(b.ChainID)}); err != nil {
+			return nil, persistErr("record anchor", err)
+		}
+		return nil, nil
 	})
-	if err != nil {
-		return persistErr("record batch anchor", err)
+	select {
+	case r := <-ch:
+		return r.Err
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -2,42 +2,59 @@ package activities
 
 import (
 	"context"
-	"fmt"
+
+	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/baking"
 	"github.com/badged/badged/internal/issuer"
 )
 
-// BakeBadge embeds the signed credential in the badge image (PNG iTXt or SVG element; JPEG becomes PNG) and
-// stores the result, which openbadgeImageUrl serves.
-func (a *Activities) BakeBadge(ctx context.Context, in StepInput) error {
-	return a.fail(ctx, "bake", in, a.bakeBadge(ctx, in))
+// storeWorkers bounds the concurrent writes of one chunk to the object store.
+const storeWorkers = 8
+
+// BakeBadges embeds each signed credential in the badge image (PNG iTXt or SVG element; JPEG becomes PNG) and
+// stores the result under a key derived from the assertion id, which openbadgeImageUrl serves.
+func (a *Activities) BakeBadges(ctx context.Context, in StepBatch) (StepResult, error) {
+	return a.runStep(ctx, "bake", in, a.bakeBadges)
 }
 
-func (a *Activities) bakeBadge(ctx context.Context, in StepInput) error {
-	row, err := a.DB.GetPipelineAssertion(ctx, in.AssertionID)
+func (a *Activities) bakeBadges(ctx context.Context, ids []uuid.UUID) (failures, error) {
+	rows, failed, err := a.loadChunk(ctx, ids)
 	if err != nil {
-		return fmt.Errorf("load assertion: %w", err)
+		return nil, err
 	}
-	as := row.Assertion
-	if as.Step != StepAnchored {
+	todo := rows.at(StepAnchored)
+	keys, types := make([]string, len(todo)), make([]string, len(todo))
+	errs := forEach(ctx, len(todo), storeWorkers, func(ctx context.Context, i int) error {
+		as := todo[i].Assertion
+		img, err := a.badgeImage(ctx, todo[i].BadgeImageID)
+		if err != nil {
+			return err
+		}
+		baked, contentType, err := baking.Bake(img.Data, as.CredentialJson)
+		if err != nil {
+			return err
+		}
+		key := issuer.BakedKey(as.ID.String(), contentType)
+		if _, err := a.Blob.PutIfAbsent(ctx, key, baked, contentType); err != nil {
+			return err
+		}
+		keys[i], types[i] = key, contentType
 		return nil
+	})
+	params := db.SetAssertionsBakedParams{}
+	for i, r := range todo {
+		if errs[i] != nil {
+			failed[r.Assertion.ID] = errs[i]
+			continue
+		}
+		params.Ids = append(params.Ids, r.Assertion.ID)
+		params.Keys = append(params.Keys, keys[i])
+		params.ContentTypes = append(params.ContentTypes, types[i])
 	}
-	img, err := a.badgeImage(ctx, row.BadgeImageID)
-	if err != nil {
-		return err
+	if _, err := a.DB.SetAssertionsBaked(ctx, params); err != nil {
+		return nil, persistErr("record baked images", err)
 	}
-	baked, contentType, err := baking.Bake(img.Data, as.CredentialJson)
-	if err != nil {
-		return err
-	}
-	key := issuer.BakedKey(as.ID.String(), contentType)
-	if _, err := a.Blob.PutIfAbsent(ctx, key, baked, contentType); err != nil {
-		return err
-	}
-	if _, err := a.DB.SetAssertionBaked(ctx, db.SetAssertionBakedParams{ID: as.ID, BakedKey: &key, BakedContentType: &contentType}); err != nil {
-		return persistErr("record baked image", err)
-	}
-	return nil
+	return failed, nil
 }

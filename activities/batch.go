@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/errcode"
 )
@@ -21,58 +23,77 @@ func (a *Activities) LoadBatch(ctx context.Context, in LoadBatchInput) (LoadBatc
 	return out, nil
 }
 
-// FinishAssertion writes a recipient's outcome once and refunds the credit of a live recipient that failed:
+// FinishAssertions writes each recipient's outcome once and refunds the credit of a live recipient that failed:
 //   - success → RECEIVED (v3 issuance) or ISSUED (v2);
 //   - failed while notifying → ISSUED with the notification code (the credential exists, it was not delivered);
 //   - failed before → FAILED with the code.
-func (a *Activities) FinishAssertion(ctx context.Context, in FinishInput) (FinishResult, error) {
-	cur, err := a.DB.GetAssertionByID(ctx, in.AssertionID)
-	if err != nil {
-		return FinishResult{}, fmt.Errorf("load assertion: %w", err)
+//
+// A recipient that already has an outcome (a retried call) keeps it; the result counts the outcomes as stored.
+func (a *Activities) FinishAssertions(ctx context.Context, in FinishBatch) (Tally, error) {
+	ids := make([]uuid.UUID, len(in.Outcomes))
+	byID := make(map[uuid.UUID]Outcome, len(in.Outcomes))
+	for i, o := range in.Outcomes {
+		ids[i], byID[o.AssertionID] = o.AssertionID, o
 	}
-	state := "RECEIVED"
-	if cur.ApiVersion == 2 {
-		state = "ISSUED"
-	}
-	switch {
-	case in.ErrorCode == "":
-	case in.Stage == StepNotified:
-		state = "ISSUED"
-	default:
-		state = "FAILED"
-	}
-	var code *string
-	if in.ErrorCode != "" {
-		code = &in.ErrorCode
-	}
-	var out FinishResult
-	fresh := false // this attempt wrote the outcome: counted once, not again on a retry
-	err = a.DB.InTx(ctx, func(q *db.Queries) error {
-		row, err := q.FinishAssertion(ctx, db.FinishAssertionParams{ID: in.AssertionID, State: state, ErrorCode: code})
-		if db.IsNotFound(err) {
-			// Already finished by an earlier attempt: report what is stored.
-			prev, err := q.GetAssertionOutcome(ctx, in.AssertionID)
-			out = FinishResult{State: prev.State, ErrorCode: deref(prev.ErrorCode)}
-			return err
-		}
+	out := NewTally()
+	var written []db.ListOutcomeInputsRow // outcomes this call wrote: counted in metrics once, not on a retry
+	err := a.DB.InTx(ctx, func(q *db.Queries) error {
+		rows, err := q.ListOutcomeInputs(ctx, ids)
 		if err != nil {
 			return err
 		}
-		out, fresh = FinishResult{State: row.State, ErrorCode: deref(row.ErrorCode)}, true
-		if row.State == "FAILED" && row.Mode == "live" {
-			return q.RefundCredit(ctx, row.OrgID)
+		update := db.FinishAssertionsParams{}
+		refunds := map[uuid.UUID]int32{}
+		for _, r := range rows {
+			if r.State == "PROCESSING" {
+				o := byID[r.ID]
+				r.State, r.ErrorCode = outcomeState(int(r.ApiVersion), o), nil
+				if o.ErrorCode != "" {
+					r.ErrorCode = &o.ErrorCode
+				}
+				update.Ids = append(update.Ids, r.ID)
+				update.States = append(update.States, r.State)
+				update.Codes = append(update.Codes, o.ErrorCode)
+				written = append(written, r)
+				if r.State == "FAILED" && r.Mode == "live" {
+					refunds[r.OrgID]++
+				}
+			}
+			out.Count(r.State, deref(r.ErrorCode), 1)
+		}
+		if _, err := q.FinishAssertions(ctx, update); err != nil {
+			return err
+		}
+		for org, n := range refunds {
+			if err := q.RefundCredits(ctx, db.RefundCreditsParams{ID: org, N: n}); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
 	if err != nil {
-		return FinishResult{}, fmt.Errorf("finish assertion %s: %w", in.AssertionID, err)
+		return Tally{}, fmt.Errorf("finish assertions of issuance %s: %w", in.IssuanceID, err)
 	}
-	if fresh {
-		a.Metrics.RecipientsFinished(out.State, out.ErrorCode, 1)
+	for _, r := range written {
+		code := deref(r.ErrorCode)
+		a.Metrics.RecipientsFinished(r.State, code, 1)
+		a.logger(ctx, assertionSubject{r.ID, in.IssuanceID}).InfoContext(ctx, "recipient finished", "state", r.State,
+			"errorCode", code, "stage", byID[r.ID].Stage)
 	}
-	a.logger(ctx, in).InfoContext(ctx, "recipient finished", "state", out.State,
-		"errorCode", out.ErrorCode, "stage", in.Stage)
 	return out, nil
+}
+
+// outcomeState is the final state of a recipient that leaves the pipeline with outcome o.
+func outcomeState(apiVersion int, o Outcome) string {
+	switch {
+	case o.ErrorCode == "" && apiVersion == 2:
+		return "ISSUED"
+	case o.ErrorCode == "":
+		return "RECEIVED"
+	case o.Stage == StepNotified:
+		return "ISSUED"
+	}
+	return "FAILED"
 }
 
 // CompleteIssuance marks the issuance COMPLETED, or FAILED when the run as a whole failed; in that case every

@@ -3,35 +3,69 @@ package activities
 import (
 	"context"
 	"errors"
-	"fmt"
+	"slices"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/errcode"
 )
 
-// lockTimeout bounds the wait for another check of the same recipient identity (ISSUANCE_LOCK_TIMEOUT).
+// lockTimeout bounds the wait for another check of the same recipient identities (ISSUANCE_LOCK_TIMEOUT).
 const lockTimeout = "5s"
 
-// CheckRecipient runs the recipient-level checks before signing, under a per-recipient lock so that two
+// CheckRecipients runs the recipient-level checks before signing, under per-identity locks so that two
 // issuances of one badge to one person cannot both pass: MISSING_INFO and RECIPIENT_IDENTITY_MISSING for
 // incomplete recipients, DUPLICATE_ISSUANCE when the recipient already holds (or is being given) this badge,
 // BADGE_IMAGE_MISSING when the badge image cannot be found.
-func (a *Activities) CheckRecipient(ctx context.Context, in StepInput) error {
-	err := a.checkRecipient(ctx, in)
-	return a.fail(ctx, "check", in, err)
+func (a *Activities) CheckRecipients(ctx context.Context, in StepBatch) (StepResult, error) {
+	return a.runStep(ctx, "check", in, a.checkRecipients)
 }
 
-func (a *Activities) checkRecipient(ctx context.Context, in StepInput) error {
-	row, err := a.DB.GetPipelineAssertion(ctx, in.AssertionID)
+func (a *Activities) checkRecipients(ctx context.Context, ids []uuid.UUID) (failures, error) {
+	rows, failed, err := a.loadChunk(ctx, ids)
 	if err != nil {
-		return fmt.Errorf("load assertion: %w", err)
+		return nil, err
 	}
-	as := row.Assertion
-	if as.Step != StepPending {
-		return nil // checked by an earlier attempt
+	images := map[uuid.UUID]error{} // one look-up per badge image, not per recipient
+	var todo []db.Assertion
+	for _, row := range rows.at(StepPending) {
+		as := row.Assertion
+		if err := recipientComplete(as); err != nil {
+			failed[as.ID] = err
+			continue
+		}
+		imgErr, seen := images[row.BadgeImageID]
+		if !seen {
+			_, _, imgErr = a.badgeImageKey(ctx, row.BadgeImageID)
+			images[row.BadgeImageID] = imgErr
+		}
+		if imgErr != nil {
+			failed[as.ID] = imgErr
+			continue
+		}
+		todo = append(todo, as)
 	}
+	if len(todo) == 0 {
+		return failed, nil
+	}
+	dups, err := a.checkDuplicates(ctx, todo)
+	if err != nil {
+		err = lockError(err)
+		for _, as := range todo {
+			failed[as.ID] = err
+		}
+		return failed, nil
+	}
+	for id, err := range dups {
+		failed[id] = err
+	}
+	return failed, nil
+}
+
+// recipientComplete refuses a recipient without an identity, a name, or the contact its channel needs.
+func recipientComplete(as db.Assertion) error {
 	if as.RecipientEmail == nil && as.RecipientPhone == nil && as.RecipientSourcedID == nil {
 		return errcode.New(errcode.RecipientIdentityMissing, "the recipient has no email, phone number or sourcedId to identify them")
 	}
@@ -43,35 +77,56 @@ func (a *Activities) checkRecipient(ctx context.Context, in StepInput) error {
 	case as.ReceiveType == "KAKAOTALK" && as.RecipientPhone == nil:
 		return errcode.New(errcode.MissingInfo, "receiveType KAKAOTALK needs a phone number")
 	}
-	if _, _, err := a.badgeImageKey(ctx, row.BadgeImageID); err != nil {
-		return err
+	return nil
+}
+
+// checkDuplicates takes the identity locks of the chunk, finds the recipients another assertion wins over
+// (DUPLICATE_ISSUANCE) and records the others as CHECKED, in one transaction: nothing of it holds if it fails.
+func (a *Activities) checkDuplicates(ctx context.Context, todo []db.Assertion) (failures, error) {
+	keys := make([]string, 0, len(todo))
+	ids := make([]uuid.UUID, len(todo))
+	for i, as := range todo {
+		keys = append(keys, identityLock(as))
+		ids[i] = as.ID
 	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	dups := failures{}
+	err := a.DB.InTx(ctx, func(q *db.Queries) error {
+		if err := q.SetLockTimeout(ctx, lockTimeout); err != nil {
+			return err
+		}
+		if err := q.LockRecipients(ctx, keys); err != nil {
+			return err
+		}
+		conflicts, err := q.FindConflicts(ctx, ids)
+		if err != nil {
+			return err
+		}
+		for _, c := range conflicts {
+			dups[c.ID] = errcode.New(errcode.DuplicateIssuance,
+				"the recipient already holds or is being issued this badge (assertion "+c.OtherID.String()+")")
+		}
+		passed := slices.DeleteFunc(ids, func(id uuid.UUID) bool { return dups[id] != nil })
+		_, err = q.AdvanceAssertions(ctx, db.AdvanceAssertionsParams{Ids: passed, Step: StepChecked, FromStep: StepPending})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return dups, nil
+}
+
+// identityLock names the lock of a recipient identity within its badge: the email, else the phone, else the
+// sourcedId, as the duplicate rule reads them.
+func identityLock(as db.Assertion) string {
 	identity := "s:" + deref(as.RecipientSourcedID)
 	if as.RecipientEmail != nil {
 		identity = "e:" + *as.RecipientEmail
 	} else if as.RecipientPhone != nil {
 		identity = "p:" + *as.RecipientPhone
 	}
-	err = a.DB.InTx(ctx, func(q *db.Queries) error {
-		if err := q.SetLockTimeout(ctx, lockTimeout); err != nil {
-			return err
-		}
-		if err := q.LockRecipient(ctx, as.OrgID.String()+"/"+as.BadgeID.String()+"/"+identity); err != nil {
-			return err
-		}
-		other, err := q.FindConflictingAssertion(ctx, db.FindConflictingAssertionParams{OrgID: as.OrgID,
-			BadgeID: as.BadgeID, Mode: as.Mode, ID: as.ID, Email: as.RecipientEmail, Phone: as.RecipientPhone,
-			SourcedID: as.RecipientSourcedID, IssuanceID: as.IssuanceID, Seq: as.Seq})
-		if err == nil {
-			return errcode.New(errcode.DuplicateIssuance, "the recipient already holds or is being issued this badge (assertion "+other.String()+")")
-		}
-		if !db.IsNotFound(err) {
-			return err
-		}
-		_, err = q.SetAssertionStep(ctx, db.SetAssertionStepParams{ID: as.ID, Step: StepChecked, FromStep: StepPending})
-		return err
-	})
-	return lockError(err)
+	return as.OrgID.String() + "/" + as.BadgeID.String() + "/" + identity
 }
 
 // lockError classes the failures of the locked check: a lock wait past lockTimeout is ISSUANCE_LOCK_TIMEOUT; a

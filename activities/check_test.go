@@ -2,39 +2,60 @@ package activities
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/badged/badged/internal/errcode"
 )
 
-// runCheck runs CheckRecipient in the test activity environment, so its errors are what the workflow sees.
-func (f *fixture) runCheck(t *testing.T, id uuid.UUID) error {
+// runCheck runs CheckRecipients on one chunk in the test activity environment, so its result is what the
+// workflow sees.
+func (f *fixture) runCheck(t *testing.T, ids ...uuid.UUID) StepResult {
+	t.Helper()
+	return f.runStepActivity(t, f.acts.CheckRecipients, ids...)
+}
+
+// runStepActivity runs a step activity on one chunk at attempt 1 in the test activity environment.
+func (f *fixture) runStepActivity(t *testing.T, step any, ids ...uuid.UUID) StepResult {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(quietLog()))
 	env := s.NewTestActivityEnvironment()
 	env.RegisterActivity(f.acts)
-	_, err := env.ExecuteActivity(f.acts.CheckRecipient, StepInput{AssertionID: id})
-	return err
+	val, err := env.ExecuteActivity(step, StepBatch{IssuanceID: uuid.New(), Assertions: ids, Attempt: 1})
+	require.NoError(t, err)
+	var res StepResult
+	require.NoError(t, val.Get(&res))
+	return res
 }
 
-func requireCode(t *testing.T, err error, code errcode.Code, nonRetryable bool) {
+// requireCode requires the recipient id to have failed with code, retryable or not.
+func requireCode(t *testing.T, res StepResult, id uuid.UUID, code errcode.Code, retry bool) {
 	t.Helper()
-	var appErr *temporal.ApplicationError
-	require.True(t, errors.As(err, &appErr), "want an ApplicationError, got %v", err)
-	require.Equal(t, string(code), appErr.Type(), "error: %v", err)
-	require.Equal(t, nonRetryable, appErr.NonRetryable())
+	for _, f := range res.Failed {
+		if f.AssertionID == id {
+			require.Equal(t, string(code), f.Code)
+			require.Equal(t, retry, f.Retry)
+			return
+		}
+	}
+	t.Fatalf("recipient %s did not fail (want %s); failures: %+v", id, code, res.Failed)
 }
 
-func TestCheckRecipient(t *testing.T) {
+// requirePassed requires the step to have reported no failure for id.
+func requirePassed(t *testing.T, res StepResult, id uuid.UUID) {
+	t.Helper()
+	for _, f := range res.Failed {
+		require.NotEqual(t, id, f.AssertionID, "recipient failed with %s", f.Code)
+	}
+}
+
+func TestCheckRecipients(t *testing.T) {
 	f := mustFixture(t)
 	past := time.Now().Add(-time.Hour)
 	taken := "holder@example.com"
@@ -65,13 +86,13 @@ func TestCheckRecipient(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, ids := f.mustIssuance(t, "live", 3, c.r)
-			err := f.runCheck(t, ids[0])
+			res := f.runCheck(t, ids[0])
 			if c.want == "" {
-				require.NoError(t, err)
+				requirePassed(t, res, ids[0])
 				require.Equal(t, StepChecked, f.mustAssertion(t, ids[0]).Step)
 				return
 			}
-			requireCode(t, err, c.want, true)
+			requireCode(t, res, ids[0], c.want, false)
 			require.Equal(t, StepPending, f.mustAssertion(t, ids[0]).Step, "a failed check must not record the step")
 		})
 	}
@@ -80,28 +101,42 @@ func TestCheckRecipient(t *testing.T) {
 		_, ids := f.mustIssuance(t, "live", 3, recipient{Email: ptr("noname@example.com")})
 		_, err := f.DB.Pool.Exec(context.Background(), `UPDATE assertions SET recipient_name = '' WHERE id = $1`, ids[0])
 		require.NoError(t, err)
-		requireCode(t, f.runCheck(t, ids[0]), errcode.MissingInfo, true)
+		requireCode(t, f.runCheck(t, ids[0]), ids[0], errcode.MissingInfo, false)
 	})
 
 	t.Run("lower seq of the same issuance wins", func(t *testing.T) {
 		same := ptr("twice@example.com")
 		_, ids := f.mustIssuance(t, "live", 3, recipient{Email: same}, recipient{Email: same})
-		requireCode(t, f.runCheck(t, ids[1]), errcode.DuplicateIssuance, true) // seq 1 loses, whatever runs first
-		require.NoError(t, f.runCheck(t, ids[0]))
+		requireCode(t, f.runCheck(t, ids[1]), ids[1], errcode.DuplicateIssuance, false) // seq 1 loses, whatever runs first
+		requirePassed(t, f.runCheck(t, ids[0]), ids[0])
 		require.Equal(t, StepChecked, f.mustAssertion(t, ids[0]).Step)
-		requireCode(t, f.runCheck(t, ids[1]), errcode.DuplicateIssuance, true)
+		requireCode(t, f.runCheck(t, ids[1]), ids[1], errcode.DuplicateIssuance, false)
+	})
+
+	t.Run("one chunk with both copies and other recipients", func(t *testing.T) {
+		same := ptr("chunked@example.com")
+		_, ids := f.mustIssuance(t, "live", 3, recipient{Email: same}, recipient{}, recipient{Email: same},
+			recipient{explicitNoIdentity: true}, recipient{Email: &taken})
+		res := f.runCheck(t, ids...)
+		require.Len(t, res.Failed, 3)
+		requireCode(t, res, ids[2], errcode.DuplicateIssuance, false)
+		requireCode(t, res, ids[3], errcode.RecipientIdentityMissing, false)
+		requireCode(t, res, ids[4], errcode.DuplicateIssuance, false)
+		for i, want := range []string{StepChecked, StepChecked, StepPending, StepPending, StepPending} {
+			require.Equal(t, want, f.mustAssertion(t, ids[i]).Step, "recipient %d", i)
+		}
 	})
 
 	t.Run("already checked", func(t *testing.T) {
 		// A retry after the step was recorded passes without checking again.
 		_, ids := f.mustIssuance(t, "live", 3, recipient{Email: &taken, Step: StepChecked})
-		require.NoError(t, f.runCheck(t, ids[0]))
+		requirePassed(t, f.runCheck(t, ids[0]), ids[0])
 	})
 
 	t.Run("lock timeout", func(t *testing.T) {
 		ctx := context.Background()
 		email := "locked@example.com"
-		_, ids := f.mustIssuance(t, "live", 3, recipient{Email: &email})
+		_, ids := f.mustIssuance(t, "live", 3, recipient{Email: &email}, recipient{})
 		tx, err := f.DB.Pool.Begin(ctx)
 		require.NoError(t, err)
 		defer tx.Rollback(ctx) //nolint:errcheck
@@ -109,17 +144,22 @@ func TestCheckRecipient(t *testing.T) {
 			f.OrgID.String()+"/"+f.BadgeID.String()+"/e:"+email)
 		require.NoError(t, err)
 		start := time.Now()
-		requireCode(t, f.runCheck(t, ids[0]), errcode.IssuanceLockTimeout, false)
+		res := f.runCheck(t, ids...)
+		// The chunk is checked in one transaction: the lock wait fails all of it, and nothing is recorded.
+		requireCode(t, res, ids[0], errcode.IssuanceLockTimeout, true)
+		requireCode(t, res, ids[1], errcode.IssuanceLockTimeout, true)
+		require.Equal(t, StepPending, f.mustAssertion(t, ids[1]).Step)
 		require.GreaterOrEqual(t, time.Since(start), 4*time.Second, "lock_timeout is 5s")
 		require.NoError(t, tx.Rollback(ctx))
-		require.NoError(t, f.runCheck(t, ids[0]), "passes once the lock is free")
+		res = f.runCheck(t, ids...)
+		require.Empty(t, res.Failed, "passes once the lock is free")
 	})
 }
 
-func TestCheckRecipientBadgeImageMissing(t *testing.T) {
+func TestCheckRecipientsBadgeImageMissing(t *testing.T) {
 	f := mustFixture(t)
 	_, ids := f.mustIssuance(t, "live", 3, recipient{})
 	require.NoError(t, f.Blob.Delete(context.Background(), "media/"+f.ImageID.String()+"/original.png"))
-	requireCode(t, f.runCheck(t, ids[0]), errcode.BadgeImageMissing, true)
+	requireCode(t, f.runCheck(t, ids[0]), ids[0], errcode.BadgeImageMissing, false)
 	require.Equal(t, StepPending, f.mustAssertion(t, ids[0]).Step)
 }

@@ -22,7 +22,7 @@ func scrapeText(t *testing.T, m *metrics.Metrics) string {
 	return string(b)
 }
 
-// TestMetrics_StepsAndOutcomes checks that step attempts are counted by outcome and class where they end (fail),
+// TestMetrics_StepsAndOutcomes checks that step attempts are counted by outcome and class where they end (runStep),
 // and that a recipient or issuance outcome is counted once, not again when the activity is retried.
 func TestMetrics_StepsAndOutcomes(t *testing.T) {
 	f := mustFixture(t)
@@ -33,12 +33,13 @@ func TestMetrics_StepsAndOutcomes(t *testing.T) {
 	f.mustIssuance(t, "live", 3, recipient{Email: &taken, State: "RECEIVED"})
 
 	_, ok := f.mustIssuance(t, "live", 3, recipient{})
-	require.NoError(t, f.runCheck(t, ok[0]))
+	requirePassed(t, f.runCheck(t, ok[0]), ok[0])
 	iss, dup := f.mustIssuance(t, "live", 3, recipient{Email: &taken})
-	requireCode(t, f.runCheck(t, dup[0]), errcode.DuplicateIssuance, true)
+	requireCode(t, f.runCheck(t, dup[0]), dup[0], errcode.DuplicateIssuance, false)
 
 	for range 2 { // the second call is a retry of an activity that already wrote its result
-		_, err := f.acts.FinishAssertion(ctx, FinishInput{AssertionID: dup[0], ErrorCode: string(errcode.DuplicateIssuance), Stage: StepChecked})
+		_, err := f.acts.FinishAssertions(ctx, FinishBatch{IssuanceID: iss, Outcomes: []Outcome{
+			{AssertionID: dup[0], ErrorCode: string(errcode.DuplicateIssuance), Stage: StepChecked}}})
 		require.NoError(t, err)
 		require.NoError(t, f.acts.CompleteIssuance(ctx, CompleteIssuanceInput{IssuanceID: iss}))
 	}

@@ -2,7 +2,6 @@ package activities
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -11,56 +10,87 @@ import (
 	"github.com/badged/badged/internal/notify"
 )
 
-// NotifyRecipient tells the recipient by email or KakaoTalk. A notifications row is written before the message
-// leaves (SMTP has no idempotency), with a message id derived from the assertion id: a retry after a sent message
-// finds the row SENT and sends nothing; a retry after a lost answer re-sends with the same Message-ID, which the
-// recipient's mail system recognises. Test-mode issuances deliver to the outbox only.
-func (a *Activities) NotifyRecipient(ctx context.Context, in StepInput) error {
-	return a.fail(ctx, "notify", in, a.notifyRecipient(ctx, in))
+// notifyWorkers bounds the messages of one chunk in flight at once (SMTP sessions or provider calls).
+const notifyWorkers = 4
+
+// NotifyRecipients tells each recipient by email or KakaoTalk. A notifications row is written before any message
+// leaves (SMTP has no idempotency), with a message id derived from the assertion id, and each message is marked
+// SENT as soon as it is accepted: a retry finds it SENT and sends nothing; a retry after a lost answer re-sends
+// with the same Message-ID, which the recipient's mail system recognises. Test-mode issuances deliver to the
+// outbox only.
+func (a *Activities) NotifyRecipients(ctx context.Context, in StepBatch) (StepResult, error) {
+	return a.runStep(ctx, "notify", in, a.notifyRecipients)
 }
 
-func (a *Activities) notifyRecipient(ctx context.Context, in StepInput) error {
-	row, err := a.DB.GetPipelineAssertion(ctx, in.AssertionID)
+func (a *Activities) notifyRecipients(ctx context.Context, ids []uuid.UUID) (failures, error) {
+	rows, failed, err := a.loadChunk(ctx, ids)
 	if err != nil {
-		return fmt.Errorf("load assertion: %w", err)
+		return nil, err
 	}
+	todo := rows.at(StepUploaded)
+	if len(todo) == 0 {
+		return failed, nil
+	}
+	create := db.CreateNotificationsParams{}
+	for _, r := range todo {
+		create.Ids = append(create.Ids, r.Assertion.ID)
+		create.MessageIds = append(create.MessageIds, notify.MessageID(r.Assertion.ID.String(), a.MessageDomain))
+		create.Channels = append(create.Channels, r.Assertion.ReceiveType)
+	}
+	if err := a.DB.CreateNotifications(ctx, create); err != nil {
+		return nil, persistErr("record notifications", err)
+	}
+	notes, err := a.DB.ListNotifications(ctx, create.Ids)
+	if err != nil {
+		return nil, persistErr("read notifications", err)
+	}
+	sent := make(map[uuid.UUID]bool, len(notes))
+	for _, n := range notes {
+		sent[n.AssertionID] = n.Status == "SENT"
+	}
+	errs := forEach(ctx, len(todo), notifyWorkers, func(ctx context.Context, i int) error {
+		if sent[todo[i].Assertion.ID] {
+			return nil
+		}
+		return a.send(ctx, todo[i])
+	})
+	var done []uuid.UUID
+	for i, r := range todo {
+		if errs[i] != nil {
+			failed[r.Assertion.ID] = errs[i]
+			continue
+		}
+		done = append(done, r.Assertion.ID)
+	}
+	if _, err := a.DB.AdvanceAssertions(ctx, db.AdvanceAssertionsParams{Ids: done, Step: StepNotified, FromStep: StepUploaded}); err != nil {
+		return nil, persistErr("record notify step", err)
+	}
+	return failed, nil
+}
+
+// send delivers one recipient's message and records the outcome on its notifications row.
+func (a *Activities) send(ctx context.Context, row db.ListPipelineAssertionsRow) error {
 	as := row.Assertion
-	if as.Step != StepUploaded {
-		return nil
-	}
 	n := notify.Notification{AssertionID: as.ID.String(), Channel: notify.Channel(as.ReceiveType), Locale: "ko",
 		RecipientName: as.RecipientName, Email: deref(as.RecipientEmail), Phone: deref(as.RecipientPhone),
 		BadgeName: row.BadgeName, IssuerName: row.OrgName,
 		BadgeImageURL: a.Issuer.BaseURL + "/credentials/" + as.ID.String() + "/image",
 		VerifyURL:     a.Issuer.VerifyURL(as.ID)}
-	if err := a.DB.CreateNotification(ctx, db.CreateNotificationParams{AssertionID: as.ID,
-		MessageID: notify.MessageID(as.ID.String(), a.MessageDomain), Channel: as.ReceiveType}); err != nil {
-		return persistErr("record notification", err)
+	var err error
+	if as.Mode == "test" || a.Notifier == nil {
+		_, err = a.Outbox.Send(ctx, n)
+	} else {
+		_, err = a.Notifier.Notify(ctx, n)
 	}
-	note, err := a.DB.GetNotification(ctx, as.ID)
 	if err != nil {
-		return persistErr("read notification", err)
+		msg := err.Error()
+		if ferr := a.DB.MarkNotificationFailed(ctx, db.MarkNotificationFailedParams{AssertionID: as.ID, LastError: &msg}); ferr != nil {
+			a.logger(ctx, assertionSubject{as.ID, as.IssuanceID}).WarnContext(ctx, "record notification failure", "err", ferr)
+		}
+		return err
 	}
-	if note.Status != "SENT" {
-		var sendErr error
-		if as.Mode == "test" || a.Notifier == nil {
-			_, sendErr = a.Outbox.Send(ctx, n)
-		} else {
-			_, sendErr = a.Notifier.Notify(ctx, n)
-		}
-		if sendErr != nil {
-			msg := sendErr.Error()
-			if err := a.DB.MarkNotificationFailed(ctx, db.MarkNotificationFailedParams{AssertionID: as.ID, LastError: &msg}); err != nil {
-				a.logger(ctx, in).WarnContext(ctx, "record notification failure", "err", err)
-			}
-			return sendErr
-		}
-		if err := a.recordSent(ctx, as.ID); err != nil {
-			return persistErr("record notification sent", err)
-		}
-	}
-	if _, err := a.DB.SetAssertionStep(ctx, db.SetAssertionStepParams{ID: as.ID, Step: StepNotified, FromStep: StepUploaded}); err != nil {
-		return persistErr("record notify step", err)
+	if err := a.recordSent(ctx, as.ID); err != nil {
+		return persistErr("record notification sent", err)
 	}
 	return nil
 }

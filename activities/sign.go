@@ -5,52 +5,73 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
+	"runtime"
 	"strings"
+
+	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/credential"
 )
 
-// SignCredential builds the OpenBadgeCredential of a recipient, signs it with the organization's key
-// (eddsa-rdfc-2022) and records it with its SHA-256 in Postgres; it is published by the upload step, once
-// anchored and baked. The proof's created time is the issue time and Ed25519 is deterministic, so a retry signs to
-// the same bytes.
-func (a *Activities) SignCredential(ctx context.Context, in StepInput) error {
-	return a.fail(ctx, "sign", in, a.signCredential(ctx, in))
+// SignCredentials builds the OpenBadgeCredential of each recipient, signs it with the organization's key
+// (eddsa-rdfc-2022) and records it with its SHA-256 in Postgres; it is published by the upload step, once anchored
+// and baked. The proof's created time is the issue time and Ed25519 is deterministic, so a retry signs to the same
+// bytes. Signing is CPU work: the chunk is signed on every core, then recorded in one statement.
+func (a *Activities) SignCredentials(ctx context.Context, in StepBatch) (StepResult, error) {
+	return a.runStep(ctx, "sign", in, a.signCredentials)
 }
 
-func (a *Activities) signCredential(ctx context.Context, in StepInput) error {
-	row, err := a.DB.GetPipelineAssertion(ctx, in.AssertionID)
+func (a *Activities) signCredentials(ctx context.Context, ids []uuid.UUID) (failures, error) {
+	rows, failed, err := a.loadChunk(ctx, ids)
 	if err != nil {
-		return fmt.Errorf("load assertion: %w", err)
+		return nil, err
 	}
-	as := row.Assertion
-	if as.Step != StepChecked {
-		return nil // signed by an earlier attempt
+	todo := rows.at(StepChecked)
+	if len(todo) == 0 {
+		return failed, nil
 	}
-	list, index, err := a.Issuer.AllocateStatus(ctx, as)
+	assertions := make([]db.Assertion, len(todo))
+	for i, r := range todo {
+		assertions[i] = r.Assertion
+	}
+	entries, err := a.Issuer.AllocateStatuses(ctx, assertions)
 	if err != nil {
-		return persistErr("allocate status list entry", err)
+		return nil, persistErr("allocate status list entries", err)
 	}
-	doc, err := credential.Build(a.buildInput(row, list.String(), index))
+	signer, err := a.Issuer.Signer(ctx, todo[0].Assertion.OrgID) // a chunk is one issuance: one organization
 	if err != nil {
+		return nil, err
+	}
+	docs := make([][]byte, len(todo))
+	errs := forEach(ctx, len(todo), runtime.GOMAXPROCS(0), func(ctx context.Context, i int) error {
+		e := entries[todo[i].Assertion.ID]
+		doc, err := credential.Build(a.buildInput(todo[i], e.List.String(), e.Index))
+		if err != nil {
+			return err
+		}
+		docs[i], err = signer.Sign(ctx, doc, todo[i].Assertion.IssuedAt)
 		return err
+	})
+	params := db.SetAssertionCredentialsParams{}
+	for i, r := range todo {
+		if errs[i] != nil {
+			failed[r.Assertion.ID] = errs[i]
+			continue
+		}
+		sum := sha256.Sum256(docs[i])
+		params.Ids = append(params.Ids, r.Assertion.ID)
+		params.Docs = append(params.Docs, docs[i])
+		params.Shas = append(params.Shas, sum[:])
 	}
-	signed, err := a.Issuer.Sign(ctx, as.OrgID, doc, as.IssuedAt)
-	if err != nil {
-		return err
+	if _, err := a.DB.SetAssertionCredentials(ctx, params); err != nil {
+		return nil, persistErr("record credentials", err)
 	}
-	sum := sha256.Sum256(signed)
-	if _, err := a.DB.SetAssertionCredential(ctx, db.SetAssertionCredentialParams{ID: as.ID, CredentialJson: signed,
-		CredentialSha256: sum[:]}); err != nil {
-		return persistErr("record credential", err)
-	}
-	return nil
+	return failed, nil
 }
 
 // buildInput maps a badge and its recipient onto the OB 3.0 credential.
-func (a *Activities) buildInput(row db.GetPipelineAssertionRow, listID string, index int) credential.BuildInput {
+func (a *Activities) buildInput(row db.ListPipelineAssertionsRow, listID string, index int) credential.BuildInput {
 	as := row.Assertion
 	in := credential.BuildInput{
 		ID:        a.Issuer.CredentialID(as.ID),

@@ -1,6 +1,10 @@
 package activities
 
-import "github.com/google/uuid"
+import (
+	"time"
+
+	"github.com/google/uuid"
+)
 
 // Pipeline steps of one recipient, in order; the assertion's step column holds the last one completed.
 const (
@@ -34,29 +38,70 @@ type LoadBatchResult struct {
 	Recipients []RecipientRef
 }
 
-// StepInput names the assertion a pipeline step works on, and its issuance (for the logs).
-type StepInput struct {
+// StepBatch names the recipients of one issuance that a pipeline step runs on, all at the same attempt of that
+// step: the workflow retries the recipients that failed together, after the delay their failure class asks for.
+type StepBatch struct {
+	IssuanceID uuid.UUID
+	Assertions []uuid.UUID
+	Attempt    int // 1 on the first try of the step
+}
+
+// StepResult lists the recipients of a StepBatch that the step could not complete, each with its errorCode and
+// the retry policy's decision. Every other recipient completed the step, now or in an earlier attempt.
+type StepResult struct {
+	Failed []StepFailure `json:",omitempty"`
+}
+
+// StepFailure is one recipient's failed attempt at a step.
+type StepFailure struct {
 	AssertionID uuid.UUID
-	IssuanceID  uuid.UUID
+	Code        string        // the assertion errorCode
+	Retry       bool          // the code's class allows another attempt
+	Delay       time.Duration // how long to wait before it, from the class's backoff
 }
 
-func (in StepInput) logAttrs() []any {
-	return []any{"assertionId", in.AssertionID, "issuanceId", in.IssuanceID}
+// FinishBatch records the outcomes of recipients of one issuance.
+type FinishBatch struct {
+	IssuanceID uuid.UUID
+	Outcomes   []Outcome
 }
 
-// FinishInput records a recipient's outcome. ErrorCode is empty on success. Stage is the step that failed.
-type FinishInput struct {
+// Outcome is how one recipient's pipeline ended: ErrorCode is empty on success, Stage the step that failed.
+type Outcome struct {
 	AssertionID uuid.UUID
 	ErrorCode   string
 	Stage       string
 }
 
-func (in FinishInput) logAttrs() []any { return []any{"assertionId", in.AssertionID} }
+// Tally counts recipients that have an outcome: in all, by final state, and by errorCode where they have one.
+// FinishAssertions answers one for the outcomes it recorded; batches and issuances add theirs up.
+type Tally struct {
+	Finished     int
+	ByState      map[string]int
+	FailedByCode map[string]int
+}
 
-// FinishResult is the final state written.
-type FinishResult struct {
-	State     string
-	ErrorCode string
+// NewTally returns an empty tally.
+func NewTally() Tally { return Tally{ByState: map[string]int{}, FailedByCode: map[string]int{}} }
+
+// Count adds n recipients in state with code ("" when they have none).
+func (t *Tally) Count(state, code string, n int) {
+	t.Finished += n
+	t.ByState[state] += n
+	if code != "" {
+		t.FailedByCode[code] += n
+	}
+}
+
+// Add adds another tally's recipients.
+func (t *Tally) Add(o Tally) {
+	t.Finished += o.Finished
+	for k, n := range o.ByState {
+		t.ByState[k] += n
+	}
+	for k, n := range o.FailedByCode {
+		t.FailedByCode[k] += n
+	}
 }
 
 // CompleteIssuanceInput closes an issuance: COMPLETED, or FAILED with the reason when the run as a whole failed.
@@ -65,14 +110,9 @@ type CompleteIssuanceInput struct {
 	Failure    string
 }
 
-// AnchorBatchInput names the recipients FromSeq <= seq < ToSeq of an issuance whose signed credentials are
-// anchored together in one transaction.
-type AnchorBatchInput struct {
-	IssuanceID uuid.UUID
-	FromSeq    int
-	ToSeq      int
-}
+// assertionSubject names one recipient in the logs: its assertion and issuance.
+type assertionSubject struct{ assertion, issuance uuid.UUID }
 
-func (in AnchorBatchInput) logAttrs() []any {
-	return []any{"issuanceId", in.IssuanceID, "fromSeq", in.FromSeq, "toSeq", in.ToSeq}
+func (r assertionSubject) logAttrs() []any {
+	return []any{"assertionId", r.assertion, "issuanceId", r.issuance}
 }

@@ -2,33 +2,42 @@ package activities
 
 import (
 	"context"
-	"fmt"
+
+	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/issuer"
 )
 
-// UploadArtifacts publishes the signed credential: it stores it under its public key, which credentialUrl serves.
-// It runs after the credential is anchored and baked, so nothing is public before its anchor exists; the baked
-// image was stored by the bake step. (The PDF certificate is rendered on its first download.)
-func (a *Activities) UploadArtifacts(ctx context.Context, in StepInput) error {
-	return a.fail(ctx, "upload", in, a.uploadArtifacts(ctx, in))
+// PublishCredentials publishes each signed credential: it stores it under its public key, which credentialUrl
+// serves. It runs after the credential is anchored and baked, so nothing is public before its anchor exists; the
+// baked image was stored by the bake step. (The PDF certificate is rendered on its first download.)
+func (a *Activities) PublishCredentials(ctx context.Context, in StepBatch) (StepResult, error) {
+	return a.runStep(ctx, "upload", in, a.publishCredentials)
 }
 
-func (a *Activities) uploadArtifacts(ctx context.Context, in StepInput) error {
-	as, err := a.DB.GetAssertionByID(ctx, in.AssertionID)
+func (a *Activities) publishCredentials(ctx context.Context, ids []uuid.UUID) (failures, error) {
+	rows, failed, err := a.loadChunk(ctx, ids)
 	if err != nil {
-		return fmt.Errorf("load assertion: %w", err)
+		return nil, err
 	}
-	if as.Step != StepBaked {
-		return nil
-	}
-	key := issuer.CredentialKey(as.ID.String())
-	if _, err := a.Blob.PutIfAbsent(ctx, key, as.CredentialJson, "application/vc+ld+json"); err != nil {
+	todo := rows.at(StepBaked)
+	errs := forEach(ctx, len(todo), storeWorkers, func(ctx context.Context, i int) error {
+		as := todo[i].Assertion
+		_, err := a.Blob.PutIfAbsent(ctx, issuer.CredentialKey(as.ID.String()), as.CredentialJson, "application/vc+ld+json")
 		return err
+	})
+	params := db.SetAssertionsPublishedParams{}
+	for i, r := range todo {
+		if errs[i] != nil {
+			failed[r.Assertion.ID] = errs[i]
+			continue
+		}
+		params.Ids = append(params.Ids, r.Assertion.ID)
+		params.Keys = append(params.Keys, issuer.CredentialKey(r.Assertion.ID.String()))
 	}
-	if _, err := a.DB.SetAssertionPublished(ctx, db.SetAssertionPublishedParams{ID: as.ID, CredentialKey: &key}); err != nil {
-		return persistErr("record published credential", err)
+	if _, err := a.DB.SetAssertionsPublished(ctx, params); err != nil {
+		return nil, persistErr("record published credentials", err)
 	}
-	return nil
+	return failed, nil
 }

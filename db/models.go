@@ -56,6 +56,7 @@ type Assertion struct {
 	RevokedAt          *time.Time
 	CreatedAt          time.Time
 	UpdatedAt          time.Time
+	AnchorKey          *string
 }
 
 type AssertionCount struct {

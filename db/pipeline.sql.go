@@ -12,6 +12,47 @@ import (
 	"github.com/google/uuid"
 )
 
+const advanceAssertions = `-- name: AdvanceAssertions :execrows
+UPDATE assertions SET step = $1, updated_at = now()
+WHERE id = ANY($2::uuid[]) AND state = 'PROCESSING' AND step = $3
+`
+
+type AdvanceAssertionsParams struct {
+	Step     string
+	Ids      []uuid.UUID
+	FromStep string
+}
+
+// Records a completed step for the assertions still at from_step.
+func (q *Queries) AdvanceAssertions(ctx context.Context, arg AdvanceAssertionsParams) (int64, error) {
+	result, err := q.db.Exec(ctx, advanceAssertions, arg.Step, arg.Ids, arg.FromStep)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const assignAnchor = `-- name: AssignAnchor :execrows
+UPDATE assertions a SET anchor_key = $1::text, anchor_proof = u.proof::jsonb, updated_at = now()
+FROM (SELECT unnest($2::uuid[]) AS id, unnest($3::text[]) AS proof) AS u
+WHERE a.id = u.id AND a.anchor_key IS NULL
+`
+
+type AssignAnchorParams struct {
+	AnchorKey string
+	Ids       []uuid.UUID
+	Proofs    []string
+}
+
+// Assigns credentials to the anchor transaction stored under anchor_key, with each one's Merkle inclusion proof.
+func (q *Queries) AssignAnchor(ctx context.Context, arg AssignAnchorParams) (int64, error) {
+	result, err := q.db.Exec(ctx, assignAnchor, arg.AnchorKey, arg.Ids, arg.Proofs)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const createIssuerKey = `-- name: CreateIssuerKey :exec
 INSERT INTO issuer_keys (org_id, public_key, sealed_key) VALUES ($1, $2, $3) ON CONFLICT (org_id) DO NOTHING
 `
@@ -40,6 +81,23 @@ type CreateNotificationParams struct {
 
 func (q *Queries) CreateNotification(ctx context.Context, arg CreateNotificationParams) error {
 	_, err := q.db.Exec(ctx, createNotification, arg.AssertionID, arg.MessageID, arg.Channel)
+	return err
+}
+
+const createNotifications = `-- name: CreateNotifications :exec
+INSERT INTO notifications (assertion_id, message_id, channel)
+SELECT unnest($1::uuid[]), unnest($2::text[]), unnest($3::text[])
+ON CONFLICT (assertion_id) DO NOTHING
+`
+
+type CreateNotificationsParams struct {
+	Ids        []uuid.UUID
+	MessageIds []string
+	Channels   []string
+}
+
+func (q *Queries) CreateNotifications(ctx context.Context, arg CreateNotificationsParams) error {
+	_, err := q.db.Exec(ctx, createNotifications, arg.Ids, arg.MessageIds, arg.Channels)
 	return err
 }
 
@@ -116,84 +174,87 @@ func (q *Queries) FailRemainingAssertions(ctx context.Context, issuanceID uuid.U
 	return count, err
 }
 
-const findConflictingAssertion = `-- name: FindConflictingAssertion :one
-SELECT o.id FROM assertions o
-WHERE o.org_id = $1 AND o.badge_id = $2 AND o.mode = $3
-  AND o.id <> $4
-  AND (($5::text IS NOT NULL AND o.recipient_email = $5)
-    OR ($5::text IS NULL AND $6::text IS NOT NULL AND o.recipient_phone = $6)
-    OR ($5::text IS NULL AND $6::text IS NULL AND o.recipient_sourced_id = $7))
-  AND ((o.state IN ('ISSUED', 'RECEIVED') AND (o.expired_at IS NULL OR o.expired_at > now()))
-    OR (o.state = 'PROCESSING' AND o.issuance_id <> $8 AND o.step <> 'PENDING')
-    OR (o.state = 'PROCESSING' AND o.issuance_id = $8 AND o.seq < $9))
-LIMIT 1
+const findConflicts = `-- name: FindConflicts :many
+SELECT a.id, c.id AS other_id
+FROM assertions a
+CROSS JOIN LATERAL (
+    SELECT o.id FROM assertions o
+    WHERE o.org_id = a.org_id AND o.badge_id = a.badge_id AND o.mode = a.mode AND o.id <> a.id
+      AND ((a.recipient_email IS NOT NULL AND o.recipient_email = a.recipient_email)
+        OR (a.recipient_email IS NULL AND a.recipient_phone IS NOT NULL AND o.recipient_phone = a.recipient_phone)
+        OR (a.recipient_email IS NULL AND a.recipient_phone IS NULL AND o.recipient_sourced_id = a.recipient_sourced_id))
+      AND ((o.state IN ('ISSUED', 'RECEIVED') AND (o.expired_at IS NULL OR o.expired_at > now()))
+        OR (o.state = 'PROCESSING' AND o.issuance_id <> a.issuance_id AND o.step <> 'PENDING')
+        OR (o.state = 'PROCESSING' AND o.issuance_id = a.issuance_id AND o.seq < a.seq))
+    LIMIT 1
+) c
+WHERE a.id = ANY($1::uuid[])
 `
 
-type FindConflictingAssertionParams struct {
-	OrgID      uuid.UUID
-	BadgeID    uuid.UUID
-	Mode       string
-	ID         uuid.UUID
-	Email      *string
-	Phone      *string
-	SourcedID  *string
-	IssuanceID uuid.UUID
-	Seq        int32
+type FindConflictsRow struct {
+	ID      uuid.UUID
+	OtherID uuid.UUID
 }
 
-// Another assertion of the same badge and identity that wins over this one: an issued one not yet expired or
-// revoked, one being issued by another issuance, or a lower seq of the same issuance.
-func (q *Queries) FindConflictingAssertion(ctx context.Context, arg FindConflictingAssertionParams) (uuid.UUID, error) {
-	row := q.db.QueryRow(ctx, findConflictingAssertion,
-		arg.OrgID,
-		arg.BadgeID,
-		arg.Mode,
-		arg.ID,
-		arg.Email,
-		arg.Phone,
-		arg.SourcedID,
-		arg.IssuanceID,
-		arg.Seq,
-	)
-	var id uuid.UUID
-	err := row.Scan(&id)
-	return id, err
+// For each assertion of the chunk, another assertion of the same badge and identity that wins over it: an issued
+// one not yet expired or revoked, one being issued by another issuance (past its check), or a lower seq of the
+// same issuance. The identity is the email, else the phone number, else the sourcedId.
+func (q *Queries) FindConflicts(ctx context.Context, ids []uuid.UUID) ([]FindConflictsRow, error) {
+	rows, err := q.db.Query(ctx, findConflicts, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []FindConflictsRow{}
+	for rows.Next() {
+		var i FindConflictsRow
+		if err := rows.Scan(&i.ID, &i.OtherID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
-const finishAssertion = `-- name: FinishAssertion :one
-UPDATE assertions SET state = $1, error_code = $2, updated_at = now()
-WHERE id = $3 AND state = 'PROCESSING'
-RETURNING state, error_code, mode, org_id
+const finishAssertions = `-- name: FinishAssertions :many
+UPDATE assertions a SET state = u.state, error_code = NULLIF(u.code, ''), updated_at = now()
+FROM (SELECT unnest($1::uuid[]) AS id, unnest($2::text[]) AS state, unnest($3::text[]) AS code) AS u
+WHERE a.id = u.id AND a.state = 'PROCESSING'
+RETURNING a.id
 `
 
-type FinishAssertionParams struct {
-	State     string
-	ErrorCode *string
-	ID        uuid.UUID
+type FinishAssertionsParams struct {
+	Ids    []uuid.UUID
+	States []string
+	Codes  []string
 }
 
-type FinishAssertionRow struct {
-	State     string
-	ErrorCode *string
-	Mode      string
-	OrgID     uuid.UUID
-}
-
-// Writes the outcome once; a repeated call (a retried activity) changes nothing and returns the stored outcome.
-func (q *Queries) FinishAssertion(ctx context.Context, arg FinishAssertionParams) (FinishAssertionRow, error) {
-	row := q.db.QueryRow(ctx, finishAssertion, arg.State, arg.ErrorCode, arg.ID)
-	var i FinishAssertionRow
-	err := row.Scan(
-		&i.State,
-		&i.ErrorCode,
-		&i.Mode,
-		&i.OrgID,
-	)
-	return i, err
+// Writes outcomes once; an assertion already finished (a retried activity) is left as it is and not returned.
+func (q *Queries) FinishAssertions(ctx context.Context, arg FinishAssertionsParams) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, finishAssertions, arg.Ids, arg.States, arg.Codes)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const getAssertionByID = `-- name: GetAssertionByID :one
-SELECT id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at FROM assertions WHERE id = $1
+SELECT id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at, anchor_key FROM assertions WHERE id = $1
 `
 
 func (q *Queries) GetAssertionByID(ctx context.Context, id uuid.UUID) (Assertion, error) {
@@ -234,6 +295,7 @@ func (q *Queries) GetAssertionByID(ctx context.Context, id uuid.UUID) (Assertion
 		&i.RevokedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.AnchorKey,
 	)
 	return i, err
 }
@@ -318,7 +380,7 @@ func (q *Queries) GetOpenStatusList(ctx context.Context, arg GetOpenStatusListPa
 }
 
 const getPipelineAssertion = `-- name: GetPipelineAssertion :one
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
        b.skills AS badge_skills, b.image_id AS badge_image_id, o.name AS org_name
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
@@ -375,6 +437,7 @@ func (q *Queries) GetPipelineAssertion(ctx context.Context, id uuid.UUID) (GetPi
 		&i.Assertion.RevokedAt,
 		&i.Assertion.CreatedAt,
 		&i.Assertion.UpdatedAt,
+		&i.Assertion.AnchorKey,
 		&i.BadgeName,
 		&i.BadgeDescription,
 		&i.BadgeCriteria,
@@ -405,7 +468,76 @@ func (q *Queries) GetStatusList(ctx context.Context, id uuid.UUID) (StatusList, 
 	return i, err
 }
 
+const listAnchorMembers = `-- name: ListAnchorMembers :many
+SELECT id, credential_sha256 FROM assertions WHERE anchor_key = $1::text ORDER BY credential_sha256
+`
+
+type ListAnchorMembersRow struct {
+	ID               uuid.UUID
+	CredentialSha256 []byte
+}
+
+// Every credential assigned to an anchor transaction, in the order of the Merkle leaves (digest bytes), whatever
+// became of its recipient since: the root covers them all.
+func (q *Queries) ListAnchorMembers(ctx context.Context, anchorKey string) ([]ListAnchorMembersRow, error) {
+	rows, err := q.db.Query(ctx, listAnchorMembers, anchorKey)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListAnchorMembersRow{}
+	for rows.Next() {
+		var i ListAnchorMembersRow
+		if err := rows.Scan(&i.ID, &i.CredentialSha256); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listAnchorState = `-- name: ListAnchorState :many
+SELECT id, mode, step, anchor_key FROM assertions
+WHERE id = ANY($1::uuid[]) AND state = 'PROCESSING'
+`
+
+type ListAnchorStateRow struct {
+	ID        uuid.UUID
+	Mode      string
+	Step      string
+	AnchorKey *string
+}
+
+func (q *Queries) ListAnchorState(ctx context.Context, ids []uuid.UUID) ([]ListAnchorStateRow, error) {
+	rows, err := q.db.Query(ctx, listAnchorState, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListAnchorStateRow{}
+	for rows.Next() {
+		var i ListAnchorStateRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Mode,
+			&i.Step,
+			&i.AnchorKey,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listBatch = `-- name: ListBatch :many
+
 SELECT id, seq, step, state FROM assertions
 WHERE issuance_id = $1 AND seq >= $2 AND seq < $3
 ORDER BY seq
@@ -424,6 +556,9 @@ type ListBatchRow struct {
 	State string
 }
 
+// Queries of the issuance pipeline. Every step works on a chunk of one issuance's assertions at once: one round
+// trip reads the chunk, one statement records the step for all of it. Each update is conditional on the step the
+// assertion is at, so a retried or repeated step never moves an assertion backwards or records it twice.
 func (q *Queries) ListBatch(ctx context.Context, arg ListBatchParams) ([]ListBatchRow, error) {
 	rows, err := q.db.Query(ctx, listBatch, arg.IssuanceID, arg.FromSeq, arg.ToSeq)
 	if err != nil {
@@ -449,35 +584,30 @@ func (q *Queries) ListBatch(ctx context.Context, arg ListBatchParams) ([]ListBat
 	return items, nil
 }
 
-const listSignedInRange = `-- name: ListSignedInRange :many
-SELECT id, mode, credential_sha256 FROM assertions
-WHERE issuance_id = $1 AND seq >= $2 AND seq < $3 AND state = 'PROCESSING' AND step = 'SIGNED'
-ORDER BY seq
+const listNotifications = `-- name: ListNotifications :many
+SELECT assertion_id, message_id, channel, status, attempts, last_error, sent_at, created_at, updated_at FROM notifications WHERE assertion_id = ANY($1::uuid[])
 `
 
-type ListSignedInRangeParams struct {
-	IssuanceID uuid.UUID
-	FromSeq    int32
-	ToSeq      int32
-}
-
-type ListSignedInRangeRow struct {
-	ID               uuid.UUID
-	Mode             string
-	CredentialSha256 []byte
-}
-
-// The credentials of a batch waiting for their anchor, in seq order (the order of the Merkle leaves).
-func (q *Queries) ListSignedInRange(ctx context.Context, arg ListSignedInRangeParams) ([]ListSignedInRangeRow, error) {
-	rows, err := q.db.Query(ctx, listSignedInRange, arg.IssuanceID, arg.FromSeq, arg.ToSeq)
+func (q *Queries) ListNotifications(ctx context.Context, ids []uuid.UUID) ([]Notification, error) {
+	rows, err := q.db.Query(ctx, listNotifications, ids)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []ListSignedInRangeRow{}
+	items := []Notification{}
 	for rows.Next() {
-		var i ListSignedInRangeRow
-		if err := rows.Scan(&i.ID, &i.Mode, &i.CredentialSha256); err != nil {
+		var i Notification
+		if err := rows.Scan(
+			&i.AssertionID,
+			&i.MessageID,
+			&i.Channel,
+			&i.Status,
+			&i.Attempts,
+			&i.LastError,
+			&i.SentAt,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -488,13 +618,188 @@ func (q *Queries) ListSignedInRange(ctx context.Context, arg ListSignedInRangePa
 	return items, nil
 }
 
-const lockRecipient = `-- name: LockRecipient :exec
-SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))
+const listOutcomeInputs = `-- name: ListOutcomeInputs :many
+SELECT id, state, error_code, api_version, mode, org_id FROM assertions WHERE id = ANY($1::uuid[])
+ORDER BY id FOR UPDATE
 `
 
-// Serialises the duplicate check of one recipient identity within one badge, for the transaction.
-func (q *Queries) LockRecipient(ctx context.Context, lockKey string) error {
-	_, err := q.db.Exec(ctx, lockRecipient, lockKey)
+type ListOutcomeInputsRow struct {
+	ID         uuid.UUID
+	State      string
+	ErrorCode  *string
+	ApiVersion int16
+	Mode       string
+	OrgID      uuid.UUID
+}
+
+func (q *Queries) ListOutcomeInputs(ctx context.Context, ids []uuid.UUID) ([]ListOutcomeInputsRow, error) {
+	rows, err := q.db.Query(ctx, listOutcomeInputs, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListOutcomeInputsRow{}
+	for rows.Next() {
+		var i ListOutcomeInputsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.State,
+			&i.ErrorCode,
+			&i.ApiVersion,
+			&i.Mode,
+			&i.OrgID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listPipelineAssertions = `-- name: ListPipelineAssertions :many
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
+       b.skills AS badge_skills, b.image_id AS badge_image_id, o.name AS org_name
+FROM assertions a
+JOIN badges b ON b.id = a.badge_id
+JOIN organizations o ON o.id = a.org_id
+WHERE a.id = ANY($1::uuid[])
+ORDER BY a.issuance_id, a.seq
+`
+
+type ListPipelineAssertionsRow struct {
+	Assertion        Assertion
+	BadgeName        string
+	BadgeDescription string
+	BadgeCriteria    json.RawMessage
+	BadgeSkills      json.RawMessage
+	BadgeImageID     uuid.UUID
+	OrgName          string
+}
+
+// GetPipelineAssertion for a chunk, in seq order.
+func (q *Queries) ListPipelineAssertions(ctx context.Context, ids []uuid.UUID) ([]ListPipelineAssertionsRow, error) {
+	rows, err := q.db.Query(ctx, listPipelineAssertions, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListPipelineAssertionsRow{}
+	for rows.Next() {
+		var i ListPipelineAssertionsRow
+		if err := rows.Scan(
+			&i.Assertion.ID,
+			&i.Assertion.OrgID,
+			&i.Assertion.IssuanceID,
+			&i.Assertion.BadgeID,
+			&i.Assertion.ProgramID,
+			&i.Assertion.Mode,
+			&i.Assertion.ApiVersion,
+			&i.Assertion.Seq,
+			&i.Assertion.SerialNumber,
+			&i.Assertion.RecipientName,
+			&i.Assertion.RecipientEmail,
+			&i.Assertion.RecipientPhone,
+			&i.Assertion.RecipientSourcedID,
+			&i.Assertion.ReceiveType,
+			&i.Assertion.State,
+			&i.Assertion.ErrorCode,
+			&i.Assertion.Step,
+			&i.Assertion.IssuedAt,
+			&i.Assertion.ExpiredAt,
+			&i.Assertion.StatusListID,
+			&i.Assertion.StatusListIndex,
+			&i.Assertion.CredentialJson,
+			&i.Assertion.CredentialSha256,
+			&i.Assertion.CredentialKey,
+			&i.Assertion.AnchorTxHash,
+			&i.Assertion.AnchorBlock,
+			&i.Assertion.AnchorChainID,
+			&i.Assertion.AnchorProof,
+			&i.Assertion.BakedKey,
+			&i.Assertion.BakedContentType,
+			&i.Assertion.NotifiedAt,
+			&i.Assertion.RevokedAt,
+			&i.Assertion.CreatedAt,
+			&i.Assertion.UpdatedAt,
+			&i.Assertion.AnchorKey,
+			&i.BadgeName,
+			&i.BadgeDescription,
+			&i.BadgeCriteria,
+			&i.BadgeSkills,
+			&i.BadgeImageID,
+			&i.OrgName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const lockAnchorCandidates = `-- name: LockAnchorCandidates :many
+SELECT id, credential_sha256 FROM assertions
+WHERE id = ANY($1::uuid[]) AND state = 'PROCESSING' AND step = 'SIGNED' AND anchor_key IS NULL
+ORDER BY id
+FOR UPDATE
+`
+
+type LockAnchorCandidatesRow struct {
+	ID               uuid.UUID
+	CredentialSha256 []byte
+}
+
+// The signed credentials of a chunk not yet assigned to an anchor transaction, locked until the assignment commits.
+func (q *Queries) LockAnchorCandidates(ctx context.Context, ids []uuid.UUID) ([]LockAnchorCandidatesRow, error) {
+	rows, err := q.db.Query(ctx, lockAnchorCandidates, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LockAnchorCandidatesRow{}
+	for rows.Next() {
+		var i LockAnchorCandidatesRow
+		if err := rows.Scan(&i.ID, &i.CredentialSha256); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const lockRecipients = `-- name: LockRecipients :exec
+SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
+FROM (SELECT k FROM unnest($1::text[]) WITH ORDINALITY AS u(k, n) ORDER BY n) keys
+`
+
+// Serialises the duplicate checks of recipient identities within one badge, for the transaction. The caller
+// passes the keys sorted, and they are locked in that order, so two chunks never wait for each other in a cycle.
+func (q *Queries) LockRecipients(ctx context.Context, lockKeys []string) error {
+	_, err := q.db.Exec(ctx, lockRecipients, lockKeys)
+	return err
+}
+
+const lockStatusAllocation = `-- name: LockStatusAllocation :exec
+SELECT pg_advisory_xact_lock(hashtextextended('status-list/' || $1::uuid::text || '/' || $2::text, 0))
+`
+
+type LockStatusAllocationParams struct {
+	OrgID uuid.UUID
+	Mode  string
+}
+
+// Serialises status-list allocation per organization and mode for the transaction, so concurrent first issuances
+// fill one list instead of each opening its own (a list with one entry tells its host whose badge is checked).
+func (q *Queries) LockStatusAllocation(ctx context.Context, arg LockStatusAllocationParams) error {
+	_, err := q.db.Exec(ctx, lockStatusAllocation, arg.OrgID, arg.Mode)
 	return err
 }
 
@@ -522,36 +827,25 @@ func (q *Queries) MarkNotificationSent(ctx context.Context, assertionID uuid.UUI
 	return err
 }
 
-const refundCredit = `-- name: RefundCredit :exec
-UPDATE organizations SET credits = credits + 1, updated_at = now() WHERE id = $1
+const recordAnchorMined = `-- name: RecordAnchorMined :execrows
+UPDATE assertions SET anchor_tx_hash = $1::text, anchor_block = $2::bigint,
+    anchor_chain_id = $3::bigint, step = 'ANCHORED', updated_at = now()
+WHERE anchor_key = $4::text AND state = 'PROCESSING' AND step = 'SIGNED'
 `
 
-func (q *Queries) RefundCredit(ctx context.Context, id uuid.UUID) error {
-	_, err := q.db.Exec(ctx, refundCredit, id)
-	return err
+type RecordAnchorMinedParams struct {
+	TxHash    string
+	Block     int64
+	ChainID   int64
+	AnchorKey string
 }
 
-const setAssertionAnchor = `-- name: SetAssertionAnchor :execrows
-UPDATE assertions SET anchor_tx_hash = $2, anchor_block = $3, anchor_chain_id = $4, anchor_proof = $5,
-    step = 'ANCHORED', updated_at = now()
-WHERE id = $1 AND state = 'PROCESSING' AND step = 'SIGNED'
-`
-
-type SetAssertionAnchorParams struct {
-	ID            uuid.UUID
-	AnchorTxHash  *string
-	AnchorBlock   *int64
-	AnchorChainID *int64
-	AnchorProof   []byte
-}
-
-func (q *Queries) SetAssertionAnchor(ctx context.Context, arg SetAssertionAnchorParams) (int64, error) {
-	result, err := q.db.Exec(ctx, setAssertionAnchor,
-		arg.ID,
-		arg.AnchorTxHash,
-		arg.AnchorBlock,
-		arg.AnchorChainID,
-		arg.AnchorProof,
+func (q *Queries) RecordAnchorMined(ctx context.Context, arg RecordAnchorMinedParams) (int64, error) {
+	result, err := q.db.Exec(ctx, recordAnchorMined,
+		arg.TxHash,
+		arg.Block,
+		arg.ChainID,
+		arg.AnchorKey,
 	)
 	if err != nil {
 		return 0, err
@@ -559,95 +853,93 @@ func (q *Queries) SetAssertionAnchor(ctx context.Context, arg SetAssertionAnchor
 	return result.RowsAffected(), nil
 }
 
-const setAssertionBaked = `-- name: SetAssertionBaked :execrows
-UPDATE assertions SET baked_key = $2, baked_content_type = $3, step = 'BAKED', updated_at = now()
-WHERE id = $1 AND state = 'PROCESSING' AND step = 'ANCHORED'
+const refundCredits = `-- name: RefundCredits :exec
+UPDATE organizations SET credits = credits + $2::int, updated_at = now() WHERE id = $1
 `
 
-type SetAssertionBakedParams struct {
-	ID               uuid.UUID
-	BakedKey         *string
-	BakedContentType *string
+type RefundCreditsParams struct {
+	ID uuid.UUID
+	N  int32
 }
 
-func (q *Queries) SetAssertionBaked(ctx context.Context, arg SetAssertionBakedParams) (int64, error) {
-	result, err := q.db.Exec(ctx, setAssertionBaked, arg.ID, arg.BakedKey, arg.BakedContentType)
+func (q *Queries) RefundCredits(ctx context.Context, arg RefundCreditsParams) error {
+	_, err := q.db.Exec(ctx, refundCredits, arg.ID, arg.N)
+	return err
+}
+
+const setAssertionCredentials = `-- name: SetAssertionCredentials :execrows
+UPDATE assertions a SET credential_json = u.doc, credential_sha256 = u.sha, step = 'SIGNED', updated_at = now()
+FROM (SELECT unnest($1::uuid[]) AS id, unnest($2::bytea[]) AS doc, unnest($3::bytea[]) AS sha) AS u
+WHERE a.id = u.id AND a.state = 'PROCESSING' AND a.step = 'CHECKED'
+`
+
+type SetAssertionCredentialsParams struct {
+	Ids  []uuid.UUID
+	Docs [][]byte
+	Shas [][]byte
+}
+
+func (q *Queries) SetAssertionCredentials(ctx context.Context, arg SetAssertionCredentialsParams) (int64, error) {
+	result, err := q.db.Exec(ctx, setAssertionCredentials, arg.Ids, arg.Docs, arg.Shas)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const setAssertionCredential = `-- name: SetAssertionCredential :execrows
-UPDATE assertions SET credential_json = $2, credential_sha256 = $3, step = 'SIGNED', updated_at = now()
-WHERE id = $1 AND state = 'PROCESSING' AND step = 'CHECKED'
+const setAssertionStatusEntries = `-- name: SetAssertionStatusEntries :execrows
+UPDATE assertions a SET status_list_id = $1::uuid, status_list_index = u.idx, updated_at = now()
+FROM (SELECT unnest($2::uuid[]) AS id, unnest($3::int[]) AS idx) AS u
+WHERE a.id = u.id AND a.status_list_id IS NULL
 `
 
-type SetAssertionCredentialParams struct {
-	ID               uuid.UUID
-	CredentialJson   []byte
-	CredentialSha256 []byte
+type SetAssertionStatusEntriesParams struct {
+	ListID  uuid.UUID
+	Ids     []uuid.UUID
+	Indexes []int32
 }
 
-func (q *Queries) SetAssertionCredential(ctx context.Context, arg SetAssertionCredentialParams) (int64, error) {
-	result, err := q.db.Exec(ctx, setAssertionCredential, arg.ID, arg.CredentialJson, arg.CredentialSha256)
+func (q *Queries) SetAssertionStatusEntries(ctx context.Context, arg SetAssertionStatusEntriesParams) (int64, error) {
+	result, err := q.db.Exec(ctx, setAssertionStatusEntries, arg.ListID, arg.Ids, arg.Indexes)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const setAssertionPublished = `-- name: SetAssertionPublished :execrows
-UPDATE assertions SET credential_key = $2, step = 'UPLOADED', updated_at = now()
-WHERE id = $1 AND state = 'PROCESSING' AND step = 'BAKED'
+const setAssertionsBaked = `-- name: SetAssertionsBaked :execrows
+UPDATE assertions a SET baked_key = u.key, baked_content_type = u.content_type, step = 'BAKED', updated_at = now()
+FROM (SELECT unnest($1::uuid[]) AS id, unnest($2::text[]) AS key, unnest($3::text[]) AS content_type) AS u
+WHERE a.id = u.id AND a.state = 'PROCESSING' AND a.step = 'ANCHORED'
 `
 
-type SetAssertionPublishedParams struct {
-	ID            uuid.UUID
-	CredentialKey *string
+type SetAssertionsBakedParams struct {
+	Ids          []uuid.UUID
+	Keys         []string
+	ContentTypes []string
 }
 
-func (q *Queries) SetAssertionPublished(ctx context.Context, arg SetAssertionPublishedParams) (int64, error) {
-	result, err := q.db.Exec(ctx, setAssertionPublished, arg.ID, arg.CredentialKey)
+func (q *Queries) SetAssertionsBaked(ctx context.Context, arg SetAssertionsBakedParams) (int64, error) {
+	result, err := q.db.Exec(ctx, setAssertionsBaked, arg.Ids, arg.Keys, arg.ContentTypes)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const setAssertionStatusEntry = `-- name: SetAssertionStatusEntry :execrows
-UPDATE assertions SET status_list_id = $2, status_list_index = $3, updated_at = now()
-WHERE id = $1 AND status_list_id IS NULL
+const setAssertionsPublished = `-- name: SetAssertionsPublished :execrows
+UPDATE assertions a SET credential_key = u.key, step = 'UPLOADED', updated_at = now()
+FROM (SELECT unnest($1::uuid[]) AS id, unnest($2::text[]) AS key) AS u
+WHERE a.id = u.id AND a.state = 'PROCESSING' AND a.step = 'BAKED'
 `
 
-type SetAssertionStatusEntryParams struct {
-	ID              uuid.UUID
-	StatusListID    *uuid.UUID
-	StatusListIndex *int32
+type SetAssertionsPublishedParams struct {
+	Ids  []uuid.UUID
+	Keys []string
 }
 
-func (q *Queries) SetAssertionStatusEntry(ctx context.Context, arg SetAssertionStatusEntryParams) (int64, error) {
-	result, err := q.db.Exec(ctx, setAssertionStatusEntry, arg.ID, arg.StatusListID, arg.StatusListIndex)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
-}
-
-const setAssertionStep = `-- name: SetAssertionStep :execrows
-UPDATE assertions SET step = $1, updated_at = now()
-WHERE id = $2 AND state = 'PROCESSING' AND step = $3
-`
-
-type SetAssertionStepParams struct {
-	Step     string
-	ID       uuid.UUID
-	FromStep string
-}
-
-// Records a completed step; a re-run of an earlier step does not move the step backwards.
-func (q *Queries) SetAssertionStep(ctx context.Context, arg SetAssertionStepParams) (int64, error) {
-	result, err := q.db.Exec(ctx, setAssertionStep, arg.Step, arg.ID, arg.FromStep)
+func (q *Queries) SetAssertionsPublished(ctx context.Context, arg SetAssertionsPublishedParams) (int64, error) {
+	result, err := q.db.Exec(ctx, setAssertionsPublished, arg.Ids, arg.Keys)
 	if err != nil {
 		return 0, err
 	}
@@ -678,12 +970,20 @@ func (q *Queries) SetStatusBit(ctx context.Context, arg SetStatusBitParams) erro
 	return err
 }
 
-const takeStatusIndex = `-- name: TakeStatusIndex :one
-UPDATE status_lists SET next_index = next_index + 1, updated_at = now() WHERE id = $1 RETURNING next_index - 1
+const takeStatusIndexes = `-- name: TakeStatusIndexes :one
+UPDATE status_lists SET next_index = next_index + $2::int, updated_at = now()
+WHERE id = $1 AND next_index + $2::int <= size
+RETURNING next_index - $2::int
 `
 
-func (q *Queries) TakeStatusIndex(ctx context.Context, id uuid.UUID) (int32, error) {
-	row := q.db.QueryRow(ctx, takeStatusIndex, id)
+type TakeStatusIndexesParams struct {
+	ID uuid.UUID
+	N  int32
+}
+
+// Takes n consecutive entries of a list; the caller takes no more than the list has left.
+func (q *Queries) TakeStatusIndexes(ctx context.Context, arg TakeStatusIndexesParams) (int32, error) {
+	row := q.db.QueryRow(ctx, takeStatusIndexes, arg.ID, arg.N)
 	var column_1 int32
 	err := row.Scan(&column_1)
 	return column_1, err

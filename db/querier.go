@@ -11,6 +11,10 @@ import (
 )
 
 type Querier interface {
+	// Records a completed step for the assertions still at from_step.
+	AdvanceAssertions(ctx context.Context, arg AdvanceAssertionsParams) (int64, error)
+	// Assigns credentials to the anchor transaction stored under anchor_key, with each one's Merkle inclusion proof.
+	AssignAnchor(ctx context.Context, arg AssignAnchorParams) (int64, error)
 	// A delivered resend of an issued credential whose notification had failed: the error code is cleared and a v3
 	// assertion becomes RECEIVED, as if the worker's notification had succeeded.
 	ClearNotificationError(ctx context.Context, id uuid.UUID) (int64, error)
@@ -40,6 +44,7 @@ type Querier interface {
 	CreateMediaFile(ctx context.Context, arg CreateMediaFileParams) (MediaFile, error)
 	CreateNotification(ctx context.Context, arg CreateNotificationParams) error
 	CreateNotificationResend(ctx context.Context, arg CreateNotificationResendParams) error
+	CreateNotifications(ctx context.Context, arg CreateNotificationsParams) error
 	CreateOrganization(ctx context.Context, arg CreateOrganizationParams) (Organization, error)
 	CreateProgram(ctx context.Context, arg CreateProgramParams) (Program, error)
 	CreateRedrive(ctx context.Context, arg CreateRedriveParams) (IssuanceRedriveRun, error)
@@ -53,11 +58,12 @@ type Querier interface {
 	// Closes a failed run: recipients without an outcome fail with INTERNAL_SERVER_ERROR and live ones are refunded.
 	// It returns how many it failed.
 	FailRemainingAssertions(ctx context.Context, issuanceID uuid.UUID) (int64, error)
-	// Another assertion of the same badge and identity that wins over this one: an issued one not yet expired or
-	// revoked, one being issued by another issuance, or a lower seq of the same issuance.
-	FindConflictingAssertion(ctx context.Context, arg FindConflictingAssertionParams) (uuid.UUID, error)
-	// Writes the outcome once; a repeated call (a retried activity) changes nothing and returns the stored outcome.
-	FinishAssertion(ctx context.Context, arg FinishAssertionParams) (FinishAssertionRow, error)
+	// For each assertion of the chunk, another assertion of the same badge and identity that wins over it: an issued
+	// one not yet expired or revoked, one being issued by another issuance (past its check), or a lower seq of the
+	// same issuance. The identity is the email, else the phone number, else the sourcedId.
+	FindConflicts(ctx context.Context, ids []uuid.UUID) ([]FindConflictsRow, error)
+	// Writes outcomes once; an assertion already finished (a retried activity) is left as it is and not returned.
+	FinishAssertions(ctx context.Context, arg FinishAssertionsParams) ([]uuid.UUID, error)
 	// The key id travels inside the key; the caller compares key_hash in constant time.
 	GetAPIKey(ctx context.Context, id uuid.UUID) (GetAPIKeyRow, error)
 	GetAssertion(ctx context.Context, arg GetAssertionParams) (GetAssertionRow, error)
@@ -90,6 +96,10 @@ type Querier interface {
 	InsertChainFiller(ctx context.Context, arg InsertChainFillerParams) error
 	InsertChainReservation(ctx context.Context, arg InsertChainReservationParams) error
 	LinkProgramBadge(ctx context.Context, arg LinkProgramBadgeParams) error
+	// Every credential assigned to an anchor transaction, in the order of the Merkle leaves (digest bytes), whatever
+	// became of its recipient since: the root covers them all.
+	ListAnchorMembers(ctx context.Context, anchorKey string) ([]ListAnchorMembersRow, error)
+	ListAnchorState(ctx context.Context, ids []uuid.UUID) ([]ListAnchorStateRow, error)
 	ListAssertionsAsc(ctx context.Context, arg ListAssertionsAscParams) ([]ListAssertionsAscRow, error)
 	// Filters are optional (NULL = no filter). The state filter reads the effective state: an ISSUED/RECEIVED
 	// assertion past expired_at is EXPIRED even before the expiry job has rewritten it. The pool plans each call with its values (plan_cache_mode
@@ -98,6 +108,9 @@ type Querier interface {
 	// Joins the badge so that a link racing a badge delete never shows a deleted badge.
 	ListBadgeIDsOfPrograms(ctx context.Context, arg ListBadgeIDsOfProgramsParams) ([]ListBadgeIDsOfProgramsRow, error)
 	ListBadges(ctx context.Context, arg ListBadgesParams) ([]Badge, error)
+	// Queries of the issuance pipeline. Every step works on a chunk of one issuance's assertions at once: one round
+	// trip reads the chunk, one statement records the step for all of it. Each update is conditional on the step the
+	// assertion is at, so a retried or repeated step never moves an assertion backwards or records it twice.
 	ListBatch(ctx context.Context, arg ListBatchParams) ([]ListBatchRow, error)
 	// Ages come from the database clock, the one created_at was set by, so workers' clocks need not agree.
 	ListChainUnsettled(ctx context.Context, arg ListChainUnsettledParams) ([]ListChainUnsettledRow, error)
@@ -107,24 +120,33 @@ type Querier interface {
 	// Notification rows of an issuance that were not delivered, with whether an operator resend has been delivered since.
 	ListIssuanceUnsentNotifications(ctx context.Context, arg ListIssuanceUnsentNotificationsParams) ([]ListIssuanceUnsentNotificationsRow, error)
 	ListMediaFilesByIDs(ctx context.Context, arg ListMediaFilesByIDsParams) ([]MediaFile, error)
+	ListNotifications(ctx context.Context, ids []uuid.UUID) ([]Notification, error)
+	ListOutcomeInputs(ctx context.Context, ids []uuid.UUID) ([]ListOutcomeInputsRow, error)
+	// GetPipelineAssertion for a chunk, in seq order.
+	ListPipelineAssertions(ctx context.Context, ids []uuid.UUID) ([]ListPipelineAssertionsRow, error)
 	ListProgramIDsOfBadges(ctx context.Context, arg ListProgramIDsOfBadgesParams) ([]ListProgramIDsOfBadgesRow, error)
 	// sort_key is one of createdAt, updatedAt, name; id breaks ties in the same direction.
 	ListPrograms(ctx context.Context, arg ListProgramsParams) ([]Program, error)
 	ListRecipientsByIDs(ctx context.Context, arg ListRecipientsByIDsParams) ([]ListRecipientsByIDsRow, error)
-	// The credentials of a batch waiting for their anchor, in seq order (the order of the Merkle leaves).
-	ListSignedInRange(ctx context.Context, arg ListSignedInRangeParams) ([]ListSignedInRangeRow, error)
+	// The signed credentials of a chunk not yet assigned to an anchor transaction, locked until the assignment commits.
+	LockAnchorCandidates(ctx context.Context, ids []uuid.UUID) ([]LockAnchorCandidatesRow, error)
 	// Serialises re-drive commands of one issuance.
 	LockIssuance(ctx context.Context, id uuid.UUID) (Issuance, error)
 	// Serialises concurrent invocations of the same request for the transaction.
 	LockNotificationResend(ctx context.Context, arg LockNotificationResendParams) (NotificationResend, error)
-	// Serialises the duplicate check of one recipient identity within one badge, for the transaction.
-	LockRecipient(ctx context.Context, lockKey string) error
+	// Serialises the duplicate checks of recipient identities within one badge, for the transaction. The caller
+	// passes the keys sorted, and they are locked in that order, so two chunks never wait for each other in a cycle.
+	LockRecipients(ctx context.Context, lockKeys []string) error
+	// Serialises status-list allocation per organization and mode for the transaction, so concurrent first issuances
+	// fill one list instead of each opening its own (a list with one entry tells its host whose badge is checked).
+	LockStatusAllocation(ctx context.Context, arg LockStatusAllocationParams) error
 	MarkChainMined(ctx context.Context, arg MarkChainMinedParams) (int64, error)
 	MarkNotificationFailed(ctx context.Context, arg MarkNotificationFailedParams) error
 	MarkNotificationResendFailed(ctx context.Context, arg MarkNotificationResendFailedParams) error
 	MarkNotificationResendSent(ctx context.Context, arg MarkNotificationResendSentParams) error
 	MarkNotificationSent(ctx context.Context, assertionID uuid.UUID) error
-	RefundCredit(ctx context.Context, id uuid.UUID) error
+	RecordAnchorMined(ctx context.Context, arg RecordAnchorMinedParams) (int64, error)
+	RefundCredits(ctx context.Context, arg RefundCreditsParams) error
 	// Only an unsigned reservation of exactly this nonce is released; the row lock makes a racing release wait and
 	// then find nothing.
 	ReleaseChainReservation(ctx context.Context, arg ReleaseChainReservationParams) (int64, error)
@@ -138,13 +160,10 @@ type Querier interface {
 	// Sender and nonce are part of the condition: a key whose reservation gap repair released (and that may have
 	// reserved another nonce since) must not get a transaction signed for the old nonce.
 	SaveChainSigned(ctx context.Context, arg SaveChainSignedParams) error
-	SetAssertionAnchor(ctx context.Context, arg SetAssertionAnchorParams) (int64, error)
-	SetAssertionBaked(ctx context.Context, arg SetAssertionBakedParams) (int64, error)
-	SetAssertionCredential(ctx context.Context, arg SetAssertionCredentialParams) (int64, error)
-	SetAssertionPublished(ctx context.Context, arg SetAssertionPublishedParams) (int64, error)
-	SetAssertionStatusEntry(ctx context.Context, arg SetAssertionStatusEntryParams) (int64, error)
-	// Records a completed step; a re-run of an earlier step does not move the step backwards.
-	SetAssertionStep(ctx context.Context, arg SetAssertionStepParams) (int64, error)
+	SetAssertionCredentials(ctx context.Context, arg SetAssertionCredentialsParams) (int64, error)
+	SetAssertionStatusEntries(ctx context.Context, arg SetAssertionStatusEntriesParams) (int64, error)
+	SetAssertionsBaked(ctx context.Context, arg SetAssertionsBakedParams) (int64, error)
+	SetAssertionsPublished(ctx context.Context, arg SetAssertionsPublishedParams) (int64, error)
 	SetIssuanceStatus(ctx context.Context, arg SetIssuanceStatusParams) (Issuance, error)
 	SetLockTimeout(ctx context.Context, timeout string) error
 	// bit_index is Postgres's numbering (LSB first within a byte); the caller converts from the W3C index.
@@ -154,7 +173,8 @@ type Querier interface {
 	StuckIssuances(ctx context.Context, olderThanSeconds float64) (StuckIssuancesRow, error)
 	// The total of a list filtered by nothing but badge, program and state, from the trigger-kept counters.
 	SumAssertionCounts(ctx context.Context, arg SumAssertionCountsParams) (int64, error)
-	TakeStatusIndex(ctx context.Context, id uuid.UUID) (int32, error)
+	// Takes n consecutive entries of a list; the caller takes no more than the list has left.
+	TakeStatusIndexes(ctx context.Context, arg TakeStatusIndexesParams) (int32, error)
 	// Removes the badge's links to programs not in keep (all of them when keep is empty).
 	UnlinkBadgePrograms(ctx context.Context, arg UnlinkBadgeProgramsParams) error
 	// Removes the program's links to badges not in keep (all of them when keep is empty).

@@ -8,12 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
+	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/baking"
+	"github.com/badged/badged/internal/chain"
 	"github.com/badged/badged/internal/credential"
 	"github.com/badged/badged/internal/notify"
 	"github.com/badged/badged/internal/notify/smtptest"
@@ -125,4 +130,34 @@ func (s *stack) runExpiry(tb testing.TB) int64 {
 	var n int64
 	require.NoError(tb, run.Get(ctx, &n))
 	return n
+}
+
+// requireAnchorRoots checks every anchor transaction recorded: mined successfully, and carrying the Merkle root of
+// exactly the credentials assigned to it, in leaf order. Nothing is anchored twice or left out of its tree.
+func requireAnchorRoots(tb testing.TB, d *db.DB, rpcURL string) {
+	tb.Helper()
+	ctx := context.Background()
+	ec, err := ethclient.Dial(rpcURL)
+	require.NoError(tb, err)
+	defer ec.Close()
+	rows, err := d.Pool.Query(ctx, "SELECT anchor_key, tx_hash FROM chain_txs WHERE anchor_key LIKE 'anchor/%'")
+	require.NoError(tb, err)
+	txs, err := pgx.CollectRows(rows, pgx.RowToStructByPos[struct{ Key, Hash string }])
+	require.NoError(tb, err)
+	for _, tx := range txs {
+		members, err := d.ListAnchorMembers(ctx, tx.Key)
+		require.NoError(tb, err)
+		require.NotEmpty(tb, members, "anchor %s has no credentials", tx.Key)
+		digests := make([][32]byte, len(members))
+		for i, m := range members {
+			copy(digests[i][:], m.CredentialSha256)
+		}
+		root, _ := chain.BuildMerkle(digests)
+		sent, _, err := ec.TransactionByHash(ctx, common.HexToHash(tx.Hash))
+		require.NoError(tb, err, "transaction %s", tx.Hash)
+		require.Equal(tb, root[:], sent.Data(), "anchor %s carries the root of its credentials", tx.Key)
+		rec, err := ec.TransactionReceipt(ctx, common.HexToHash(tx.Hash))
+		require.NoError(tb, err, "receipt of %s", tx.Hash)
+		require.Equal(tb, types.ReceiptStatusSuccessful, rec.Status, "tx %s", tx.Hash)
+	}
 }

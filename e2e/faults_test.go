@@ -24,10 +24,10 @@ import (
 // Fault schedule: issuances keep arriving while each fault happens in turn, so every fault meets recipients at
 // every step.
 const (
-	faultIssuances    = 16                      // posted one after another, alternately batched and anchored one by one
+	faultIssuances    = 16                      // posted one after another, alternately large and small
 	faultFeedEvery    = 2500 * time.Millisecond // between two posts: about 40 s of arrivals
-	faultBatchedSize  = 30                      // ≥ workflows.BatchAnchorThreshold: one Merkle-root transaction
-	faultSingleSize   = 8                       // below it: one transaction per recipient
+	faultLargeSize    = 30
+	faultSmallSize    = 8
 	faultWorkerDown   = 2 * time.Second
 	faultSMTPRefuses  = 8 * time.Second
 	faultChainDown    = 6 * time.Second
@@ -178,9 +178,9 @@ func (c *cluster) feed(tb testing.TB, tn tenant) *feeder {
 	bodies := make([]string, faultIssuances)
 	sizes := make([]int, faultIssuances)
 	for i := range bodies {
-		sizes[i] = faultBatchedSize
+		sizes[i] = faultLargeSize
 		if i%2 == 1 {
-			sizes[i] = faultSingleSize
+			sizes[i] = faultSmallSize
 		}
 		bodies[i] = issuanceBody(tb, tn.Program, emailRecipients(fmt.Sprintf("fault%02d", i), sizes[i]), "")
 	}
@@ -193,7 +193,7 @@ func (c *cluster) feed(tb testing.TB, tn tenant) *feeder {
 				r := c.postIssuanceNoFail(key, tn, body)
 				if r.status == http.StatusOK {
 					f.mu.Lock()
-					f.runs = append(f.runs, issued{ID: r.id, Key: tn.Key, Recipients: sizes[i], Batched: sizes[i] == faultBatchedSize})
+					f.runs = append(f.runs, issued{ID: r.id, Key: tn.Key, Recipients: sizes[i]})
 					f.mu.Unlock()
 					break
 				}

@@ -67,9 +67,14 @@ const testClasses = `{
 
 // stackOptions tune a stack; the zero value is what the tests use.
 type stackOptions struct {
-	logLevel         slog.Level // of the API, activities and Temporal logs; 0 (Info) is raised to Warn
-	workerActivities int        // MaxConcurrentActivities of the worker; 0 = the worker's default
+	logLevel         slog.Level    // of the API, activities and Temporal logs; 0 (Info) is raised to Warn
+	workerActivities int           // MaxConcurrentActivities of the worker; 0 = the worker's default
+	anchorWait       time.Duration // activities.AnchorWait; 0 = testAnchorWait
 }
+
+// testAnchorWait is how long credentials gather for a shared anchor transaction in tests: shorter than the
+// production default (activities.DefaultAnchorWait), so tests that issue one after another do not wait for it.
+const testAnchorWait = 200 * time.Millisecond
 
 // stack is one complete badged deployment inside the test process.
 type stack struct {
@@ -94,6 +99,9 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	}
 	if o.logLevel < slog.LevelWarn {
 		o.logLevel = slog.LevelWarn
+	}
+	if o.anchorWait == 0 {
+		o.anchorWait = testAnchorWait
 	}
 	log := slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: o.logLevel}))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -137,7 +145,7 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	require.NoError(tb, err)
 	s.Acts = &activities.Activities{DB: workerDB, Blob: store, Issuer: issuer.New(workerDB, ring, s.BaseURL), Anchor: anchorer,
 		Notifier: &notify.Notifier{Email: smtpSender, Kakao: s.Outbox}, Outbox: s.Outbox, MessageDomain: mailDomain,
-		Policy: testPolicy(tb), Location: seoul, Log: log}
+		Policy: testPolicy(tb), Location: seoul, Log: log, AnchorWait: o.anchorWait}
 	w := temporal.NewWorker(s.Client, s.Acts, temporal.WorkerOptions{MaxConcurrentActivities: o.workerActivities})
 	require.NoError(tb, w.Start(), "start worker")
 	tb.Cleanup(w.Stop)

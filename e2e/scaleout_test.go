@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+
+	"github.com/badged/badged/workflows"
 )
 
 // TestScaleOut_TwoAPIsTwoWorkers deploys badged as two API processes behind a round-robin balancer and two worker
@@ -17,10 +19,11 @@ import (
 // gracefully in the middle leaves nothing behind.
 func TestScaleOut_TwoAPIsTwoWorkers(t *testing.T) {
 	c := newCluster(t, clusterOptions{apis: 2, workers: 2})
-	tn := c.mustTenant(t, 1000)
+	tn := c.mustTenant(t, 2000)
 
-	// The same POST retried 12 times at once, spread over both API processes by the balancer.
-	big := issued{Key: tn.Key, Recipients: 250, Batched: true}
+	// The same POST retried 12 times at once, spread over both API processes by the balancer. Three batches (child
+	// workflows, with their chunks' anchor and notify steps) for the two workers to share.
+	big := issued{Key: tn.Key, Recipients: 2*workflows.BatchSize + 200}
 	body := issuanceBody(t, tn.Program, emailRecipients("scale-big", big.Recipients), "")
 	idem := "scale-" + uuid.NewString()
 	var wg sync.WaitGroup
@@ -54,7 +57,7 @@ func TestScaleOut_TwoAPIsTwoWorkers(t *testing.T) {
 	elapsed := time.Since(start)
 	require.Equal(t, 1, c.countWorkflows(t, big.ID), "one issuance workflow for 12 identical POSTs")
 	require.Zero(t, c.exactlyOnce(t, []issued{big, small}), "no message re-sent without a fault")
-	require.EqualValues(t, 1000-big.Recipients-small.Recipients, c.credits(t, tn.Org.ID))
+	require.EqualValues(t, 2000-big.Recipients-small.Recipients, c.credits(t, tn.Org.ID))
 
 	for _, api := range c.APIs {
 		require.Positive(t, api.scrape(t, "badged_http_requests_total", `route="/public/v3/badges/{badgeId}/issuances"`, `method="POST"`),

@@ -18,8 +18,8 @@ import (
 
 // WorkerOptions tune the issuance worker.
 type WorkerOptions struct {
-	// MaxConcurrentActivities bounds regular activities (anchor, notify); 0 = 200, which covers a full fan-out
-	// (workflows.MaxConcurrentBatches × workflows.RecipientConcurrency) so no step waits for a slot.
+	// MaxConcurrentActivities bounds regular activities (anchor and notify, one per chunk of recipients); 0 = 200,
+	// far more chunks than a full fan-out has in flight, so no step waits for a slot.
 	MaxConcurrentActivities int
 	// StopTimeout is how long Stop lets running activities finish before cancelling them (SHUTDOWN_TIMEOUT). The
 	// SDK's default is none: a notify step cancelled between the SMTP server's acceptance and its record would
@@ -30,7 +30,7 @@ type WorkerOptions struct {
 // NewWorker returns a worker on workflows.TaskQueue with every workflow and activity registered, once.
 func NewWorker(c client.Client, acts *activities.Activities, o WorkerOptions) worker.Worker {
 	if o.MaxConcurrentActivities <= 0 {
-		o.MaxConcurrentActivities = workflows.MaxConcurrentBatches * workflows.RecipientConcurrency
+		o.MaxConcurrentActivities = 200
 	}
 	w := worker.New(c, workflows.TaskQueue, worker.Options{
 		MaxConcurrentActivityExecutionSize: o.MaxConcurrentActivities,

@@ -6,10 +6,10 @@ import (
 	"log/slog"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/mock"
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
@@ -28,66 +28,124 @@ func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	return env
 }
 
-// stepName is the pipeline step of each mocked activity, in pipeline order.
+// stepNames is the pipeline step of each mocked activity, in pipeline order.
 var stepNames = []string{activities.StepChecked, activities.StepSigned, activities.StepAnchored, activities.StepBaked,
 	activities.StepUploaded, activities.StepNotified}
 
-// pipelineRecorder mocks the six steps and FinishAssertion, and records what each recipient went through.
+// activityNames are the registered names of the step activities, in pipeline order.
+var activityNames = []string{"CheckRecipients", "SignCredentials", "AnchorCredentials", "BakeBadges",
+	"PublishCredentials", "NotifyRecipients"}
+
+// outcomeFunc decides one recipient's attempt at a step: nil passes, a failure is reported as the activity would.
+type outcomeFunc func(step string, id uuid.UUID, attempt int) *activities.StepFailure
+
+// pipelineRecorder mocks the six step activities and FinishAssertions, and records what each recipient went
+// through.
 type pipelineRecorder struct {
 	mu       sync.Mutex
-	steps    map[uuid.UUID][]string               // steps called, in order (one entry per attempt)
-	finished map[uuid.UUID]activities.FinishInput // FinishAssertion inputs
-	finishes int
-	// errFor decides a step's outcome; nil means every step succeeds.
-	errFor func(step string, id uuid.UUID, attempt int32) error
+	steps    map[uuid.UUID][]string             // steps called, in order (one entry per attempt)
+	at       map[uuid.UUID]map[string]time.Time // workflow time of each recipient's last call of a step
+	finished map[uuid.UUID]activities.Outcome   // FinishAssertions inputs
+	finishes int                                // FinishAssertions calls
+	chunks   map[string][]int                   // recipients per call, by step
 }
 
-func mockPipeline(env *testsuite.TestWorkflowEnvironment, recipients []activities.RecipientRef,
-	errFor func(step string, id uuid.UUID, attempt int32) error) *pipelineRecorder {
-	r := &pipelineRecorder{steps: map[uuid.UUID][]string{}, finished: map[uuid.UUID]activities.FinishInput{}, errFor: errFor}
-	env.OnActivity(a.LoadBatch, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.LoadBatchInput) (activities.LoadBatchResult, error) {
-			var out activities.LoadBatchResult
-			for _, rc := range recipients {
-				if rc.Seq >= in.FromSeq && rc.Seq < in.ToSeq {
-					out.Recipients = append(out.Recipients, rc)
+// mockOption changes how one step's mock answers.
+type mockOption func(step string, call *testsuite.MockCallWrapper, fn any) (any, bool)
+
+// holdAt makes the step's activity take d of workflow time.
+func holdAt(at string, d time.Duration) mockOption {
+	return func(step string, call *testsuite.MockCallWrapper, fn any) (any, bool) {
+		if step == at {
+			call.After(d)
+		}
+		return fn, false
+	}
+}
+
+// failActivity makes the step's activity itself fail with err, every time.
+func failActivity(at string, err error) mockOption {
+	return func(step string, _ *testsuite.MockCallWrapper, fn any) (any, bool) {
+		if step == at {
+			return func(context.Context, activities.StepBatch) (activities.StepResult, error) {
+				return activities.StepResult{}, err
+			}, true
+		}
+		return fn, false
+	}
+}
+
+func mockPipeline(env *testsuite.TestWorkflowEnvironment, recipients []activities.RecipientRef, decide outcomeFunc,
+	opts ...mockOption) *pipelineRecorder {
+	r := &pipelineRecorder{steps: map[uuid.UUID][]string{}, at: map[uuid.UUID]map[string]time.Time{},
+		finished: map[uuid.UUID]activities.Outcome{}, chunks: map[string][]int{}}
+	if recipients != nil {
+		env.OnActivity(a.LoadBatch, mock.Anything, mock.Anything).Return(
+			func(_ context.Context, in activities.LoadBatchInput) (activities.LoadBatchResult, error) {
+				var out activities.LoadBatchResult
+				for _, rc := range recipients {
+					if rc.Seq >= in.FromSeq && rc.Seq < in.ToSeq {
+						out.Recipients = append(out.Recipients, rc)
+					}
 				}
-			}
-			return out, nil
-		})
-	for i, step := range pipeline {
+				return out, nil
+			})
+	}
+	for i, st := range pipeline {
 		name := stepNames[i]
-		if step.done != name {
+		if st.done != name {
 			panic("stepNames is out of order with pipeline")
 		}
-		env.OnActivity(step.run(a), mock.Anything, mock.Anything).Return(
-			func(ctx context.Context, in activities.StepInput) error {
-				r.mu.Lock()
-				r.steps[in.AssertionID] = append(r.steps[in.AssertionID], name)
-				r.mu.Unlock()
-				if r.errFor == nil {
-					return nil
-				}
-				return r.errFor(name, in.AssertionID, activity.GetInfo(ctx).Attempt)
-			}).Maybe()
-	}
-	env.OnActivity(a.FinishAssertion, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.FinishInput) (activities.FinishResult, error) {
+		var fn any = func(_ context.Context, in activities.StepBatch) (activities.StepResult, error) {
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			r.finished[in.AssertionID] = in
+			r.chunks[name] = append(r.chunks[name], len(in.Assertions))
+			var res activities.StepResult
+			for _, id := range in.Assertions {
+				r.steps[id] = append(r.steps[id], name)
+				if r.at[id] == nil {
+					r.at[id] = map[string]time.Time{}
+				}
+				r.at[id][name] = env.Now()
+				if decide == nil {
+					continue
+				}
+				if f := decide(name, id, in.Attempt); f != nil {
+					f.AssertionID = id
+					res.Failed = append(res.Failed, *f)
+				}
+			}
+			return res, nil
+		}
+		call := env.OnActivity(st.run, mock.Anything, mock.Anything)
+		for _, o := range opts {
+			if alt, replaced := o(name, call, fn); replaced {
+				fn = alt
+			}
+		}
+		call.Return(fn).Maybe()
+	}
+	env.OnActivity(a.FinishAssertions, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.FinishBatch) (activities.Tally, error) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
 			r.finishes++
-			return activities.FinishResult{State: stateOf(in), ErrorCode: in.ErrorCode}, nil
+			out := activities.NewTally()
+			for _, o := range in.Outcomes {
+				r.finished[o.AssertionID] = o
+				out.Count(stateOf(o), o.ErrorCode, 1)
+			}
+			return out, nil
 		}).Maybe()
 	return r
 }
 
-// stateOf is FinishAssertion's rule for a v3 issuance (the activity's own tests check it against Postgres).
-func stateOf(in activities.FinishInput) string {
+// stateOf is FinishAssertions' rule for a v3 issuance (the activity's own tests check it against Postgres).
+func stateOf(o activities.Outcome) string {
 	switch {
-	case in.ErrorCode == "":
+	case o.ErrorCode == "":
 		return "RECEIVED"
-	case in.Stage == activities.StepNotified:
+	case o.Stage == activities.StepNotified:
 		return "ISSUED"
 	default:
 		return "FAILED"

@@ -1,8 +1,9 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/workflow"
@@ -10,17 +11,13 @@ import (
 	"github.com/badged/badged/activities"
 )
 
-// Fan-out limits, sized for Temporal's history limits (DESIGN.md "Pitfalls"): a batch of 100 recipients makes
-// about 100 × (2 activities × ~6 events + 5 local-activity markers) plus workflow tasks, well under 2,000 events
-// in its child's history; the parent holds only a few events per child.
+// Fan-out limits. A batch runs its recipients in chunks of ChunkSize, one activity per step and chunk, so a batch
+// of 500 makes about 5 × 7 activities and a few hundred events in its child's history, far below Temporal's limits
+// (DESIGN.md "Pitfalls") even when failures split chunks; the parent holds a few events per child. Batches bound
+// the recipients in flight: with anchor and notify waiting on outside systems, a few thousand keep both cores busy.
 const (
-	BatchSize            = 100
-	MaxConcurrentBatches = 8
-	// BatchAnchorThreshold is the recipient count from which an issuance anchors each batch's credentials in one
-	// Merkle-batch transaction (a proof per credential) instead of one transaction each: a 1,000-recipient
-	// issuance sends 10 transactions instead of 1,000. Smaller issuances keep a transaction per credential, the
-	// simplest proof for a verifier.
-	BatchAnchorThreshold = 20
+	BatchSize            = 500
+	MaxConcurrentBatches = 4
 )
 
 // Query and search-attribute names.
@@ -42,10 +39,8 @@ type IssueBadgeResult = Progress
 
 // Progress is the progress query's answer: recipients by final state and failure code, and the batches that run.
 type Progress struct {
-	Total          int
-	Finished       int
-	ByState        map[string]int
-	FailedByCode   map[string]int
+	Total int
+	activities.Tally
 	RunningBatches []string // child workflow ids
 }
 
@@ -54,7 +49,7 @@ type Progress struct {
 // fails; a recipient's failure is that recipient's outcome.
 func IssueBadge(ctx workflow.Context, in IssueBadgeInput) (IssueBadgeResult, error) {
 	log := workflow.GetLogger(ctx)
-	p := Progress{Total: in.RecipientCount, ByState: map[string]int{}, FailedByCode: map[string]int{}}
+	p := Progress{Total: in.RecipientCount, Tally: activities.NewTally()}
 	running := map[string]bool{}
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) {
 		out := p
@@ -65,15 +60,14 @@ func IssueBadge(ctx workflow.Context, in IssueBadgeInput) (IssueBadgeResult, err
 	}
 	log.Info("issuance started", "issuanceId", in.IssuanceID, "orgId", in.OrgID, "recipients", in.RecipientCount)
 
-	var runErr error
+	var batchErrs []error // every failed batch's error, in the order they failed
 	sem := workflow.NewSemaphore(ctx, MaxConcurrentBatches)
 	wg := workflow.NewWaitGroup(ctx)
 	for from := 0; from < in.RecipientCount; from += BatchSize {
 		if err := sem.Acquire(ctx, 1); err != nil {
 			return p, err
 		}
-		batch := IssueBatchInput{IssuanceID: in.IssuanceID, FromSeq: from, ToSeq: min(from+BatchSize, in.RecipientCount),
-			BatchAnchor: in.RecipientCount >= BatchAnchorThreshold}
+		batch := IssueBatchInput{IssuanceID: in.IssuanceID, FromSeq: from, ToSeq: min(from+BatchSize, in.RecipientCount)}
 		childID := fmt.Sprintf("%s/batch-%05d", workflow.GetInfo(ctx).WorkflowExecution.ID, from/BatchSize)
 		// Batches carry the issuance's search attributes, so a search by IssuanceId in the UI finds them too.
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: childID,
@@ -88,20 +82,15 @@ func IssueBadge(ctx workflow.Context, in IssueBadgeInput) (IssueBadgeResult, err
 			delete(running, childID)
 			if err != nil {
 				log.Error("batch failed", "batch", childID, "error", err)
-				runErr = err
+				batchErrs = append(batchErrs, fmt.Errorf("%s: %w", childID, err))
 				return
 			}
-			p.Finished += res.Finished
-			for k, n := range res.ByState {
-				p.ByState[k] += n
-			}
-			for k, n := range res.FailedByCode {
-				p.FailedByCode[k] += n
-			}
+			p.Add(res)
 		})
 	}
 	wg.Wait(ctx)
 
+	runErr := errors.Join(batchErrs...)
 	done := activities.CompleteIssuanceInput{IssuanceID: in.IssuanceID}
 	if runErr != nil {
 		done.Failure = runErr.Error()
@@ -125,6 +114,6 @@ func sortedKeys(m map[string]bool) []string {
 	for k := range m {
 		out = append(out, k)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }

@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -86,20 +85,21 @@ func queryProgress(t *testing.T, env *testsuite.TestWorkflowEnvironment) Progres
 
 func TestIssueBadgeSplitsIntoBatches(t *testing.T) {
 	env, kids, completed := newParentEnv(t, 0, nil)
-	in := issueInput(250)
+	n := 2*BatchSize + 250
+	in := issueInput(n)
 	env.ExecuteWorkflow(IssueBadge, in)
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
 
 	require.ElementsMatch(t, []IssueBatchInput{
-		{IssuanceID: in.IssuanceID, FromSeq: 0, ToSeq: 100, BatchAnchor: true}, // 250 >= BatchAnchorThreshold
-		{IssuanceID: in.IssuanceID, FromSeq: 100, ToSeq: 200, BatchAnchor: true},
-		{IssuanceID: in.IssuanceID, FromSeq: 200, ToSeq: 250, BatchAnchor: true},
+		{IssuanceID: in.IssuanceID, FromSeq: 0, ToSeq: BatchSize},
+		{IssuanceID: in.IssuanceID, FromSeq: BatchSize, ToSeq: 2 * BatchSize},
+		{IssuanceID: in.IssuanceID, FromSeq: 2 * BatchSize, ToSeq: n},
 	}, kids.inputs)
 	require.ElementsMatch(t, []string{parentID + "/batch-00000", parentID + "/batch-00001", parentID + "/batch-00002"}, kids.ids)
 
-	want := Progress{Total: 250, Finished: 250, ByState: map[string]int{"RECEIVED": 247, "FAILED": 3},
-		FailedByCode: map[string]int{"DUPLICATE_ISSUANCE": 3}}
+	want := Progress{Total: n, Tally: activities.Tally{Finished: n, ByState: map[string]int{"RECEIVED": n - 3, "FAILED": 3},
+		FailedByCode: map[string]int{"DUPLICATE_ISSUANCE": 3}}}
 	var res IssueBadgeResult
 	require.NoError(t, env.GetWorkflowResult(&res))
 	require.Equal(t, want, res)
@@ -123,27 +123,26 @@ func TestIssueBadgeProgressWhileRunning(t *testing.T) {
 	env, _, _ := newParentEnv(t, time.Minute, func(in IssueBatchInput) error { return nil })
 	var during Progress
 	env.RegisterDelayedCallback(func() { during = queryProgress(t, env) }, 30*time.Second)
-	env.ExecuteWorkflow(IssueBadge, issueInput(250))
+	env.ExecuteWorkflow(IssueBadge, issueInput(2*BatchSize+250))
 	require.NoError(t, env.GetWorkflowError())
-	require.Equal(t, 250, during.Total)
+	require.Equal(t, 2*BatchSize+250, during.Total)
 	require.Zero(t, during.Finished)
 	require.Equal(t, []string{parentID + "/batch-00000", parentID + "/batch-00001", parentID + "/batch-00002"}, during.RunningBatches)
 }
 
 func TestIssueBadgeChildFails(t *testing.T) {
 	env, kids, completed := newParentEnv(t, 0, func(in IssueBatchInput) error {
-		if in.FromSeq == 100 {
+		if in.FromSeq == BatchSize {
 			return temporal.NewNonRetryableApplicationError("load batch: database is down", "", nil)
 		}
 		return nil
 	})
-	in := issueInput(250)
+	in := issueInput(2*BatchSize + 250)
 	env.ExecuteWorkflow(IssueBadge, in)
 	require.True(t, env.IsWorkflowCompleted())
 	err := env.GetWorkflowError()
 	require.ErrorContains(t, err, "database is down")
-	var childErr *temporal.ChildWorkflowExecutionError
-	require.True(t, errors.As(err, &childErr), "got %T", err)
+	require.ErrorContains(t, err, parentID+"/batch-00001", "the failure names the batch")
 	require.Len(t, kids.inputs, 3, "the other batches still run")
 
 	require.Len(t, *completed, 1)
@@ -151,7 +150,7 @@ func TestIssueBadgeChildFails(t *testing.T) {
 	require.Contains(t, (*completed)[0].Failure, "database is down")
 
 	p := queryProgress(t, env)
-	require.Equal(t, 150, p.Finished, "the two good batches are counted")
+	require.Equal(t, BatchSize+250, p.Finished, "the two good batches are counted")
 	require.Empty(t, p.RunningBatches)
 }
 

@@ -25,14 +25,11 @@ func RedriveWorkflowID(issuanceWorkflowID string, n int) string {
 }
 
 // RedriveIssuance runs the rest of the pipeline for the named recipients, each from the step after its last
-// completed one, with a transaction per anchored credential (no batch anchoring: the recipients are scattered
-// over the issuance's seq ranges), then records each outcome like IssueBatch. The issuance's own status is left
-// as it is.
+// completed one, exactly as IssueBatch does, then records each outcome. The issuance's own status is left as it is.
 func RedriveIssuance(ctx workflow.Context, in RedriveInput) (BatchResult, error) {
-	res := BatchResult{ByState: map[string]int{}, FailedByCode: map[string]int{}}
-	prog := BatchProgress{ByStep: map[string]int{}, FailedByCode: res.FailedByCode}
-	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (BatchProgress, error) { return prog, nil }); err != nil {
-		return res, err
+	r := newRunner(ctx, in.IssuanceID)
+	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (BatchProgress, error) { return r.progress, nil }); err != nil {
+		return r.result, err
 	}
 	workflow.GetLogger(ctx).Info("redrive started", "issuanceId", in.IssuanceID, "recipients", len(in.AssertionIDs))
 	ids := in.AssertionIDs
@@ -40,31 +37,9 @@ func RedriveIssuance(ctx workflow.Context, in RedriveInput) (BatchResult, error)
 		ids = ids[:MaxRedriveRecipients]
 	}
 	var batch activities.LoadBatchResult
-	dctx := workflow.WithLocalActivityOptions(ctx, localDBOptions)
-	if err := workflow.ExecuteLocalActivity(dctx, a.LoadRecipients, activities.LoadRecipientsInput{
-		IssuanceID: in.IssuanceID, AssertionIDs: ids}).Get(ctx, &batch); err != nil {
-		return res, err
+	if err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, localDBOptions), a.LoadRecipients,
+		activities.LoadRecipientsInput{IssuanceID: in.IssuanceID, AssertionIDs: ids}).Get(ctx, &batch); err != nil {
+		return r.result, err
 	}
-	var pending []*recipientRun
-	for _, r := range batch.Recipients {
-		if r.Done {
-			res.Finished++
-			continue
-		}
-		pending = append(pending, &recipientRun{ref: r, finish: activities.FinishInput{AssertionID: r.AssertionID}})
-	}
-	runPhase(ctx, in.IssuanceID, pending, 0, len(pipeline), prog.ByStep)
-	// Outcomes are recorded one after another: a re-drive is small, and FinishAssertion is a local activity.
-	for _, run := range pending {
-		var out activities.FinishResult
-		if err := workflow.ExecuteLocalActivity(dctx, a.FinishAssertion, run.finish).Get(ctx, &out); err != nil {
-			return res, err
-		}
-		res.Finished++
-		res.ByState[out.State]++
-		if out.ErrorCode != "" {
-			res.FailedByCode[out.ErrorCode]++
-		}
-	}
-	return res, nil
+	return r.run(ctx, batch.Recipients)
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/badged/badged/activities"
@@ -28,9 +27,9 @@ func TestRedriveIssuanceResumesAtFailedStep(t *testing.T) {
 	rs[0].Step = activities.StepChecked // failed while signing: resumes there
 	rs[1].Step = activities.StepBaked   // failed while uploading
 	rs[2].Done = true                   // no longer PROCESSING (finished by someone else): skipped
-	rec := mockPipeline(env, nil, func(step string, id uuid.UUID, _ int32) error {
+	rec := mockPipeline(env, nil, func(step string, id uuid.UUID, _ int) *activities.StepFailure {
 		if id == rs[1].AssertionID && step == activities.StepNotified {
-			return temporal.NewNonRetryableApplicationError("no such mailbox", string(errcode.RecipientNotFound), nil)
+			return &activities.StepFailure{Code: string(errcode.RecipientNotFound)}
 		}
 		return nil
 	})
@@ -54,7 +53,7 @@ func TestRedriveIssuanceResumesAtFailedStep(t *testing.T) {
 	require.Empty(t, rec.steps[rs[2].AssertionID])
 	require.Equal(t, BatchResult{Finished: 3, ByState: map[string]int{"RECEIVED": 1, "ISSUED": 1},
 		FailedByCode: map[string]int{string(errcode.RecipientNotFound): 1}}, res)
-	require.Equal(t, 2, rec.finishes)
+	require.Len(t, rec.finished, 2)
 }
 
 func TestRedriveWorkflowID(t *testing.T) {

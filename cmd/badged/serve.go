@@ -123,6 +123,7 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 			return err
 		}
 		acts.Metrics = m
+		defer acts.Notifier.Close() //nolint:errcheck // after the worker stops (deferred below): ends idle SMTP sessions
 		if an, ok := acts.Anchor.(*chain.Anchorer); ok {
 			m.Registry.MustRegister(metrics.NewChainRepairCollector(func() (uint64, uint64, uint64) {
 				r := an.Repairs()
@@ -173,7 +174,7 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 func newHTTPServer(ctx context.Context, cfg config.Config, d *db.DB, store blob.Store, iss *issuer.Service, tc client.Client,
 	m *metrics.Metrics, log *slog.Logger) (*http.Server, error) {
 	deps := api.Deps{DB: d, Blob: store, Log: log, Location: cfg.TimeZone, PublicBaseURL: cfg.PublicBaseURL,
-		MediaLimits: media.Limits{MaxBytes: cfg.MediaMaxBytes, MaxPixels: cfg.MediaMaxPixels},
+		MediaLimits: media.Limits{MaxBytes: cfg.MediaMaxBytes, MaxPixels: cfg.MediaMaxPixels, DecodeBudget: cfg.MediaDecodeMem},
 		Issuances:   api.TemporalStarter{Client: tc}, Issuer: iss, Metrics: m}
 	deps.RateLimit = api.RateLimit{PerSecond: float64(cfg.RateLimitRPS), Burst: cfg.RateLimitBurst}
 	if cfg.ChainRPCURL != "" {

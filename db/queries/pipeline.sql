@@ -1,3 +1,7 @@
+-- Queries of the issuance pipeline. Every step works on a chunk of one issuance's assertions at once: one round
+-- trip reads the chunk, one statement records the step for all of it. Each update is conditional on the step the
+-- assertion is at, so a retried or repeated step never moves an assertion backwards or records it twice.
+
 -- name: ListBatch :many
 SELECT id, seq, step, state FROM assertions
 WHERE issuance_id = $1 AND seq >= sqlc.arg(from_seq) AND seq < sqlc.arg(to_seq)
@@ -12,31 +16,48 @@ JOIN badges b ON b.id = a.badge_id
 JOIN organizations o ON o.id = a.org_id
 WHERE a.id = $1;
 
--- name: SetAssertionStep :execrows
--- Records a completed step; a re-run of an earlier step does not move the step backwards.
+-- name: ListPipelineAssertions :many
+-- GetPipelineAssertion for a chunk, in seq order.
+SELECT sqlc.embed(a), b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
+       b.skills AS badge_skills, b.image_id AS badge_image_id, o.name AS org_name
+FROM assertions a
+JOIN badges b ON b.id = a.badge_id
+JOIN organizations o ON o.id = a.org_id
+WHERE a.id = ANY(sqlc.arg(ids)::uuid[])
+ORDER BY a.issuance_id, a.seq;
+
+-- name: AdvanceAssertions :execrows
+-- Records a completed step for the assertions still at from_step.
 UPDATE assertions SET step = sqlc.arg(step), updated_at = now()
-WHERE id = sqlc.arg(id) AND state = 'PROCESSING' AND step = sqlc.arg(from_step);
+WHERE id = ANY(sqlc.arg(ids)::uuid[]) AND state = 'PROCESSING' AND step = sqlc.arg(from_step);
 
 -- name: SetLockTimeout :exec
 SELECT set_config('lock_timeout', sqlc.arg(timeout)::text, true);
 
--- name: LockRecipient :exec
--- Serialises the duplicate check of one recipient identity within one badge, for the transaction.
-SELECT pg_advisory_xact_lock(hashtextextended(sqlc.arg(lock_key)::text, 0));
+-- name: LockRecipients :exec
+-- Serialises the duplicate checks of recipient identities within one badge, for the transaction. The caller
+-- passes the keys sorted, and they are locked in that order, so two chunks never wait for each other in a cycle.
+SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
+FROM (SELECT k FROM unnest(sqlc.arg(lock_keys)::text[]) WITH ORDINALITY AS u(k, n) ORDER BY n) keys;
 
--- name: FindConflictingAssertion :one
--- Another assertion of the same badge and identity that wins over this one: an issued one not yet expired or
--- revoked, one being issued by another issuance, or a lower seq of the same issuance.
-SELECT o.id FROM assertions o
-WHERE o.org_id = sqlc.arg(org_id) AND o.badge_id = sqlc.arg(badge_id) AND o.mode = sqlc.arg(mode)
-  AND o.id <> sqlc.arg(id)
-  AND ((sqlc.narg(email)::text IS NOT NULL AND o.recipient_email = sqlc.narg(email))
-    OR (sqlc.narg(email)::text IS NULL AND sqlc.narg(phone)::text IS NOT NULL AND o.recipient_phone = sqlc.narg(phone))
-    OR (sqlc.narg(email)::text IS NULL AND sqlc.narg(phone)::text IS NULL AND o.recipient_sourced_id = sqlc.narg(sourced_id)))
-  AND ((o.state IN ('ISSUED', 'RECEIVED') AND (o.expired_at IS NULL OR o.expired_at > now()))
-    OR (o.state = 'PROCESSING' AND o.issuance_id <> sqlc.arg(issuance_id) AND o.step <> 'PENDING')
-    OR (o.state = 'PROCESSING' AND o.issuance_id = sqlc.arg(issuance_id) AND o.seq < sqlc.arg(seq)))
-LIMIT 1;
+-- name: FindConflicts :many
+-- For each assertion of the chunk, another assertion of the same badge and identity that wins over it: an issued
+-- one not yet expired or revoked, one being issued by another issuance (past its check), or a lower seq of the
+-- same issuance. The identity is the email, else the phone number, else the sourcedId.
+SELECT a.id, c.id AS other_id
+FROM assertions a
+CROSS JOIN LATERAL (
+    SELECT o.id FROM assertions o
+    WHERE o.org_id = a.org_id AND o.badge_id = a.badge_id AND o.mode = a.mode AND o.id <> a.id
+      AND ((a.recipient_email IS NOT NULL AND o.recipient_email = a.recipient_email)
+        OR (a.recipient_email IS NULL AND a.recipient_phone IS NOT NULL AND o.recipient_phone = a.recipient_phone)
+        OR (a.recipient_email IS NULL AND a.recipient_phone IS NULL AND o.recipient_sourced_id = a.recipient_sourced_id))
+      AND ((o.state IN ('ISSUED', 'RECEIVED') AND (o.expired_at IS NULL OR o.expired_at > now()))
+        OR (o.state = 'PROCESSING' AND o.issuance_id <> a.issuance_id AND o.step <> 'PENDING')
+        OR (o.state = 'PROCESSING' AND o.issuance_id = a.issuance_id AND o.seq < a.seq))
+    LIMIT 1
+) c
+WHERE a.id = ANY(sqlc.arg(ids)::uuid[]);
 
 -- name: GetIssuerKey :one
 SELECT * FROM issuer_keys WHERE org_id = $1;
@@ -45,6 +66,11 @@ SELECT * FROM issuer_keys WHERE org_id = $1;
 -- Of concurrent first uses exactly one key is kept; the others read it.
 INSERT INTO issuer_keys (org_id, public_key, sealed_key) VALUES ($1, $2, $3) ON CONFLICT (org_id) DO NOTHING;
 
+-- name: LockStatusAllocation :exec
+-- Serialises status-list allocation per organization and mode for the transaction, so concurrent first issuances
+-- fill one list instead of each opening its own (a list with one entry tells its host whose badge is checked).
+SELECT pg_advisory_xact_lock(hashtextextended('status-list/' || sqlc.arg(org_id)::uuid::text || '/' || sqlc.arg(mode)::text, 0));
+
 -- name: GetOpenStatusList :one
 SELECT * FROM status_lists WHERE org_id = $1 AND mode = $2 AND next_index < size
 ORDER BY created_at LIMIT 1 FOR UPDATE;
@@ -52,12 +78,16 @@ ORDER BY created_at LIMIT 1 FOR UPDATE;
 -- name: CreateStatusList :one
 INSERT INTO status_lists (id, org_id, mode, size, bits) VALUES ($1, $2, $3, $4, $5) RETURNING *;
 
--- name: TakeStatusIndex :one
-UPDATE status_lists SET next_index = next_index + 1, updated_at = now() WHERE id = $1 RETURNING next_index - 1;
+-- name: TakeStatusIndexes :one
+-- Takes n consecutive entries of a list; the caller takes no more than the list has left.
+UPDATE status_lists SET next_index = next_index + sqlc.arg(n)::int, updated_at = now()
+WHERE id = $1 AND next_index + sqlc.arg(n)::int <= size
+RETURNING next_index - sqlc.arg(n)::int;
 
--- name: SetAssertionStatusEntry :execrows
-UPDATE assertions SET status_list_id = $2, status_list_index = $3, updated_at = now()
-WHERE id = $1 AND status_list_id IS NULL;
+-- name: SetAssertionStatusEntries :execrows
+UPDATE assertions a SET status_list_id = sqlc.arg(list_id)::uuid, status_list_index = u.idx, updated_at = now()
+FROM (SELECT unnest(sqlc.arg(ids)::uuid[]) AS id, unnest(sqlc.arg(indexes)::int[]) AS idx) AS u
+WHERE a.id = u.id AND a.status_list_id IS NULL;
 
 -- name: GetStatusList :one
 SELECT * FROM status_lists WHERE id = $1;
@@ -66,40 +96,64 @@ SELECT * FROM status_lists WHERE id = $1;
 -- bit_index is Postgres's numbering (LSB first within a byte); the caller converts from the W3C index.
 UPDATE status_lists SET bits = set_bit(bits, sqlc.arg(bit_index)::int, 1), updated_at = now() WHERE id = sqlc.arg(id);
 
--- name: SetAssertionCredential :execrows
-UPDATE assertions SET credential_json = $2, credential_sha256 = $3, step = 'SIGNED', updated_at = now()
-WHERE id = $1 AND state = 'PROCESSING' AND step = 'CHECKED';
+-- name: SetAssertionCredentials :execrows
+UPDATE assertions a SET credential_json = u.doc, credential_sha256 = u.sha, step = 'SIGNED', updated_at = now()
+FROM (SELECT unnest(sqlc.arg(ids)::uuid[]) AS id, unnest(sqlc.arg(docs)::bytea[]) AS doc, unnest(sqlc.arg(shas)::bytea[]) AS sha) AS u
+WHERE a.id = u.id AND a.state = 'PROCESSING' AND a.step = 'CHECKED';
 
--- name: SetAssertionPublished :execrows
-UPDATE assertions SET credential_key = $2, step = 'UPLOADED', updated_at = now()
-WHERE id = $1 AND state = 'PROCESSING' AND step = 'BAKED';
+-- name: LockAnchorCandidates :many
+-- The signed credentials of a chunk not yet assigned to an anchor transaction, locked until the assignment commits.
+SELECT id, credential_sha256 FROM assertions
+WHERE id = ANY(sqlc.arg(ids)::uuid[]) AND state = 'PROCESSING' AND step = 'SIGNED' AND anchor_key IS NULL
+ORDER BY id
+FOR UPDATE;
 
--- name: SetAssertionAnchor :execrows
-UPDATE assertions SET anchor_tx_hash = $2, anchor_block = $3, anchor_chain_id = $4, anchor_proof = $5,
-    step = 'ANCHORED', updated_at = now()
-WHERE id = $1 AND state = 'PROCESSING' AND step = 'SIGNED';
+-- name: AssignAnchor :execrows
+-- Assigns credentials to the anchor transaction stored under anchor_key, with each one's Merkle inclusion proof.
+UPDATE assertions a SET anchor_key = sqlc.arg(anchor_key)::text, anchor_proof = u.proof::jsonb, updated_at = now()
+FROM (SELECT unnest(sqlc.arg(ids)::uuid[]) AS id, unnest(sqlc.arg(proofs)::text[]) AS proof) AS u
+WHERE a.id = u.id AND a.anchor_key IS NULL;
 
--- name: ListSignedInRange :many
--- The credentials of a batch waiting for their anchor, in seq order (the order of the Merkle leaves).
-SELECT id, mode, credential_sha256 FROM assertions
-WHERE issuance_id = $1 AND seq >= sqlc.arg(from_seq) AND seq < sqlc.arg(to_seq) AND state = 'PROCESSING' AND step = 'SIGNED'
-ORDER BY seq;
+-- name: ListAnchorMembers :many
+-- Every credential assigned to an anchor transaction, in the order of the Merkle leaves (digest bytes), whatever
+-- became of its recipient since: the root covers them all.
+SELECT id, credential_sha256 FROM assertions WHERE anchor_key = sqlc.arg(anchor_key)::text ORDER BY credential_sha256;
 
--- name: SetAssertionBaked :execrows
-UPDATE assertions SET baked_key = $2, baked_content_type = $3, step = 'BAKED', updated_at = now()
-WHERE id = $1 AND state = 'PROCESSING' AND step = 'ANCHORED';
+-- name: ListAnchorState :many
+SELECT id, mode, step, anchor_key FROM assertions
+WHERE id = ANY(sqlc.arg(ids)::uuid[]) AND state = 'PROCESSING';
 
--- name: FinishAssertion :one
--- Writes the outcome once; a repeated call (a retried activity) changes nothing and returns the stored outcome.
-UPDATE assertions SET state = sqlc.arg(state), error_code = sqlc.narg(error_code), updated_at = now()
-WHERE id = sqlc.arg(id) AND state = 'PROCESSING'
-RETURNING state, error_code, mode, org_id;
+-- name: RecordAnchorMined :execrows
+UPDATE assertions SET anchor_tx_hash = sqlc.arg(tx_hash)::text, anchor_block = sqlc.arg(block)::bigint,
+    anchor_chain_id = sqlc.arg(chain_id)::bigint, step = 'ANCHORED', updated_at = now()
+WHERE anchor_key = sqlc.arg(anchor_key)::text AND state = 'PROCESSING' AND step = 'SIGNED';
+
+-- name: SetAssertionsBaked :execrows
+UPDATE assertions a SET baked_key = u.key, baked_content_type = u.content_type, step = 'BAKED', updated_at = now()
+FROM (SELECT unnest(sqlc.arg(ids)::uuid[]) AS id, unnest(sqlc.arg(keys)::text[]) AS key, unnest(sqlc.arg(content_types)::text[]) AS content_type) AS u
+WHERE a.id = u.id AND a.state = 'PROCESSING' AND a.step = 'ANCHORED';
+
+-- name: SetAssertionsPublished :execrows
+UPDATE assertions a SET credential_key = u.key, step = 'UPLOADED', updated_at = now()
+FROM (SELECT unnest(sqlc.arg(ids)::uuid[]) AS id, unnest(sqlc.arg(keys)::text[]) AS key) AS u
+WHERE a.id = u.id AND a.state = 'PROCESSING' AND a.step = 'BAKED';
+
+-- name: ListOutcomeInputs :many
+SELECT id, state, error_code, api_version, mode, org_id FROM assertions WHERE id = ANY(sqlc.arg(ids)::uuid[])
+ORDER BY id FOR UPDATE;
+
+-- name: FinishAssertions :many
+-- Writes outcomes once; an assertion already finished (a retried activity) is left as it is and not returned.
+UPDATE assertions a SET state = u.state, error_code = NULLIF(u.code, ''), updated_at = now()
+FROM (SELECT unnest(sqlc.arg(ids)::uuid[]) AS id, unnest(sqlc.arg(states)::text[]) AS state, unnest(sqlc.arg(codes)::text[]) AS code) AS u
+WHERE a.id = u.id AND a.state = 'PROCESSING'
+RETURNING a.id;
 
 -- name: GetAssertionOutcome :one
 SELECT state, error_code FROM assertions WHERE id = $1;
 
--- name: RefundCredit :exec
-UPDATE organizations SET credits = credits + 1, updated_at = now() WHERE id = $1;
+-- name: RefundCredits :exec
+UPDATE organizations SET credits = credits + sqlc.arg(n)::int, updated_at = now() WHERE id = $1;
 
 -- name: GetAssertionByID :one
 SELECT * FROM assertions WHERE id = $1;
@@ -121,8 +175,16 @@ SELECT count(*) FROM failed;
 -- name: CreateNotification :exec
 INSERT INTO notifications (assertion_id, message_id, channel) VALUES ($1, $2, $3) ON CONFLICT (assertion_id) DO NOTHING;
 
+-- name: CreateNotifications :exec
+INSERT INTO notifications (assertion_id, message_id, channel)
+SELECT unnest(sqlc.arg(ids)::uuid[]), unnest(sqlc.arg(message_ids)::text[]), unnest(sqlc.arg(channels)::text[])
+ON CONFLICT (assertion_id) DO NOTHING;
+
 -- name: GetNotification :one
 SELECT * FROM notifications WHERE assertion_id = $1;
+
+-- name: ListNotifications :many
+SELECT * FROM notifications WHERE assertion_id = ANY(sqlc.arg(ids)::uuid[]);
 
 -- name: MarkNotificationSent :exec
 UPDATE notifications SET status = 'SENT', attempts = attempts + 1, sent_at = now(), last_error = NULL, updated_at = now()

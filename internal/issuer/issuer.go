@@ -101,12 +101,31 @@ func (s *Service) ControllerDocument(ctx context.Context, org uuid.UUID) (map[st
 // Sign signs a credential document with the organization's key; created is fixed by the caller (the issue
 // time), so a retried step produces the same bytes.
 func (s *Service) Sign(ctx context.Context, org uuid.UUID, doc any, created time.Time) ([]byte, error) {
+	signer, err := s.Signer(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	return signer.Sign(ctx, doc, created)
+}
+
+// Signer signs credentials of one organization with its key, read and unsealed once for many credentials.
+type Signer struct {
+	key ed25519.PrivateKey
+	vm  string // the verification method the proofs name
+}
+
+// Signer returns the organization's signer, creating its key on first use (see Key).
+func (s *Service) Signer(ctx context.Context, org uuid.UUID) (*Signer, error) {
 	key, err := s.Key(ctx, org)
 	if err != nil {
 		return nil, err
 	}
-	pub := key.Public().(ed25519.PublicKey)
-	out, err := credential.Sign(ctx, doc, key, credential.SignOptions{VerificationMethod: s.VerificationMethod(org, pub), Created: created})
+	return &Signer{key: key, vm: s.VerificationMethod(org, key.Public().(ed25519.PublicKey))}, nil
+}
+
+// Sign signs one credential document; it is safe for concurrent use.
+func (g *Signer) Sign(ctx context.Context, doc any, created time.Time) ([]byte, error) {
+	out, err := credential.Sign(ctx, doc, g.key, credential.SignOptions{VerificationMethod: g.vm, Created: created})
 	if err != nil {
 		return nil, fmt.Errorf("sign credential: %w", err)
 	}

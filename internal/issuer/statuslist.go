@@ -3,6 +3,7 @@ package issuer
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/google/uuid"
@@ -15,43 +16,89 @@ import (
 // entry belongs to whom among many.
 const StatusListBits = 131_072
 
-// AllocateStatus gives the assertion its status list entry, once: a retried call returns the stored entry.
-func (s *Service) AllocateStatus(ctx context.Context, a db.Assertion) (list uuid.UUID, index int, err error) {
-	if a.StatusListID != nil && a.StatusListIndex != nil {
-		return *a.StatusListID, int(*a.StatusListIndex), nil
+// StatusEntry is an assertion's place in a status list.
+type StatusEntry struct {
+	List  uuid.UUID
+	Index int
+}
+
+// AllocateStatuses gives each assertion without one its status list entry and returns every assertion's entry.
+// The assertions belong to one organization and mode (one issuance's chunk). Allocation is serialised per
+// organization and mode, in one transaction with consecutive indexes, so concurrent first issuances fill one list
+// before the next opens. A retried call returns the stored entries.
+func (s *Service) AllocateStatuses(ctx context.Context, as []db.Assertion) (map[uuid.UUID]StatusEntry, error) {
+	out := make(map[uuid.UUID]StatusEntry, len(as))
+	var need []uuid.UUID
+	for _, a := range as {
+		if a.StatusListID != nil && a.StatusListIndex != nil {
+			out[a.ID] = StatusEntry{*a.StatusListID, int(*a.StatusListIndex)}
+			continue
+		}
+		need = append(need, a.ID)
 	}
-	err = s.DB.InTx(ctx, func(q *db.Queries) error {
-		l, err := q.GetOpenStatusList(ctx, db.GetOpenStatusListParams{OrgID: a.OrgID, Mode: a.Mode})
-		if db.IsNotFound(err) {
-			l, err = q.CreateStatusList(ctx, db.CreateStatusListParams{ID: uuid.New(), OrgID: a.OrgID, Mode: a.Mode,
-				Size: StatusListBits, Bits: make([]byte, StatusListBits/8)})
-		}
-		if err != nil {
+	if len(need) == 0 {
+		return out, nil
+	}
+	org, mode := as[0].OrgID, as[0].Mode
+	fresh := map[uuid.UUID]StatusEntry{}
+	err := s.DB.InTx(ctx, func(q *db.Queries) error {
+		if err := q.LockStatusAllocation(ctx, db.LockStatusAllocationParams{OrgID: org, Mode: mode}); err != nil {
 			return err
 		}
-		i, err := q.TakeStatusIndex(ctx, l.ID)
-		if err != nil {
-			return err
+		for rest := need; len(rest) > 0; {
+			l, err := q.GetOpenStatusList(ctx, db.GetOpenStatusListParams{OrgID: org, Mode: mode})
+			if db.IsNotFound(err) {
+				l, err = q.CreateStatusList(ctx, db.CreateStatusListParams{ID: uuid.New(), OrgID: org, Mode: mode,
+					Size: StatusListBits, Bits: make([]byte, StatusListBits/8)})
+			}
+			if err != nil {
+				return err
+			}
+			take := rest[:min(len(rest), int(l.Size-l.NextIndex))]
+			first, err := q.TakeStatusIndexes(ctx, db.TakeStatusIndexesParams{ID: l.ID, N: int32(len(take))})
+			if err != nil {
+				return err
+			}
+			indexes := make([]int32, len(take))
+			for i, id := range take {
+				indexes[i] = first + int32(i)
+				fresh[id] = StatusEntry{l.ID, int(first) + i}
+			}
+			n, err := q.SetAssertionStatusEntries(ctx, db.SetAssertionStatusEntriesParams{ListID: l.ID, Ids: take, Indexes: indexes})
+			if err != nil {
+				return err
+			}
+			if int(n) != len(take) {
+				return errAlreadyAssigned // a concurrent attempt assigned some first: use what it stored
+			}
+			rest = rest[len(take):]
 		}
-		n, err := q.SetAssertionStatusEntry(ctx, db.SetAssertionStatusEntryParams{ID: a.ID, StatusListID: &l.ID, StatusListIndex: &i})
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			// Another attempt assigned an entry first; roll back ours and use that one.
-			return errAlreadyAssigned
-		}
-		list, index = l.ID, int(i)
 		return nil
 	})
 	if err == errAlreadyAssigned {
+		return s.storedStatuses(ctx, as)
+	}
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(out, fresh)
+	return out, nil
+}
+
+// storedStatuses reads the entries stored for the assertions, once another attempt has assigned them.
+func (s *Service) storedStatuses(ctx context.Context, as []db.Assertion) (map[uuid.UUID]StatusEntry, error) {
+	out := make(map[uuid.UUID]StatusEntry, len(as))
+	for _, a := range as {
 		cur, err := s.DB.GetAssertionByID(ctx, a.ID)
 		if err != nil {
-			return uuid.Nil, 0, err
+			return nil, err
 		}
-		return *cur.StatusListID, int(*cur.StatusListIndex), nil
+		if cur.StatusListID == nil || cur.StatusListIndex == nil {
+			return nil, fmt.Errorf("assertion %s: status entry lost in a concurrent allocation", a.ID)
+		}
+		out[a.ID] = StatusEntry{*cur.StatusListID, int(*cur.StatusListIndex)}
 	}
-	return list, index, err
+	return out, nil
 }
 
 var errAlreadyAssigned = fmt.Errorf("status entry already assigned")

@@ -22,6 +22,7 @@ type Config struct {
 	BlobDir         string         // BLOB_DIR, default DATA_DIR/blobs
 	MediaMaxBytes   int            // MEDIA_MAX_BYTES, default 5 MiB
 	MediaMaxPixels  int            // MEDIA_MAX_PIXELS, default 40,000,000
+	MediaDecodeMem  int64          // MEDIA_DECODE_BUDGET_BYTES: bytes all image decodes may hold at once, default 256 MiB
 	ShutdownTimeout time.Duration  // SHUTDOWN_TIMEOUT, default 20s
 	LogLevel        slog.Level     // LOG_LEVEL: debug, info, warn, error; default info
 	LogFormat       string         // LOG_FORMAT: json or text; default json
@@ -51,6 +52,9 @@ type Config struct {
 	ChainPrivateKey string // CHAIN_PRIVATE_KEY: hex secp256k1 key of the sender
 	ChainTo         string // CHAIN_TO: target address, default the sender
 	ChainID         uint64 // CHAIN_ID: expected chain id, 0 accepts the node's
+	// ANCHOR_WAIT: how long a signed credential waits for others to share its anchor transaction, default 2s.
+	// Longer waits mean fewer transactions (cost on a real network) and later anchors.
+	AnchorWait time.Duration
 
 	SMTPHost     string // SMTP_HOST; empty delivers to the outbox directory
 	SMTPPort     int    // SMTP_PORT, default 587
@@ -101,6 +105,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.TimeZone = loc
 	c.MediaMaxBytes = intEnv(env, "MEDIA_MAX_BYTES", 5<<20, 1024, 100<<20, &errs)
 	c.MediaMaxPixels = intEnv(env, "MEDIA_MAX_PIXELS", 40_000_000, 1, 400_000_000, &errs)
+	c.MediaDecodeMem = int64(intEnv(env, "MEDIA_DECODE_BUDGET_BYTES", 256<<20, 16<<20, 1<<40, &errs))
 	c.ShutdownTimeout, err = time.ParseDuration(env("SHUTDOWN_TIMEOUT", "20s"))
 	if err != nil || c.ShutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("SHUTDOWN_TIMEOUT %q: must be a positive duration such as 20s", env("SHUTDOWN_TIMEOUT", "")))
@@ -138,6 +143,10 @@ func Load(getenv func(string) string) (Config, error) {
 	c.ChainPrivateKey = env("CHAIN_PRIVATE_KEY", "")
 	c.ChainTo = env("CHAIN_TO", "")
 	c.ChainID = uint64(intEnv(env, "CHAIN_ID", 0, 0, 1<<31, &errs))
+	c.AnchorWait, err = time.ParseDuration(env("ANCHOR_WAIT", "2s"))
+	if err != nil || c.AnchorWait <= 0 || c.AnchorWait > 10*time.Minute {
+		errs = append(errs, fmt.Errorf("ANCHOR_WAIT %q: must be a duration between 1ms and 10m such as 2s", env("ANCHOR_WAIT", "")))
+	}
 	if c.ChainRPCURL != "" && c.ChainPrivateKey == "" {
 		errs = append(errs, errors.New("CHAIN_PRIVATE_KEY is required with CHAIN_RPC_URL"))
 	}
@@ -204,6 +213,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("database_url", maskURL(c.DatabaseURL)), slog.String("time_zone", c.TimeZone.String()),
 		slog.String("data_dir", c.DataDir), slog.String("blob_dir", c.BlobDir),
 		slog.Int("media_max_bytes", c.MediaMaxBytes), slog.Int("media_max_pixels", c.MediaMaxPixels),
+		slog.Int64("media_decode_budget_bytes", c.MediaDecodeMem),
 		slog.Duration("shutdown_timeout", c.ShutdownTimeout), slog.String("log_level", c.LogLevel.String()),
 		slog.String("metrics_addr", c.MetricsAddr), slog.Duration("stuck_issuance_after", c.StuckAfter),
 		slog.Int("rate_limit_rps", c.RateLimitRPS), slog.Int("rate_limit_burst", c.RateLimitBurst),
@@ -213,6 +223,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("retry_policy_file", orDefault(c.RetryPolicyFile, "(built in)")),
 		slog.Bool("issuer_key_ring_set", c.IssuerKeyRing != ""),
 		slog.String("chain_rpc_url", orDefault(c.ChainRPCURL, "(dev chain or off)")), slog.Uint64("chain_id", c.ChainID),
+		slog.Duration("anchor_wait", c.AnchorWait),
 		slog.String("smtp_host", orDefault(c.SMTPHost, "(outbox)")), slog.Int("smtp_port", c.SMTPPort),
 		slog.String("smtp_tls", c.SMTPTLS), slog.String("outbox_dir", c.OutboxDir),
 		slog.String("kakao_endpoint", orDefault(c.KakaoEndpoint, "(outbox)")),

@@ -75,3 +75,21 @@ func TestLoad_RateLimit(t *testing.T) {
 		require.Error(t, err, "%v", env)
 	}
 }
+
+func TestLoad_MediaDecodeMem(t *testing.T) {
+	load := func(env map[string]string) (Config, error) {
+		return Load(func(name string) string { return env[name] })
+	}
+	cfg, err := load(nil)
+	require.NoError(t, err)
+	require.Equal(t, int64(256<<20), cfg.MediaDecodeMem)
+
+	cfg, err = load(map[string]string{"MEDIA_DECODE_BUDGET_BYTES": "1073741824"})
+	require.NoError(t, err)
+	require.Equal(t, int64(1<<30), cfg.MediaDecodeMem)
+
+	for _, v := range []string{"0", "1000", "-5", "1GiB", "2000000000000"} {
+		_, err := load(map[string]string{"MEDIA_DECODE_BUDGET_BYTES": v})
+		require.ErrorContains(t, err, "MEDIA_DECODE_BUDGET_BYTES", "%q", v)
+	}
+}
