@@ -124,6 +124,9 @@ type Querier interface {
 	ListOutcomeInputs(ctx context.Context, ids []uuid.UUID) ([]ListOutcomeInputsRow, error)
 	// GetPipelineAssertion for a chunk, in seq order.
 	ListPipelineAssertions(ctx context.Context, ids []uuid.UUID) ([]ListPipelineAssertionsRow, error)
+	// Issuances still PROCESSING that were committed before a moment, oldest first, for the reconciler: one of them
+	// whose workflow never started (the process died between the commit and the start) is started again.
+	ListProcessingIssuances(ctx context.Context, arg ListProcessingIssuancesParams) ([]Issuance, error)
 	ListProgramIDsOfBadges(ctx context.Context, arg ListProgramIDsOfBadgesParams) ([]ListProgramIDsOfBadgesRow, error)
 	// sort_key is one of createdAt, updatedAt, name; id breaks ties in the same direction.
 	ListPrograms(ctx context.Context, arg ListProgramsParams) ([]Program, error)

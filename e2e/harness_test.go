@@ -4,6 +4,7 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -67,9 +68,10 @@ const testClasses = `{
 
 // stackOptions tune a stack; the zero value is what the tests use.
 type stackOptions struct {
-	logLevel         slog.Level    // of the API, activities and Temporal logs; 0 (Info) is raised to Warn
-	workerActivities int           // MaxConcurrentActivities of the worker; 0 = the worker's default
-	anchorWait       time.Duration // activities.AnchorWait; 0 = testAnchorWait
+	logLevel         slog.Level          // of the API, activities and Temporal logs; 0 (Info) is raised to Warn
+	workerActivities int                 // MaxConcurrentActivities of the worker; 0 = the worker's default
+	anchorWait       time.Duration       // activities.AnchorWait; 0 = testAnchorWait
+	starter          api.IssuanceStarter // how the API starts workflows; nil = temporal.Starter on the stack's client
 }
 
 // testAnchorWait is how long credentials gather for a shared anchor transaction in tests: shorter than the
@@ -154,7 +156,8 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	require.NoError(tb, err)
 	tb.Cleanup(verifier.Close)
 	s.HTTP.Config.Handler = api.NewHandler(api.Deps{DB: s.DB, Blob: store, Log: log, Location: seoul,
-		PublicBaseURL: s.BaseURL, Issuances: api.TemporalStarter{Client: s.Client}, Issuer: s.Issuer, Chain: verifier})
+		PublicBaseURL: s.BaseURL, Issuances: cmp.Or[api.IssuanceStarter](o.starter, temporal.Starter{Client: s.Client}),
+		Issuer: s.Issuer, Chain: verifier})
 	s.HTTP.Start()
 	tb.Cleanup(s.HTTP.Close)
 	return s

@@ -35,9 +35,9 @@ const inspectListCap = 100
 // notify.MessageID keeps readable (128 characters).
 const maxResendRequestLen = 64
 
-// adminIssuance runs `badged admin issuance inspect|redrive ID` and prints its result as one JSON object.
+// adminIssuance runs `badged admin issuance inspect|redrive|start ID` and prints its result as one JSON object.
 func adminIssuance(ctx context.Context, cfg config.Config, args []string, stdout io.Writer) error {
-	if len(args) != 2 || (args[0] != "inspect" && args[0] != "redrive") {
+	if len(args) != 2 || (args[0] != "inspect" && args[0] != "redrive" && args[0] != "start") {
 		return errUsage
 	}
 	d, err := db.Open(ctx, cfg.DatabaseURL)
@@ -46,10 +46,13 @@ func adminIssuance(ctx context.Context, cfg config.Config, args []string, stdout
 	}
 	defer d.Close()
 	var out any
-	if args[0] == "inspect" {
+	switch args[0] {
+	case "inspect":
 		out, err = inspectIssuance(ctx, d, cfg, args[1])
-	} else {
+	case "redrive":
 		out, err = adminRedrive(ctx, cfg, d, args[1])
+	case "start":
+		out, err = adminStart(ctx, cfg, d, args[1])
 	}
 	if err != nil {
 		return err
@@ -363,11 +366,7 @@ func adminRedrive(ctx context.Context, cfg config.Config, d *db.DB, id string) (
 	if err != nil {
 		return redriveOut{}, err
 	}
-	addr := cfg.TemporalAddress
-	if addr == "" {
-		addr = cfg.TemporalDevAddr // the embedded server of `badged dev`
-	}
-	tc, err := dialTemporal(ctx, cfg, addr, slog.Default(), nil)
+	tc, err := dialAdminTemporal(ctx, cfg)
 	if err != nil {
 		return redriveOut{}, err
 	}

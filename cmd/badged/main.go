@@ -37,6 +37,10 @@ commands:
   admin issuance inspect ID  an issuance: recipients by state and step, failures, undelivered notifications,
                              workflow id and Temporal UI link
   admin issuance redrive ID  re-run the FAILED recipients whose errorCode is retryable (needs Temporal)
+  admin issuance start ID    start the workflow of a PROCESSING issuance that has none (what the worker's
+                             reconciler does after ORPHAN_AFTER)
+  admin retry-policy check FILE
+                             validate a retry table (each mistake named by its line) and print the effective table
   admin notification resend --assertion ID --request TICKET
                              send an issued credential's notification again, at most once per request id
   credential verify [--controller FILE]... [--offline] [--rpc URL --anchor-tx HASH] FILE

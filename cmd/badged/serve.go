@@ -139,6 +139,9 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 		if err := temporal.EnsureExpirySchedule(ctx, tc); err != nil {
 			return err
 		}
+		stopReconciler := startReconciler(ctx, temporal.Reconciler{DB: wd, Starter: temporal.Starter{Client: tc}, Log: log,
+			Grace: cfg.OrphanAfter, Every: cfg.OrphanAfter / 2})
+		defer stopReconciler()
 		log.Info("worker running", "task_queue", workflows.TaskQueue)
 		if !r.api {
 			msrv, err := serveMetrics(cfg.MetricsAddr, m, errc)
@@ -171,11 +174,25 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 	}
 }
 
+// startReconciler runs r until the returned function is called, which waits for its pass to end.
+func startReconciler(ctx context.Context, r temporal.Reconciler) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.Run(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
 func newHTTPServer(ctx context.Context, cfg config.Config, d *db.DB, store blob.Store, iss *issuer.Service, tc client.Client,
 	m *metrics.Metrics, log *slog.Logger) (*http.Server, error) {
 	deps := api.Deps{DB: d, Blob: store, Log: log, Location: cfg.TimeZone, PublicBaseURL: cfg.PublicBaseURL,
 		MediaLimits: media.Limits{MaxBytes: cfg.MediaMaxBytes, MaxPixels: cfg.MediaMaxPixels, DecodeBudget: cfg.MediaDecodeMem},
-		Issuances:   api.TemporalStarter{Client: tc}, Issuer: iss, Metrics: m}
+		Issuances:   temporal.Starter{Client: tc}, Issuer: iss, Metrics: m}
 	deps.RateLimit = api.RateLimit{PerSecond: float64(cfg.RateLimitRPS), Burst: cfg.RateLimitBurst}
 	if cfg.ChainRPCURL != "" {
 		v, err := chain.NewVerifier(cfg.ChainRPCURL)

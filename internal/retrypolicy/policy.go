@@ -7,9 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/badged/badged/internal/errcode"
@@ -60,54 +64,168 @@ func Load(path string) (*Policy, error) {
 	return p, nil
 }
 
-// Parse reads a policy and checks it is complete: every errorCode of the contract has a class, every class used
-// exists, and retryable classes have sane intervals. A typo fails the worker's start instead of a recipient.
+// Parse reads a policy strictly and checks it is complete: unknown fields, unknown codes, unknown classes and a
+// class without "retryable" are refused, every errorCode of the contract needs a class, and retryable classes need
+// sane intervals. Each error names its line, so a typo fails the worker's start (or `badged admin retry-policy
+// check`) instead of silently turning a class permanent.
 func Parse(data []byte) (*Policy, error) {
-	var p Policy
+	var file struct {
+		Comment string                     `json:"_comment"`
+		Classes map[string]json.RawMessage `json:"classes"`
+		Codes   map[errcode.Code]string    `json:"codes"`
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&struct {
-		Comment string                   `json:"_comment"`
-		Classes *map[string]Class        `json:"classes"`
-		Codes   *map[errcode.Code]string `json:"codes"`
-	}{Classes: &p.Classes, Codes: &p.Codes}); err != nil {
-		return nil, fmt.Errorf("parse: %w", err)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&file); err != nil {
+		return nil, fmt.Errorf("line %d: %w", lineAt(data, errOffset(data, err)), err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("line %d: data after the policy object", lineAt(data, dec.InputOffset()))
+	}
+	if file.Classes == nil || file.Codes == nil {
+		return nil, errors.New(`the policy needs both "classes" and "codes"`)
+	}
+	p := Policy{Classes: map[string]Class{}, Codes: file.Codes}
 	var errs []error
-	known := map[errcode.Code]bool{}
-	for _, c := range errcode.All {
-		known[c] = true
-		class, ok := p.Codes[c]
-		if !ok {
-			errs = append(errs, fmt.Errorf("code %s has no class", c))
-			continue
-		}
-		if _, ok := p.Classes[class]; !ok {
-			errs = append(errs, fmt.Errorf("code %s: unknown class %q", c, class))
-		}
+	at := func(key string, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("line %d: %s", lineOfKey(data, key), fmt.Sprintf(format, args...)))
 	}
-	for c := range p.Codes {
-		if !known[c] {
-			errs = append(errs, fmt.Errorf("code %s is not an assertion errorCode", c))
-		}
-	}
-	names := make([]string, 0, len(p.Classes))
-	for n := range p.Classes {
+	names := make([]string, 0, len(file.Classes))
+	for n := range file.Classes {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		c := p.Classes[n]
-		if !c.Retryable {
+		raw := file.Classes[n]
+		var cf classFile
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cf); err != nil {
+			// The class's own line, plus the lines inside its object up to the mistake.
+			line := lineOfKey(data, n) + lineAt(raw, errOffset(raw, err)) - 1
+			errs = append(errs, fmt.Errorf("line %d: class %s: %w", line, n, err))
 			continue
 		}
-		if c.InitialInterval <= 0 || c.MaximumInterval < c.InitialInterval || c.BackoffCoefficient < 1 || c.MaximumAttempts < 2 {
-			errs = append(errs, fmt.Errorf("class %s: retryable classes need initialInterval > 0, maximumInterval >= initialInterval, backoffCoefficient >= 1, maximumAttempts >= 2", n))
+		if cf.Retryable == nil {
+			at(n, `class %s: "retryable" is required (true or false)`, n)
+			continue
+		}
+		c := Class{Retryable: *cf.Retryable, InitialInterval: cf.InitialInterval, BackoffCoefficient: cf.BackoffCoefficient,
+			MaximumInterval: cf.MaximumInterval, MaximumAttempts: cf.MaximumAttempts}
+		if c.Retryable && (c.InitialInterval <= 0 || c.MaximumInterval < c.InitialInterval || c.BackoffCoefficient < 1 || c.MaximumAttempts < 2) {
+			at(n, "class %s: retryable classes need initialInterval > 0, maximumInterval >= initialInterval, backoffCoefficient >= 1, maximumAttempts >= 2", n)
+		}
+		p.Classes[n] = c
+	}
+	known := map[errcode.Code]bool{}
+	for _, c := range errcode.All {
+		known[c] = true
+		if _, ok := p.Codes[c]; !ok {
+			errs = append(errs, fmt.Errorf(`code %s has no class: add it under "codes"`, c))
+		}
+	}
+	codes := make([]string, 0, len(p.Codes))
+	for c := range p.Codes {
+		codes = append(codes, string(c))
+	}
+	sort.Strings(codes)
+	for _, c := range codes {
+		class := p.Codes[errcode.Code(c)]
+		if !known[errcode.Code(c)] {
+			at(c, "code %s is not an assertion errorCode", c)
+		} else if _, ok := file.Classes[class]; !ok {
+			at(c, "code %s: unknown class %q", c, class)
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return &p, nil
+}
+
+// classFile is Class as written in the file: "retryable" must be spelled out.
+type classFile struct {
+	Retryable          *bool    `json:"retryable"`
+	InitialInterval    Duration `json:"initialInterval"`
+	BackoffCoefficient float64  `json:"backoffCoefficient"`
+	MaximumInterval    Duration `json:"maximumInterval"`
+	MaximumAttempts    int      `json:"maximumAttempts"`
+}
+
+// errOffset is where in data a decode error happened, as near as encoding/json tells: the offset of a syntax or
+// type error, the key of an unknown field (encoding/json has no type for that error, only its message), else 0.
+func errOffset(data []byte, err error) int64 {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return syn.Offset
+	case errors.As(err, &typ):
+		return typ.Offset
+	}
+	if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if name, err := strconv.Unquote(field); err == nil {
+			quoted, _ := json.Marshal(name)
+			return int64(max(bytes.Index(data, quoted), 0))
+		}
+	}
+	return 0
+}
+
+// lineAt is the 1-based line of a byte offset.
+func lineAt(data []byte, offset int64) int {
+	offset = min(max(offset, 0), int64(len(data)))
+	return bytes.Count(data[:offset], []byte("\n")) + 1
+}
+
+// lineOfKey is the line of the first object key spelled key, or 0 if none.
+func lineOfKey(data []byte, key string) int {
+	quoted, _ := json.Marshal(key)
+	for i := 0; ; {
+		j := bytes.Index(data[i:], quoted)
+		if j < 0 {
+			return 0
+		}
+		rest := bytes.TrimLeft(data[i+j+len(quoted):], " \t\r\n")
+		if len(rest) > 0 && rest[0] == ':' {
+			return lineAt(data, int64(i+j))
+		}
+		i += j + len(quoted)
+	}
+}
+
+// Format writes the effective table: one line per class, then each code with its class, sorted.
+func (p *Policy) Format(w io.Writer) error {
+	names := make([]string, 0, len(p.Classes))
+	for n := range p.Classes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b bytes.Buffer
+	b.WriteString("CLASS\tRETRYABLE\tINITIAL\tBACKOFF\tMAXIMUM\tATTEMPTS\n")
+	for _, n := range names {
+		c := p.Classes[n]
+		if !c.Retryable {
+			fmt.Fprintf(&b, "%s\tno\t-\t-\t-\t1\n", n)
+			continue
+		}
+		fmt.Fprintf(&b, "%s\tyes\t%s\t%g\t%s\t%d\n", n, time.Duration(c.InitialInterval), c.BackoffCoefficient,
+			time.Duration(c.MaximumInterval), c.MaximumAttempts)
+	}
+	b.WriteString("\nCODE\tCLASS\n")
+	codes := make([]string, 0, len(p.Codes))
+	for c := range p.Codes {
+		codes = append(codes, string(c))
+	}
+	sort.Strings(codes)
+	for _, c := range codes {
+		fmt.Fprintf(&b, "%s\t%s\n", c, p.Codes[errcode.Code(c)])
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if _, err := tw.Write(b.Bytes()); err != nil {
+		return err
+	}
+	return tw.Flush()
 }
 
 // ClassOf returns the class name of a code; an unknown code is classed like UNKNOWN.

@@ -1,6 +1,7 @@
 package retrypolicy_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -62,5 +63,73 @@ func TestParseRejectsIncompletePolicies(t *testing.T) {
 		if _, err := retrypolicy.Parse([]byte(in)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// lineOf is the 1-based line of the first occurrence of s in the default policy.
+func lineOf(t *testing.T, s string) int {
+	t.Helper()
+	i := strings.Index(string(temporal.DefaultRetryPolicy), s)
+	if i < 0 {
+		t.Fatalf("%q not in the default policy", s)
+	}
+	return strings.Count(string(temporal.DefaultRetryPolicy[:i]), "\n") + 1
+}
+
+func TestParseNamesTheLineOfEachMistake(t *testing.T) {
+	def := string(temporal.DefaultRetryPolicy)
+	cases := []struct {
+		name, from, to, want string
+		line                 int
+	}{
+		{"misspelled field", `"transient":   {"retryable": true`, `"transient":   {"retryabel": true`, `unknown field "retryabel"`, lineOf(t, `"transient":`)},
+		{"missing retryable", `"permanent":   {"retryable": false}`, `"permanent":   {}`, `class permanent: "retryable" is required`, lineOf(t, `"permanent":   {`)},
+		{"unknown code", `"UNKNOWN": "internal"`, `"UNKNOWN": "internal", "NOT_A_CODE": "internal"`, "code NOT_A_CODE is not an assertion errorCode", lineOf(t, `"UNKNOWN": "internal"`)},
+		{"unknown class", `"REJECTED_EMAIL": "permanent"`, `"REJECTED_EMAIL": "permanant"`, `code REJECTED_EMAIL: unknown class "permanant"`, lineOf(t, `"REJECTED_EMAIL"`)},
+		{"bad duration", `"maximumInterval": "2m"`, `"maximumInterval": "2 minutes"`, "2 minutes", lineOf(t, `"maximumInterval": "2m"`)},
+		{"wrong type", `"maximumAttempts": 8`, `"maximumAttempts": "8"`, "maximumAttempts", lineOf(t, `"maximumAttempts": 8`)},
+		{"unknown top-level field", `"codes": {`, `"code": {}, "codes": {`, `unknown field "code"`, lineOf(t, `"codes": {`)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := strings.Replace(def, c.from, c.to, 1)
+			if in == def {
+				t.Fatalf("%q not in the default policy", c.from)
+			}
+			_, err := retrypolicy.Parse([]byte(in))
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), fmt.Sprintf("line %d:", c.line)) {
+				t.Errorf("error %q; want %q at line %d", err, c.want, c.line)
+			}
+		})
+	}
+}
+
+func TestParseRejectsTrailingData(t *testing.T) {
+	_, err := retrypolicy.Parse(append(append([]byte{}, temporal.DefaultRetryPolicy...), []byte(`{}`)...))
+	if err == nil || !strings.Contains(err.Error(), "data after the policy object") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestFormatPrintsTheEffectiveTable(t *testing.T) {
+	p, err := retrypolicy.Parse(temporal.DefaultRetryPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := p.Format(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"remote     yes        5s       2        5m0s     10", "permanent  no", "EMAIL_SERVER_ERROR", "REJECTED_EMAIL"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if got, want := strings.Count(out, "\n"), len(p.Classes)+len(p.Codes)+3; got != want {
+		t.Errorf("%d lines, want %d:\n%s", got, want, out)
 	}
 }

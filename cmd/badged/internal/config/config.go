@@ -28,6 +28,7 @@ type Config struct {
 	LogFormat       string         // LOG_FORMAT: json or text; default json
 	MetricsAddr     string         // METRICS_ADDR: /metrics listener of `worker`, default ":9090" (dev and serve use the API's /metrics)
 	StuckAfter      time.Duration  // STUCK_ISSUANCE_AFTER: PROCESSING longer than this counts as stuck, default 30m
+	OrphanAfter     time.Duration  // ORPHAN_AFTER: a PROCESSING issuance without a workflow this long gets one, default 1m
 	RateLimitRPS    int            // RATE_LIMIT_RPS: requests per second per API key, default 50; 0 turns the limit off
 	RateLimitBurst  int            // RATE_LIMIT_BURST: requests a key may send at once, default 100
 
@@ -119,6 +120,10 @@ func Load(getenv func(string) string) (Config, error) {
 	c.StuckAfter, err = time.ParseDuration(env("STUCK_ISSUANCE_AFTER", "30m"))
 	if err != nil || c.StuckAfter <= 0 {
 		errs = append(errs, fmt.Errorf("STUCK_ISSUANCE_AFTER %q: must be a positive duration such as 30m", env("STUCK_ISSUANCE_AFTER", "")))
+	}
+	c.OrphanAfter, err = time.ParseDuration(env("ORPHAN_AFTER", "1m"))
+	if err != nil || c.OrphanAfter < time.Second || c.OrphanAfter > 24*time.Hour {
+		errs = append(errs, fmt.Errorf("ORPHAN_AFTER %q: must be a duration between 1s and 24h such as 1m", env("ORPHAN_AFTER", "")))
 	}
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		errs = append(errs, fmt.Errorf("LOG_FORMAT %q: must be json or text", c.LogFormat))
@@ -216,6 +221,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Int64("media_decode_budget_bytes", c.MediaDecodeMem),
 		slog.Duration("shutdown_timeout", c.ShutdownTimeout), slog.String("log_level", c.LogLevel.String()),
 		slog.String("metrics_addr", c.MetricsAddr), slog.Duration("stuck_issuance_after", c.StuckAfter),
+		slog.Duration("orphan_after", c.OrphanAfter),
 		slog.Int("rate_limit_rps", c.RateLimitRPS), slog.Int("rate_limit_burst", c.RateLimitBurst),
 		slog.String("temporal_address", orDefault(c.TemporalAddress, "(embedded)")),
 		slog.String("temporal_namespace", c.TemporalNamespace), slog.Bool("temporal_tls", c.TemporalTLS()),

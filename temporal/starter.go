@@ -1,4 +1,4 @@
-package api
+package temporal
 
 import (
 	"context"
@@ -13,15 +13,16 @@ import (
 	"github.com/badged/badged/workflows"
 )
 
-// TemporalStarter starts issuance workflows on a Temporal client.
-type TemporalStarter struct {
+// Starter starts issuance workflows on a Temporal client: for the API right after an issuance commits, and for the
+// Reconciler and `badged admin issuance start` when that start never happened.
+type Starter struct {
 	Client client.Client
 }
 
-// StartIssuance implements IssuanceStarter. The workflow id is derived from the idempotency scope; a running
+// StartIssuance implements api.IssuanceStarter. The workflow id is derived from the idempotency scope; a running
 // workflow with that id is reused (USE_EXISTING) and a closed one is never started again (REJECT_DUPLICATE), so
 // replays, and concurrent identical requests, all end at one workflow.
-func (s TemporalStarter) StartIssuance(ctx context.Context, iss db.Issuance) error {
+func (s Starter) StartIssuance(ctx context.Context, iss db.Issuance) error {
 	in := workflows.IssueBadgeInput{IssuanceID: iss.ID, OrgID: iss.OrgID, BadgeID: iss.BadgeID,
 		APIVersion: int(iss.ApiVersion), RecipientCount: int(iss.AssertionCount)}
 	_, err := s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
@@ -42,4 +43,17 @@ func (s TemporalStarter) StartIssuance(ctx context.Context, iss db.Issuance) err
 		return fmt.Errorf("start workflow: %w", err)
 	}
 	return nil
+}
+
+// WorkflowExists says whether the issuance's workflow was ever started (running or closed).
+func (s Starter) WorkflowExists(ctx context.Context, iss db.Issuance) (bool, error) {
+	_, err := s.Client.DescribeWorkflowExecution(ctx, iss.WorkflowID, "")
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("describe workflow %s: %w", iss.WorkflowID, err)
+	}
+	return true, nil
 }

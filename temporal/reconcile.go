@@ -1,0 +1,78 @@
+package temporal
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/badged/badged/db"
+)
+
+// Reconciler heals orphaned issuances. The API commits an issuance as PROCESSING and then starts its workflow; a
+// process that dies between the two leaves an issuance nothing would ever finish if the client never retries. Every
+// Every, the Reconciler starts the workflow of each PROCESSING issuance older than Grace that has none. Starting is
+// idempotent (the workflow id comes from the idempotency key), so any number of workers may reconcile at once.
+type Reconciler struct {
+	DB      *db.DB
+	Starter Starter
+	Log     *slog.Logger
+	Grace   time.Duration // younger issuances are left to the request that committed them
+	Every   time.Duration
+}
+
+// Defaults of the Reconciler.
+const (
+	DefaultReconcileGrace = time.Minute
+	DefaultReconcileEvery = time.Minute
+	reconcileBatch        = 500 // issuances looked at per pass; the rest wait for the next one
+)
+
+// Run reconciles until ctx ends.
+func (r Reconciler) Run(ctx context.Context) {
+	t := time.NewTicker(r.Every)
+	defer t.Stop()
+	for {
+		if _, err := r.Once(ctx); err != nil && ctx.Err() == nil {
+			r.Log.Warn("reconcile issuances", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Once makes one pass and returns the ids of the issuances whose workflow it started.
+func (r Reconciler) Once(ctx context.Context) ([]string, error) {
+	rows, err := r.DB.Queries.ListProcessingIssuances(ctx, db.ListProcessingIssuancesParams{
+		Before: time.Now().Add(-r.Grace), MaxRows: reconcileBatch})
+	if err != nil {
+		return nil, err
+	}
+	var started []string
+	for _, iss := range rows {
+		ok, err := StartOrphan(ctx, r.Starter, iss)
+		if err != nil {
+			return started, err
+		}
+		if ok {
+			r.Log.Warn("started the workflow of an orphaned issuance", "issuanceId", iss.ID, "workflowId", iss.WorkflowID,
+				"committedAt", iss.CreatedAt)
+			started = append(started, iss.ID.String())
+		}
+	}
+	return started, nil
+}
+
+// StartOrphan starts the workflow of a PROCESSING issuance if it was never started, and says whether it did.
+func StartOrphan(ctx context.Context, s Starter, iss db.Issuance) (bool, error) {
+	if iss.ProcessingStatus != "PROCESSING" {
+		return false, nil
+	}
+	exists, err := s.WorkflowExists(ctx, iss)
+	if err != nil || exists {
+		return false, err
+	}
+	return true, s.StartIssuance(ctx, iss)
+}
