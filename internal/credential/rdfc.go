@@ -94,13 +94,13 @@ func canonicalizeQuads(ctx context.Context, in []rdfQuad, lim Limits) (string, e
 	c := &rdfc{ctx: ctx, bnodeQuads: map[string][]int{}, firstHash: map[string]string{},
 		canonical: newIssuer("_:c14n"), maxWork: lim.MaxWork}
 	// A dataset is a set: duplicate quads (json-gold does not always merge them) would skew the hashes.
-	seen := make(map[string]bool, len(in))
+	seen := make(map[rdfQuad]struct{}, len(in))
+	c.quads = make([]rdfQuad, 0, len(in))
 	for _, rq := range in {
-		key := rq.serialize(func(b string) string { return b })
-		if seen[key] {
+		if _, dup := seen[rq]; dup {
 			continue
 		}
-		seen[key] = true
+		seen[rq] = struct{}{}
 		c.quads = append(c.quads, rq)
 	}
 	if lim.MaxQuads > 0 && len(c.quads) > lim.MaxQuads {
@@ -349,6 +349,7 @@ func (q *rdfQuad) serialize(label func(string) string) string {
 		return v
 	}
 	var sb strings.Builder
+	sb.Grow(len(q.s) + len(q.p) + len(q.o) + len(q.g) + 24) // one allocation; blank labels are short
 	sb.WriteString(term(q.s, q.sB))
 	sb.WriteByte(' ')
 	sb.WriteString(q.p)
