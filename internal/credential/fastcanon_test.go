@@ -299,3 +299,20 @@ func mutate(r *rand.Rand, doc map[string]any) {
 		n[keys[r.IntN(len(keys))]] = values[r.IntN(len(values))]
 	}
 }
+
+// The service's signer (issuer.Signer → Sign) never leaves the fast path for what Build makes, and its proofs
+// verify.
+func TestSignUsesFastPath(t *testing.T) {
+	pub, priv := testKey(t)
+	res := ownResolver(t, pub)
+	r := rand.New(rand.NewPCG(11, 11))
+	before := jsonGoldRuns.Load()
+	for range 50 {
+		in := randomInput(r)
+		in.Issuer.ID = testIssuer
+		signed := mustSign(t, mustBuild(t, in), priv, VerificationMethodID(testIssuer, pub))
+		_, err := Verify(context.Background(), signed, res)
+		require.NoError(t, err)
+	}
+	require.Equal(t, before, jsonGoldRuns.Load(), "documents signed or verified through json-gold")
+}

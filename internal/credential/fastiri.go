@@ -58,8 +58,7 @@ func fastIRI(s string) iriVerdict {
 		return iriBad
 	}
 	for i := colon + 1; i < len(s); i++ {
-		c := s[i]
-		if c <= 0x20 || c == 0x7f || c == '%' || strings.IndexByte("<>\"{}|^`\\", c) >= 0 {
+		if iriSpecial[s[i]] {
 			return iriUnsure
 		}
 	}
@@ -124,6 +123,18 @@ func hostValid(prefix string) bool {
 	hostCache.Unlock()
 	return ok
 }
+
+// iriSpecial marks the bytes that send an IRI to the exact check: what url.Parse refuses (control characters)
+// or decodes (%), what IsURL's path pattern refuses (whitespace), and what N-Quads escapes.
+var iriSpecial = func() (t [256]bool) {
+	for c := range 0x21 {
+		t[c] = true
+	}
+	for _, c := range []byte("\x7f%<>\"{}|^`\\") {
+		t[c] = true
+	}
+	return t
+}()
 
 func isAlpha(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

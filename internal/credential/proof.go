@@ -111,12 +111,16 @@ func hashData(ctx context.Context, unsecured, proofConfig map[string]any, lim Li
 // input, then canonicalizes m.
 func canonicalizeMap(ctx context.Context, m map[string]any, lim Limits, canon canonicalizer) (string, error) {
 	if lim.MaxDocumentBytes > 0 {
-		b, err := json.Marshal(m)
-		if err != nil {
-			return "", fmt.Errorf("marshal document: %w", err)
+		n, ok := jsonLen(m)
+		if !ok {
+			b, err := json.Marshal(m)
+			if err != nil {
+				return "", fmt.Errorf("marshal document: %w", err)
+			}
+			n = len(b)
 		}
-		if len(b) > lim.MaxDocumentBytes {
-			return "", fmt.Errorf("%w: %d bytes, at most %d", ErrDocumentTooLarge, len(b), lim.MaxDocumentBytes)
+		if n > lim.MaxDocumentBytes {
+			return "", fmt.Errorf("%w: %d bytes, at most %d", ErrDocumentTooLarge, n, lim.MaxDocumentBytes)
 		}
 	}
 	return canon(ctx, m, lim)
@@ -266,6 +270,11 @@ func issuerID(v any) string {
 // toMap turns a map or JSON bytes into a fresh generic JSON map, so that json-gold sees only JSON types and the
 // caller's map is never modified.
 func toMap(doc any) (map[string]any, error) {
+	if m, ok := doc.(map[string]any); ok {
+		if c, ok := copyJSON(m); ok {
+			return c.(map[string]any), nil
+		}
+	}
 	var b []byte
 	switch d := doc.(type) {
 	case []byte:
