@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -305,14 +306,29 @@ func mutate(r *rand.Rand, doc map[string]any) {
 func TestSignUsesFastPath(t *testing.T) {
 	pub, priv := testKey(t)
 	res := ownResolver(t, pub)
-	r := rand.New(rand.NewPCG(11, 11))
 	before := jsonGoldRuns.Load()
-	for range 50 {
-		in := randomInput(r)
-		in.Issuer.ID = testIssuer
-		signed := mustSign(t, mustBuild(t, in), priv, VerificationMethodID(testIssuer, pub))
-		_, err := Verify(context.Background(), signed, res)
-		require.NoError(t, err)
+	// Concurrently, as the sign activity does: the contexts and caches are shared (run with -race).
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(11, uint64(g)))
+			for range 15 {
+				in := randomInput(r)
+				in.Issuer.ID = testIssuer
+				doc, err := Build(in)
+				if err == nil {
+					var signed []byte
+					signed, err = Sign(context.Background(), doc, priv, SignOptions{VerificationMethod: VerificationMethodID(testIssuer, pub), Created: in.ValidFrom})
+					if err == nil {
+						_, err = Verify(context.Background(), signed, res)
+					}
+				}
+				if err != nil {
+					t.Error(err) // not require: FailNow must not run outside the test goroutine
+				}
+			}
+		})
 	}
+	wg.Wait()
 	require.Equal(t, before, jsonGoldRuns.Load(), "documents signed or verified through json-gold")
 }
