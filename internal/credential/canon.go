@@ -72,8 +72,12 @@ func canonicalizeValue(ctx context.Context, v any, lim Limits) (string, error) {
 		defer cancel()
 	}
 	if m, ok := v.(map[string]any); ok {
-		if quads, err := fastQuads(m); err == nil {
+		quads, err := fastQuads(ctx, m)
+		if err == nil {
 			return canonicalizeQuads(ctx, quads, lim)
+		}
+		if !errors.Is(err, errNotFast) {
+			return "", err
 		}
 	}
 	jsonGoldRuns.Add(1)

@@ -1,7 +1,9 @@
 package credential
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,8 +23,9 @@ import (
 // errNotFast reports a document the fast path leaves to json-gold.
 var errNotFast = errors.New("document outside the fast path")
 
-// fastQuads returns the quads of doc (generic JSON as encoding/json decodes it), or errNotFast.
-func fastQuads(doc map[string]any) ([]rdfQuad, error) {
+// fastQuads returns the quads of doc (generic JSON as encoding/json decodes it), errNotFast, or the error of ctx
+// once done (it is checked as nodes are walked: the walk is linear in the document, but documents are large).
+func fastQuads(ctx context.Context, doc map[string]any) ([]rdfQuad, error) {
 	local, ok := doc["@context"]
 	if !ok {
 		return nil, errNotFast
@@ -31,7 +34,7 @@ func fastQuads(doc map[string]any) ([]rdfQuad, error) {
 	if !ok {
 		return nil, errNotFast
 	}
-	w := &fastWalker{quads: make([]rdfQuad, 0, 64)}
+	w := &fastWalker{ctx: ctx, quads: make([]rdfQuad, 0, 64), budget: maxDerivePerDoc}
 	if _, _, err := w.node(root, "", doc, true); err != nil {
 		return nil, err
 	}
@@ -39,8 +42,11 @@ func fastQuads(doc map[string]any) ([]rdfQuad, error) {
 }
 
 type fastWalker struct {
+	ctx    context.Context
 	quads  []rdfQuad
 	blanks int
+	nodes  int
+	budget int // contexts this document may still derive (see derive)
 }
 
 // object is the RDF object of one property value.
@@ -51,7 +57,12 @@ type object struct {
 
 // node writes the quads of one node object and returns its term. activeCtx is the context json-gold's
 // expandElement is called with for elem, activeProperty the key elem is the value of.
-func (w *fastWalker) node(activeCtx *ld.Context, activeProperty string, elem map[string]any, top bool) (string, bool, error) {
+func (w *fastWalker) node(activeCtx *activeContext, activeProperty string, elem map[string]any, top bool) (string, bool, error) {
+	if w.nodes++; w.nodes%256 == 0 {
+		if err := w.ctx.Err(); err != nil {
+			return "", false, fmt.Errorf("json-ld expansion: %w", err)
+		}
+	}
 	if !top {
 		if _, ok := elem["@context"]; ok {
 			return "", false, errNotFast
@@ -59,17 +70,14 @@ func (w *fastWalker) node(activeCtx *ld.Context, activeProperty string, elem map
 		// expandElement: revert a type-scoped context unless elem is a value or a lone reference, then apply the
 		// active property's scoped context (looked up before reverting).
 		var propTD *ld.TermDefinition
-		if td := activeCtx.GetTermDefinition(activeProperty); td != nil && td.Context != nil {
+		if td := activeCtx.c.GetTermDefinition(activeProperty); td != nil && td.Context != nil {
 			propTD = td
 		}
-		reverted, err := derive(activeCtx, nil, deriveRevert)
-		if err != nil {
-			return "", false, err
-		}
+		reverted := activeCtx.revert()
 		mustRevert := true
 		if reverted != activeCtx && len(elem) <= 2 {
 			for k := range elem {
-				e, err := expandIRI(activeCtx, k, false, true)
+				e, err := expandIRI(activeCtx.c, k, false, true)
 				if err != nil || e == "@value" {
 					return "", false, errNotFast
 				}
@@ -82,7 +90,8 @@ func (w *fastWalker) node(activeCtx *ld.Context, activeProperty string, elem map
 			activeCtx = reverted
 		}
 		if propTD != nil {
-			if activeCtx, err = derive(activeCtx, propTD, derivePropertyScoped); err != nil {
+			var err error
+			if activeCtx, err = derive(activeCtx, propTD, derivePropertyScoped, &w.budget); err != nil {
 				return "", false, err
 			}
 		}
@@ -94,7 +103,7 @@ func (w *fastWalker) node(activeCtx *ld.Context, activeProperty string, elem map
 		if top && k == "@context" {
 			continue
 		}
-		e, err := expandIRI(typeScoped, k, false, true)
+		e, err := expandIRI(typeScoped.c, k, false, true)
 		if err != nil {
 			return "", false, errNotFast
 		}
@@ -111,8 +120,8 @@ func (w *fastWalker) node(activeCtx *ld.Context, activeProperty string, elem map
 		}
 		sort.Strings(types)
 		for _, t := range types {
-			if td := typeScoped.GetTermDefinition(t); td != nil && td.HasContext {
-				if activeCtx, err = derive(activeCtx, td, deriveTypeScoped); err != nil {
+			if td := typeScoped.c.GetTermDefinition(t); td != nil && td.HasContext {
+				if activeCtx, err = derive(activeCtx, td, deriveTypeScoped, &w.budget); err != nil {
 					return "", false, err
 				}
 			}
@@ -131,7 +140,7 @@ func (w *fastWalker) node(activeCtx *ld.Context, activeProperty string, elem map
 		if top && k == "@context" {
 			continue
 		}
-		e, err := expandIRI(activeCtx, k, false, true)
+		e, err := expandIRI(activeCtx.c, k, false, true)
 		if err != nil || e == "" {
 			return "", false, errNotFast
 		}
@@ -142,7 +151,7 @@ func (w *fastWalker) node(activeCtx *ld.Context, activeProperty string, elem map
 				if !ok {
 					return "", false, errNotFast
 				}
-				id, err := expandIRI(activeCtx, s, true, false)
+				id, err := expandIRI(activeCtx.c, s, true, false)
 				if err != nil || strings.HasPrefix(id, "_:") {
 					return "", false, errNotFast
 				}
@@ -152,7 +161,7 @@ func (w *fastWalker) node(activeCtx *ld.Context, activeProperty string, elem map
 			case e == "@type" && k == typeKey:
 				types, _ := stringList(v)
 				for _, t := range types {
-					iri, err := expandIRI(typeScoped, t, true, true)
+					iri, err := expandIRI(typeScoped.c, t, true, true)
 					if err != nil || strings.HasPrefix(iri, "_:") {
 						return "", false, errNotFast
 					}
@@ -173,16 +182,16 @@ func (w *fastWalker) node(activeCtx *ld.Context, activeProperty string, elem map
 			return "", false, errNotFast
 		}
 		termCtx := activeCtx
-		td := activeCtx.GetTermDefinition(k)
+		td := activeCtx.c.GetTermDefinition(k)
 		if td != nil && td.HasContext {
-			if termCtx, err = derive(activeCtx, td, derivePropertyScoped); err != nil {
+			if termCtx, err = derive(activeCtx, td, derivePropertyScoped, &w.budget); err != nil {
 				return "", false, err
 			}
 		}
 		if td != nil && td.Type == "@json" {
 			return "", false, errNotFast
 		}
-		if ttd := termCtx.GetTermDefinition(k); ttd != nil && (ttd.Reverse || !onlySetContainer(ttd.Container)) {
+		if ttd := termCtx.c.GetTermDefinition(k); ttd != nil && (ttd.Reverse || !onlySetContainer(ttd.Container)) {
 			return "", false, errNotFast
 		}
 		items := []any{v}
@@ -199,7 +208,7 @@ func (w *fastWalker) node(activeCtx *ld.Context, activeProperty string, elem map
 					return "", false, err
 				}
 			case string, bool:
-				if obj.term, err = scalar(termCtx, k, x); err != nil {
+				if obj.term, err = scalar(termCtx.c, k, x); err != nil {
 					return "", false, err
 				}
 			default: // numbers (canonical doubles), nested arrays

@@ -21,7 +21,7 @@ import (
 func diffCanon(tb testing.TB, doc map[string]any) (nq string, fast bool) {
 	tb.Helper()
 	ctx := context.Background()
-	quads, err := fastQuads(doc)
+	quads, err := fastQuads(context.Background(), doc)
 	if err != nil {
 		require.ErrorIs(tb, err, errNotFast)
 		return "", false
@@ -136,7 +136,7 @@ func TestFastCanonDeclinesUndefinedTerms(t *testing.T) {
 	} {
 		m := base()
 		mutate(m)
-		_, err := fastQuads(m)
+		_, err := fastQuads(context.Background(), m)
 		require.ErrorIs(t, err, errNotFast, name)
 		_, err = Canonicalize(context.Background(), m, DefaultLimits)
 		require.Error(t, err, name)
@@ -331,4 +331,70 @@ func TestSignUsesFastPath(t *testing.T) {
 	}
 	wg.Wait()
 	require.Equal(t, before, jsonGoldRuns.Load(), "documents signed or verified through json-gold")
+}
+
+// Hostile input cannot make the fast path parse contexts without end or grow its cache past the cap: a document
+// needing more new contexts than maxDerivePerDoc, or any once the cache is full, leaves the fast path and still
+// gets json-gold's answer.
+func TestFastPathBoundsContextWork(t *testing.T) {
+	saved := ctxCache
+	ctxCache = &contextCache{}
+	t.Cleanup(func() { ctxCache = saved })
+	types := []string{"Achievement", "AchievementSubject", "Address", "Alignment", "EndorsementSubject", "Evidence",
+		"GeoCoordinates", "IdentifierEntry", "IdentityObject", "Image", "Profile", "Related", "Result",
+		"ResultDescription", "RubricCriterionLevel", "JsonSchema", "BitstringStatusListEntry"}
+	level := func(a, b string) map[string]any {
+		return map[string]any{"type": []any{"VerifiableCredential", a, b}}
+	}
+	doc := func(levels []map[string]any) map[string]any {
+		d := map[string]any{"@context": []any{ContextCredentialsV2, ContextOB303}, "type": "VerifiableCredential"}
+		node := d
+		for _, l := range levels { // each level needs VerifiableCredential's context for credentialSubject
+			node["credentialSubject"] = l
+			node = l
+		}
+		return d
+	}
+	var levels []map[string]any
+	for i, a := range types {
+		for _, b := range types[i+1:] {
+			if _, err := canonicalizeJSONGold(context.Background(), doc([]map[string]any{level(a, b)}), DefaultLimits); err == nil {
+				levels = append(levels, level(a, b)) // some pairs redefine each other's protected terms
+			}
+		}
+	}
+	require.Greater(t, len(levels), 40)
+	_, fast := diffCanon(t, doc(levels[:len(levels)/2]))
+	require.False(t, fast, "%d new contexts in one document", len(levels)/2)
+	for range 20 { // a bit more is cached each time, until the document fits
+		if _, fast = diffCanon(t, doc(levels[:len(levels)/2])); fast {
+			break
+		}
+	}
+	require.True(t, fast)
+
+	ctxCache.size.Store(ctxCacheMax)
+	_, fast = diffCanon(t, doc(levels[len(levels)/2:]))
+	require.False(t, fast, "the cache is full")
+	nq, err := canonicalizeValue(context.Background(), doc(levels[len(levels)/2:]), DefaultLimits)
+	require.NoError(t, err)
+	require.NotEmpty(t, nq)
+}
+
+// The walk stops at the deadline.
+func TestFastPathDeadline(t *testing.T) {
+	doc := map[string]any{"@context": []any{ContextCredentialsV2, ContextOB303}, "type": "VerifiableCredential"}
+	node := doc
+	for range 300 {
+		child := map[string]any{"type": "VerifiableCredential", "name": "x"}
+		node["credentialSubject"], node = child, child
+	}
+	_, err := fastQuads(context.Background(), doc)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = fastQuads(ctx, doc)
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = canonicalizeValue(ctx, doc, DefaultLimits)
+	require.ErrorIs(t, err, context.Canceled)
 }
