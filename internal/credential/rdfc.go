@@ -69,28 +69,39 @@ type rdfc struct {
 
 // canonicalizeDataset runs RDFC-1.0 over a json-gold dataset and returns the canonical N-Quads document.
 func canonicalizeDataset(ctx context.Context, ds *ld.RDFDataset, lim Limits) (string, error) {
-	c := &rdfc{ctx: ctx, bnodeQuads: map[string][]int{}, firstHash: map[string]string{},
-		canonical: newIssuer("_:c14n"), maxWork: lim.MaxWork}
 	graphNames := make([]string, 0, len(ds.Graphs))
 	for g := range ds.Graphs {
 		graphNames = append(graphNames, g)
 	}
 	sort.Strings(graphNames)
-	// A dataset is a set: duplicate quads (json-gold does not always merge them) would skew the hashes.
-	seen := map[string]bool{}
+	var quads []rdfQuad
 	for _, g := range graphNames {
 		for _, q := range ds.Graphs[g] {
 			rq, err := toRDFQuad(q, g)
 			if err != nil {
 				return "", err
 			}
-			key := rq.serialize(func(b string) string { return b })
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			c.quads = append(c.quads, rq)
+			quads = append(quads, rq)
 		}
+	}
+	return canonicalizeQuads(ctx, quads, lim)
+}
+
+// canonicalizeQuads runs RDFC-1.0 over quads whose terms are in canonical form (blank nodes keep any label) and
+// returns the canonical N-Quads document. Both the json-gold path and the fast path end here, so the limits and
+// the output format are decided in one place.
+func canonicalizeQuads(ctx context.Context, in []rdfQuad, lim Limits) (string, error) {
+	c := &rdfc{ctx: ctx, bnodeQuads: map[string][]int{}, firstHash: map[string]string{},
+		canonical: newIssuer("_:c14n"), maxWork: lim.MaxWork}
+	// A dataset is a set: duplicate quads (json-gold does not always merge them) would skew the hashes.
+	seen := make(map[rdfQuad]struct{}, len(in))
+	c.quads = make([]rdfQuad, 0, len(in))
+	for _, rq := range in {
+		if _, dup := seen[rq]; dup {
+			continue
+		}
+		seen[rq] = struct{}{}
+		c.quads = append(c.quads, rq)
 	}
 	if lim.MaxQuads > 0 && len(c.quads) > lim.MaxQuads {
 		return "", fmt.Errorf("%w: %d quads, at most %d", ErrCanonicalizationBudget, len(c.quads), lim.MaxQuads)
@@ -338,6 +349,7 @@ func (q *rdfQuad) serialize(label func(string) string) string {
 		return v
 	}
 	var sb strings.Builder
+	sb.Grow(len(q.s) + len(q.p) + len(q.o) + len(q.g) + 24) // one allocation; blank labels are short
 	sb.WriteString(term(q.s, q.sB))
 	sb.WriteByte(' ')
 	sb.WriteString(q.p)
