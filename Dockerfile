@@ -4,7 +4,7 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/badged ./cmd/badged
+RUN CGO_ENABLED=0 go build -tags production -trimpath -ldflags="-s -w" -o /out/badged ./cmd/badged
 # DATA_DIR must exist and belong to nonroot: the worker creates its outbox there, and a named volume mounted on
 # /data takes this ownership (a missing mount point would be created root-owned and unwritable).
 RUN mkdir -p /out/data

@@ -13,8 +13,9 @@ VERSITYGW_VERSION := v1.8.0
 run: postgres ## start the whole service on the embedded default (local Postgres, .data/)
 	$(GO) run ./cmd/badged dev
 
-build:
-	CGO_ENABLED=0 $(GO) build -o bin/badged ./cmd/badged
+build: ## bin/badged (production: no embedded Temporal or dev chain) and bin/badged-dev (with `dev`)
+	CGO_ENABLED=0 $(GO) build -tags production -o bin/badged ./cmd/badged
+	CGO_ENABLED=0 $(GO) build -o bin/badged-dev ./cmd/badged
 
 test: tools os-deps postgres ## all tests against the real components
 	$(GO) test -count=1 -timeout 30m ./...

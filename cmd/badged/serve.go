@@ -16,12 +16,10 @@ import (
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/blob"
 	"github.com/badged/badged/internal/chain"
-	"github.com/badged/badged/internal/chain/devchain"
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/media"
 	"github.com/badged/badged/internal/metrics"
 	"github.com/badged/badged/temporal"
-	"github.com/badged/badged/temporal/devserver"
 	"github.com/badged/badged/workflows"
 )
 
@@ -55,29 +53,11 @@ func runMigrate(ctx context.Context, cfg config.Config, log *slog.Logger, create
 func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles) error {
 	log.Info("starting", "api", r.api, "worker", r.worker, "dev", r.dev, "config", cfg)
 	if r.dev {
-		if err := runMigrate(ctx, cfg, log, true); err != nil {
+		stop, err := startEmbedded(ctx, &cfg, log)
+		if err != nil {
 			return err
 		}
-		if cfg.ChainRPCURL == "" {
-			c, err := devchain.Start(devchain.Config{Addr: "127.0.0.1:8545", DataDir: cfg.DataDir + "/chain",
-				Seed: "badged-dev", BlockInterval: time.Second})
-			if err != nil {
-				return fmt.Errorf("dev chain: %w", err)
-			}
-			defer c.Close()
-			cfg.ChainRPCURL, cfg.ChainPrivateKey = c.URL(), c.PrivateKeyHex()
-			log.Info("dev chain running", "rpc", c.URL(), "sender", c.Address().Hex())
-		}
-		if cfg.TemporalAddress == "" {
-			srv, err := devserver.Start(ctx, devserver.Options{Dir: cfg.DataDir + "/temporal", FrontendAddr: cfg.TemporalDevAddr,
-				Namespace: cfg.TemporalNamespace, UIAddr: uiAddr(cfg), SearchAttributes: workflows.SearchAttributeTypes(), Logger: log})
-			if err != nil {
-				return fmt.Errorf("embedded temporal: %w", err)
-			}
-			defer srv.Stop()
-			cfg.TemporalAddress = srv.FrontendAddr()
-			log.Info("embedded temporal running", "frontend", srv.FrontendAddr(), "ui", cfg.TemporalUIURL)
-		}
+		defer stop()
 	}
 	if cfg.TemporalAddress == "" {
 		return errors.New("TEMPORAL_ADDRESS is required (or use `badged dev` for the embedded server)")
@@ -233,11 +213,4 @@ func shutdownHTTP(srv *http.Server, timeout time.Duration, log *slog.Logger) {
 	if err := srv.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Error("http shutdown", "err", err)
 	}
-}
-
-func uiAddr(cfg config.Config) string {
-	if cfg.TemporalUIAddr == "off" {
-		return ""
-	}
-	return cfg.TemporalUIAddr
 }

@@ -12,7 +12,7 @@ import (
 // Sessions that delivered a message are kept for the next one, so a steady stream pays that once per session.
 
 // maxIdleSessions bounds the sessions kept open between messages (the notify step sends a few at once).
-const maxIdleSessions = 8
+const maxIdleSessions = 32
 
 // maxIdleTime is how long an unused session is kept; relays drop idle clients after a while, and a session that
 // died meanwhile costs a failed NOOP and a new dial.
