@@ -3,12 +3,15 @@ package devchain_test
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math/big"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/stretchr/testify/require"
 
+	"github.com/badged/badged/internal/chain"
 	"github.com/badged/badged/internal/chain/devchain"
 )
 
@@ -143,4 +147,84 @@ func TestDevChain_SurvivesSIGKILL(t *testing.T) {
 	nonce, err := client.NonceAt(ctx, crypto.PubkeyToAddress(key.PublicKey), nil)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, nonce, uint64(len(acked)))
+}
+
+// Anchoring while the node is killed with SIGKILL and restarted on the same DataDir: every anchor, retried with its
+// key as the pipeline's step retries would, is mined exactly once.
+func TestDevChain_AnchorsMineOnceAcrossSIGKILL(t *testing.T) {
+	dir := t.TempDir()
+	node := startChild(t, dir, "127.0.0.1:0")
+	addr := strings.TrimPrefix(node.url, "http://")
+	store := chain.NewMemStore()
+	a, err := chain.New(chain.Config{RPCURL: node.url, PrivateKey: hex.EncodeToString(crypto.FromECDSA(devchain.DevKey(devchain.DefaultSeed))),
+		ChainID: devchain.ChainID, PollInterval: 10 * time.Millisecond, ReceiptTimeout: 3 * time.Second}, store)
+	require.NoError(t, err)
+	defer a.Close()
+	ctx := context.Background()
+
+	const keys, workers = 40, 4
+	var mined atomic.Int32
+	var wg sync.WaitGroup
+	errs := make(chan error, keys)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < keys; i += workers {
+				key := fmt.Sprint("anchor/", i)
+				deadline := time.Now().Add(60 * time.Second)
+				for {
+					_, err := a.Anchor(ctx, key, sha256.Sum256([]byte(key)))
+					if err == nil {
+						mined.Add(1)
+						break
+					}
+					if time.Now().After(deadline) {
+						errs <- fmt.Errorf("%s: %w", key, err)
+						break
+					}
+					time.Sleep(50 * time.Millisecond) // the step's retry interval
+				}
+			}
+		}()
+	}
+	require.Eventually(t, func() bool { return mined.Load() >= keys/4 }, 30*time.Second, 5*time.Millisecond)
+	node.kill(t)
+	node = startChild(t, dir, addr)
+	require.Zero(t, node.differs)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+
+	client, err := ethclient.Dial(node.url)
+	require.NoError(t, err)
+	defer client.Close()
+	from := crypto.PubkeyToAddress(devchain.DevKey(devchain.DefaultSeed).PublicKey)
+	nonce, err := client.NonceAt(ctx, from, nil)
+	require.NoError(t, err)
+	require.EqualValues(t, keys, nonce, "one transaction per key, no filler, no duplicate")
+	head, err := client.BlockNumber(ctx)
+	require.NoError(t, err)
+	seen := map[[32]byte]int{}
+	for n := uint64(1); n <= head; n++ {
+		b, err := client.BlockByNumber(ctx, new(big.Int).SetUint64(n))
+		require.NoError(t, err)
+		for _, tx := range b.Transactions() {
+			seen[[32]byte(tx.Data())]++
+		}
+	}
+	for i := range keys {
+		key := fmt.Sprint("anchor/", i)
+		require.Equal(t, 1, seen[sha256.Sum256([]byte(key))], "%s is on chain exactly once", key)
+		p, found, err := store.Load(ctx, key)
+		require.NoError(t, err)
+		require.True(t, found)
+		r, err := client.TransactionReceipt(ctx, common.HexToHash(p.TxHash))
+		require.NoError(t, err)
+		require.Equal(t, r.BlockNumber.Uint64(), p.BlockNumber, "%s: the recorded block is the chain's", key)
+	}
+	t.Logf("%d anchors, killed after %d were mined; replayed %d blocks, %d txs back in the pool; repairs %+v",
+		keys, keys/4, node.blocks, node.pooled, a.Repairs())
 }
