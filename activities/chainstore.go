@@ -73,17 +73,21 @@ func (s ChainStore) SaveSigned(ctx context.Context, key string, p chain.Pending)
 	return toPending(row), nil
 }
 
-// MarkMined implements chain.TxStore.
+// MarkMined implements chain.TxStore. The credentials already anchored under key get the block too, in the same
+// transaction: it differs from theirs only when the node lost the transaction and mined it again.
 func (s ChainStore) MarkMined(ctx context.Context, key string, block uint64) error {
 	b := int64(block)
-	n, err := s.DB.MarkChainMined(ctx, db.MarkChainMinedParams{AnchorKey: key, BlockNumber: &b})
-	if err != nil {
+	return s.DB.InTx(ctx, func(q *db.Queries) error {
+		n, err := q.MarkChainMined(ctx, db.MarkChainMinedParams{AnchorKey: key, BlockNumber: &b})
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("mark mined %s: %w", key, chain.ErrUnknownKey)
+		}
+		_, err = q.MoveAnchorBlock(ctx, db.MoveAnchorBlockParams{AnchorKey: key, Block: b})
 		return err
-	}
-	if n == 0 {
-		return fmt.Errorf("mark mined %s: %w", key, chain.ErrUnknownKey)
-	}
-	return nil
+	})
 }
 
 // Unsettled implements chain.TxStore.
@@ -103,6 +107,33 @@ func (s ChainStore) Unsettled(ctx context.Context, from string, lo, hi uint64) (
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// Reservations implements chain.TxStore.
+func (s ChainStore) Reservations(ctx context.Context, from string, lo, hi uint64) ([]chain.Reservation, error) {
+	rows, err := s.DB.ListChainReservations(ctx, db.ListChainReservationsParams{Sender: from, Lo: int64(lo), Hi: int64(hi)})
+	if err != nil {
+		return nil, fmt.Errorf("list reserved nonces: %w", err)
+	}
+	out := make([]chain.Reservation, 0, len(rows))
+	for _, r := range rows {
+		res := chain.Reservation{Key: r.AnchorKey, Nonce: uint64(r.Nonce), Age: time.Duration(r.AgeMs) * time.Millisecond}
+		if r.RawTx != nil {
+			res.Signed = true
+			res.Tx = toPending(db.ChainTx{AnchorKey: r.AnchorKey, Sender: from, Nonce: r.Nonce, TxHash: r.TxHash,
+				RawTx: r.RawTx, Digest: r.Digest, ChainID: r.ChainID, BlockNumber: r.BlockNumber})
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// ForgetMined implements chain.TxStore.
+func (s ChainStore) ForgetMined(ctx context.Context, from string, lo, hi uint64) error {
+	if _, err := s.DB.ForgetChainMined(ctx, db.ForgetChainMinedParams{Sender: from, Lo: int64(lo), Hi: int64(hi)}); err != nil {
+		return fmt.Errorf("forget mined blocks: %w", err)
+	}
+	return nil
 }
 
 // ReplaceAbandoned implements chain.TxStore: the release and the filler's insert are one transaction, and the

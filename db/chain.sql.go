@@ -9,6 +9,27 @@ import (
 	"context"
 )
 
+const forgetChainMined = `-- name: ForgetChainMined :execrows
+UPDATE chain_txs SET block_number = NULL
+WHERE sender = $1 AND nonce >= $2::bigint AND nonce < $3::bigint
+  AND block_number IS NOT NULL
+`
+
+type ForgetChainMinedParams struct {
+	Sender string
+	Lo     int64
+	Hi     int64
+}
+
+// The node lacks these transactions: the blocks recorded for them are not on its chain.
+func (q *Queries) ForgetChainMined(ctx context.Context, arg ForgetChainMinedParams) (int64, error) {
+	result, err := q.db.Exec(ctx, forgetChainMined, arg.Sender, arg.Lo, arg.Hi)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const getChainTx = `-- name: GetChainTx :one
 SELECT anchor_key, sender, nonce, tx_hash, raw_tx, digest, chain_id, block_number, created_at FROM chain_txs WHERE anchor_key = $1
 `
@@ -71,6 +92,61 @@ type InsertChainReservationParams struct {
 func (q *Queries) InsertChainReservation(ctx context.Context, arg InsertChainReservationParams) error {
 	_, err := q.db.Exec(ctx, insertChainReservation, arg.AnchorKey, arg.Sender, arg.Nonce)
 	return err
+}
+
+const listChainReservations = `-- name: ListChainReservations :many
+SELECT anchor_key, nonce, tx_hash, raw_tx, digest, chain_id, block_number,
+       (extract(epoch FROM now() - created_at) * 1000)::bigint AS age_ms
+FROM chain_txs
+WHERE sender = $1 AND nonce >= $2::bigint AND nonce < $3::bigint
+ORDER BY nonce
+`
+
+type ListChainReservationsParams struct {
+	Sender string
+	Lo     int64
+	Hi     int64
+}
+
+type ListChainReservationsRow struct {
+	AnchorKey   string
+	Nonce       int64
+	TxHash      *string
+	RawTx       []byte
+	Digest      []byte
+	ChainID     *int64
+	BlockNumber *int64
+	AgeMs       int64
+}
+
+// Like ListChainUnsettled, with the rows that have a block too: the nonces a node lacks, whatever was recorded.
+func (q *Queries) ListChainReservations(ctx context.Context, arg ListChainReservationsParams) ([]ListChainReservationsRow, error) {
+	rows, err := q.db.Query(ctx, listChainReservations, arg.Sender, arg.Lo, arg.Hi)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListChainReservationsRow{}
+	for rows.Next() {
+		var i ListChainReservationsRow
+		if err := rows.Scan(
+			&i.AnchorKey,
+			&i.Nonce,
+			&i.TxHash,
+			&i.RawTx,
+			&i.Digest,
+			&i.ChainID,
+			&i.BlockNumber,
+			&i.AgeMs,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const listChainUnsettled = `-- name: ListChainUnsettled :many
@@ -138,6 +214,27 @@ type MarkChainMinedParams struct {
 
 func (q *Queries) MarkChainMined(ctx context.Context, arg MarkChainMinedParams) (int64, error) {
 	result, err := q.db.Exec(ctx, markChainMined, arg.AnchorKey, arg.BlockNumber)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const moveAnchorBlock = `-- name: MoveAnchorBlock :execrows
+UPDATE assertions SET anchor_block = $1::bigint, updated_at = now()
+WHERE anchor_key = $2::text AND anchor_tx_hash IS NOT NULL
+  AND anchor_block IS DISTINCT FROM $1::bigint
+`
+
+type MoveAnchorBlockParams struct {
+	Block     int64
+	AnchorKey string
+}
+
+// An anchor transaction mined again in another block (re-broadcast after the node lost it): the credentials
+// already recorded under its key follow. Those still at SIGNED get the block from RecordAnchorMined.
+func (q *Queries) MoveAnchorBlock(ctx context.Context, arg MoveAnchorBlockParams) (int64, error) {
+	result, err := q.db.Exec(ctx, moveAnchorBlock, arg.Block, arg.AnchorKey)
 	if err != nil {
 		return 0, err
 	}

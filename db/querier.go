@@ -64,6 +64,8 @@ type Querier interface {
 	FindConflicts(ctx context.Context, ids []uuid.UUID) ([]FindConflictsRow, error)
 	// Writes outcomes once; an assertion already finished (a retried activity) is left as it is and not returned.
 	FinishAssertions(ctx context.Context, arg FinishAssertionsParams) ([]uuid.UUID, error)
+	// The node lacks these transactions: the blocks recorded for them are not on its chain.
+	ForgetChainMined(ctx context.Context, arg ForgetChainMinedParams) (int64, error)
 	// The key id travels inside the key; the caller compares key_hash in constant time.
 	GetAPIKey(ctx context.Context, id uuid.UUID) (GetAPIKeyRow, error)
 	GetAssertion(ctx context.Context, arg GetAssertionParams) (GetAssertionRow, error)
@@ -112,6 +114,8 @@ type Querier interface {
 	// trip reads the chunk, one statement records the step for all of it. Each update is conditional on the step the
 	// assertion is at, so a retried or repeated step never moves an assertion backwards or records it twice.
 	ListBatch(ctx context.Context, arg ListBatchParams) ([]ListBatchRow, error)
+	// Like ListChainUnsettled, with the rows that have a block too: the nonces a node lacks, whatever was recorded.
+	ListChainReservations(ctx context.Context, arg ListChainReservationsParams) ([]ListChainReservationsRow, error)
 	// Ages come from the database clock, the one created_at was set by, so workers' clocks need not agree.
 	ListChainUnsettled(ctx context.Context, arg ListChainUnsettledParams) ([]ListChainUnsettledRow, error)
 	ListFailedOfIssuance(ctx context.Context, issuanceID uuid.UUID) ([]ListFailedOfIssuanceRow, error)
@@ -148,6 +152,9 @@ type Querier interface {
 	MarkNotificationResendFailed(ctx context.Context, arg MarkNotificationResendFailedParams) error
 	MarkNotificationResendSent(ctx context.Context, arg MarkNotificationResendSentParams) error
 	MarkNotificationSent(ctx context.Context, assertionID uuid.UUID) error
+	// An anchor transaction mined again in another block (re-broadcast after the node lost it): the credentials
+	// already recorded under its key follow. Those still at SIGNED get the block from RecordAnchorMined.
+	MoveAnchorBlock(ctx context.Context, arg MoveAnchorBlockParams) (int64, error)
 	RecordAnchorMined(ctx context.Context, arg RecordAnchorMinedParams) (int64, error)
 	RefundCredits(ctx context.Context, arg RefundCreditsParams) error
 	// Only an unsigned reservation of exactly this nonce is released; the row lock makes a racing release wait and

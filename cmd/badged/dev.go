@@ -41,7 +41,9 @@ func startEmbedded(ctx context.Context, cfg *config.Config, log *slog.Logger) (s
 		}
 		stops = append(stops, func() { c.Close() })
 		cfg.ChainRPCURL, cfg.ChainPrivateKey = c.URL(), c.PrivateKeyHex()
-		log.Info("dev chain running", "rpc", c.URL(), "sender", c.Address().Hex())
+		r := c.Replayed() // what the chain's journal gave back after a restart (or a kill -9)
+		log.Info("dev chain running", "rpc", c.URL(), "sender", c.Address().Hex(), "replayed_blocks", r.Blocks,
+			"replayed_pool", r.Pooled, "replay_mismatches", r.Differs)
 	}
 	if cfg.TemporalAddress == "" {
 		srv, err := devserver.Start(ctx, devserver.Options{Dir: cfg.DataDir + "/temporal", FrontendAddr: cfg.TemporalDevAddr,

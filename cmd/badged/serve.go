@@ -105,9 +105,9 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 		acts.Metrics = m
 		defer acts.Notifier.Close() //nolint:errcheck // after the worker stops (deferred below): ends idle SMTP sessions
 		if an, ok := acts.Anchor.(*chain.Anchorer); ok {
-			m.Registry.MustRegister(metrics.NewChainRepairCollector(func() (uint64, uint64, uint64) {
+			m.Registry.MustRegister(metrics.NewChainRepairCollector(func() metrics.ChainRepairCounts {
 				r := an.Repairs()
-				return r.Resent, r.Filled, r.Failed
+				return metrics.ChainRepairCounts{Resent: r.Resent, Filled: r.Filled, Failed: r.Failed, Behind: r.Behind}
 			}))
 		}
 		w := temporal.NewWorker(tc, acts, temporal.WorkerOptions{MaxConcurrentActivities: cfg.WorkerActivities,

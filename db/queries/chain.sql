@@ -36,3 +36,24 @@ DELETE FROM chain_txs WHERE anchor_key = $1 AND sender = $2 AND nonce = $3 AND r
 -- name: InsertChainFiller :exec
 INSERT INTO chain_txs (anchor_key, sender, nonce, tx_hash, raw_tx, digest, chain_id)
 VALUES ($1, $2, $3, $4, $5, $6, $7);
+
+-- name: ListChainReservations :many
+-- Like ListChainUnsettled, with the rows that have a block too: the nonces a node lacks, whatever was recorded.
+SELECT anchor_key, nonce, tx_hash, raw_tx, digest, chain_id, block_number,
+       (extract(epoch FROM now() - created_at) * 1000)::bigint AS age_ms
+FROM chain_txs
+WHERE sender = sqlc.arg(sender) AND nonce >= sqlc.arg(lo)::bigint AND nonce < sqlc.arg(hi)::bigint
+ORDER BY nonce;
+
+-- name: ForgetChainMined :execrows
+-- The node lacks these transactions: the blocks recorded for them are not on its chain.
+UPDATE chain_txs SET block_number = NULL
+WHERE sender = sqlc.arg(sender) AND nonce >= sqlc.arg(lo)::bigint AND nonce < sqlc.arg(hi)::bigint
+  AND block_number IS NOT NULL;
+
+-- name: MoveAnchorBlock :execrows
+-- An anchor transaction mined again in another block (re-broadcast after the node lost it): the credentials
+-- already recorded under its key follow. Those still at SIGNED get the block from RecordAnchorMined.
+UPDATE assertions SET anchor_block = sqlc.arg(block)::bigint, updated_at = now()
+WHERE anchor_key = sqlc.arg(anchor_key)::text AND anchor_tx_hash IS NOT NULL
+  AND anchor_block IS DISTINCT FROM sqlc.arg(block)::bigint;

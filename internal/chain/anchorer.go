@@ -31,7 +31,8 @@ type Anchorer struct {
 	mu      sync.Mutex
 	chainID uint64 // checked chain id, 0 until the node has been asked
 
-	repairs repairCounters
+	repairMu sync.Mutex // held by the one gap repair running
+	repairs  repairCounters
 }
 
 // New validates cfg and returns an Anchorer that records its transactions in store. It does no network I/O, so it
@@ -213,7 +214,7 @@ func (a *Anchorer) settle(ctx context.Context, key string, p Pending, retry bool
 		}
 		// The nonce is taken: either this transaction was mined since the receipt check (its receipt shows up
 		// once the node has indexed it), or another one with the same nonce was, and this one can never be mined.
-		r, werr := a.waitReceipt(ctx, hash, 0) // the nonce is used: there is no gap to repair
+		r, werr := a.waitReceipt(ctx, hash, p.Nonce, false) // the nonce is used: there is no gap to repair
 		if werr != nil {
 			if errcode.Of(werr) == errcode.BlockchainTxResultUnknown && ctx.Err() == nil {
 				return Anchor{}, errcode.Wrap(errcode.BlockchainTxRejected, "anchor tx nonce was used by another tx", err)
@@ -222,7 +223,7 @@ func (a *Anchorer) settle(ctx context.Context, key string, p Pending, retry bool
 		}
 		return a.finish(ctx, key, p, r)
 	}
-	r, err := a.waitReceipt(ctx, hash, p.Nonce)
+	r, err := a.waitReceipt(ctx, hash, p.Nonce, true)
 	if err != nil {
 		return Anchor{}, err
 	}
@@ -266,6 +267,13 @@ func (a *Anchorer) finish(ctx context.Context, key string, p Pending, r *types.R
 	block := r.BlockNumber.Uint64()
 	if err := a.store.MarkMined(ctx, key, block); err != nil {
 		return Anchor{}, errcode.Wrap(errcode.InternalServerError, "record anchor block", err)
+	}
+	// Every lower nonce is mined too: record the blocks of those no waiter recorded (best effort).
+	if a.repairMu.TryLock() {
+		if a.recordMined(ctx) != nil {
+			a.repairs.failed.Add(1)
+		}
+		a.repairMu.Unlock()
 	}
 	return Anchor{TxHash: p.TxHash, BlockNumber: block, ChainID: p.ChainID}, nil
 }

@@ -86,12 +86,33 @@ func (m *MemStore) MarkMined(_ context.Context, key string, blockNumber uint64) 
 
 // Unsettled implements TxStore.
 func (m *MemStore) Unsettled(_ context.Context, from string, lo, hi uint64) ([]Reservation, error) {
+	return m.list(from, lo, hi, false), nil
+}
+
+// Reservations implements TxStore.
+func (m *MemStore) Reservations(_ context.Context, from string, lo, hi uint64) ([]Reservation, error) {
+	return m.list(from, lo, hi, true), nil
+}
+
+// ForgetMined implements TxStore.
+func (m *MemStore) ForgetMined(_ context.Context, from string, lo, hi uint64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, t := range m.txs {
+		if t.from == from && t.nonce >= lo && t.nonce < hi {
+			t.p.BlockNumber = 0
+		}
+	}
+	return nil
+}
+
+func (m *MemStore) list(from string, lo, hi uint64, mined bool) []Reservation {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []Reservation
 	// A scan of every key: MemStore serves tests and dev runs, where the map stays small.
 	for key, t := range m.txs {
-		if t.from != from || t.nonce < lo || t.nonce >= hi || t.p.BlockNumber > 0 {
+		if t.from != from || t.nonce < lo || t.nonce >= hi || (!mined && t.p.BlockNumber > 0) {
 			continue
 		}
 		r := Reservation{Key: key, Nonce: t.nonce, Age: time.Since(t.reservedAt), Signed: t.signed}
@@ -101,7 +122,7 @@ func (m *MemStore) Unsettled(_ context.Context, from string, lo, hi uint64) ([]R
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Nonce < out[j].Nonce })
-	return out, nil
+	return out
 }
 
 // ReplaceAbandoned implements TxStore.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/big"
 	"sync/atomic"
+	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
 
@@ -14,10 +15,12 @@ import (
 // A node mines a sender's transactions strictly in nonce order, so one nonce that never reaches it holds back every
 // later transaction of the sender for good. That happens when a key is abandoned after ReserveNonce (its step ran
 // out of retries, or its worker died before SaveSigned and the recipient was then failed), when a worker died
-// between SaveSigned and the broadcast, and when the node restarted and lost its pool. Gap repair runs while an
-// Anchorer waits for its own transaction: it asks the node for the sender's pending nonce and, for every nonce of
-// the gap below its own, re-sends the stored transaction or, if the nonce was only reserved and long ago, sends a
-// filler in its place.
+// between SaveSigned and the broadcast, and when the node lost transactions: it restarted and lost its pool, or it
+// was reset or replaced and lost blocks too (then the store holds blocks for transactions the node never saw). Gap
+// repair runs while an Anchorer waits for its own transaction: it asks the node for the sender's pending nonce and,
+// for every nonce from there up to its own, re-sends the stored transaction in nonce order or, if the nonce was
+// only reserved and long ago, sends a filler in its place. Blocks recorded for transactions the node lacks are
+// forgotten first, and recorded again (see recordMined) once the node has mined them anew.
 
 // fillerGas is the gas of a filler: a zero-value transfer to the sender itself with no data runs no code and costs
 // exactly the base transaction gas.
@@ -32,23 +35,29 @@ type RepairStats struct {
 	Filled uint64
 	// Failed counts gap checks that failed (node or store error); the wait goes on and the next check retries.
 	Failed uint64
+	// Behind counts gap checks that found the node lacking transactions the store records as mined: the node was
+	// reset, replaced or rebuilt without them. Their blocks were forgotten and they were sent again.
+	Behind uint64
 }
 
-type repairCounters struct{ resent, filled, failed atomic.Uint64 }
+type repairCounters struct{ resent, filled, failed, behind atomic.Uint64 }
 
 // Repairs returns what gap repair has done so far, for tests and metrics.
 func (a *Anchorer) Repairs() RepairStats {
-	return RepairStats{Resent: a.repairs.resent.Load(), Filled: a.repairs.filled.Load(), Failed: a.repairs.failed.Load()}
+	return RepairStats{Resent: a.repairs.resent.Load(), Filled: a.repairs.filled.Load(), Failed: a.repairs.failed.Load(),
+		Behind: a.repairs.behind.Load()}
 }
 
-// repairGap makes every nonce of the sender below nonce reach the node, so that the transaction with nonce can be
+// repairGap makes every nonce of the sender up to nonce reach the node, so that the transaction with nonce can be
 // mined. It is best effort: a failure is counted, not returned, because the caller's wait is still the right thing
-// to do and the next check (or the retry of the anchor) tries again.
+// to do and the next check (or the retry of the anchor) tries again. One repair runs at a time per Anchorer: the
+// others waiting meanwhile would only send the same bytes again.
 func (a *Anchorer) repairGap(ctx context.Context, nonce uint64) {
-	if nonce == 0 {
-		return // nothing below
+	if !a.repairMu.TryLock() {
+		return
 	}
-	if err := a.closeGap(ctx, nonce); err != nil {
+	defer a.repairMu.Unlock()
+	if err := errors.Join(a.closeGap(ctx, nonce), a.recordMined(ctx)); err != nil {
 		a.repairs.failed.Add(1)
 	}
 }
@@ -58,42 +67,72 @@ func (a *Anchorer) closeGap(ctx context.Context, nonce uint64) error {
 	if err != nil {
 		return rpcError("get pending nonce", err)
 	}
-	if pending >= nonce {
-		return nil // the node has (or has mined) every lower nonce: no gap
+	if pending > nonce {
+		return nil // the node has (or has mined) every nonce up to ours: no gap
 	}
-	rs, err := a.store.Unsettled(ctx, a.s.from.Hex(), pending, nonce)
+	from := a.s.from.Hex()
+	rs, err := a.store.Reservations(ctx, from, pending, nonce+1)
 	if err != nil {
-		return errcode.Wrap(errcode.InternalServerError, "list unsettled nonces", err)
+		return errcode.Wrap(errcode.InternalServerError, "list reserved nonces", err)
+	}
+	plan := planGap(rs, a.s.repairGrace)
+	if plan.behind {
+		// Forget before sending: if this process dies in between, the rows are left without a block, which
+		// recordMined fills in; the other order could leave a block recorded that the node's chain does not have.
+		if err := a.store.ForgetMined(ctx, from, pending, nonce+1); err != nil {
+			return errcode.Wrap(errcode.InternalServerError, "forget lost blocks", err)
+		}
+		a.repairs.behind.Add(1)
 	}
 	var errs []error
-	for _, r := range rs {
-		switch {
-		case r.Signed:
+	for _, r := range plan.send {
+		if r.Signed {
 			// Sending stored bytes again is always safe: the node keeps one copy, and they are what the key's own
 			// retry would send.
-			if err := a.resend(ctx, r.Tx.RawTx); err != nil {
-				errs = append(errs, err)
-			}
-		case r.Age >= a.s.repairGrace:
-			if err := a.fill(ctx, r); err != nil {
-				errs = append(errs, err)
-			}
+			errs = append(errs, a.resend(ctx, r.Tx.RawTx))
+		} else {
+			errs = append(errs, a.fill(ctx, r))
 		}
-		// A younger unsigned reservation belongs to a live worker that is about to save and send: leave it alone.
 	}
 	return errors.Join(errs...)
 }
 
-// resend broadcasts a stored transaction of the gap and counts it.
+// gapPlan is what gap repair does about the reservations of the nonces a node lacks.
+type gapPlan struct {
+	// send lists, in nonce order, the signed reservations to send again and the abandoned ones to fill.
+	send []Reservation
+	// behind is set when one of them is recorded as mined: the node lost blocks, not only its pool.
+	behind bool
+}
+
+// planGap decides what to do about rs, the reservations (by nonce) of the nonces the node lacks. An unsigned
+// reservation younger than grace belongs to a live worker that is about to save and send it: it is left alone.
+func planGap(rs []Reservation, grace time.Duration) gapPlan {
+	var p gapPlan
+	for _, r := range rs {
+		switch {
+		case r.Signed:
+			p.send = append(p.send, r)
+			p.behind = p.behind || r.Tx.BlockNumber > 0
+		case r.Age >= grace:
+			p.send = append(p.send, r)
+		}
+	}
+	return p
+}
+
+// resend broadcasts a stored transaction of the gap and counts it if the node did not have it.
 func (a *Anchorer) resend(ctx context.Context, raw []byte) error {
-	err := a.broadcast(ctx, raw)
+	fresh, err := a.send(ctx, raw)
 	if errors.Is(err, errNonceTaken) {
 		return nil // mined since the pending nonce was read
 	}
 	if err != nil {
 		return err
 	}
-	a.repairs.resent.Add(1)
+	if fresh {
+		a.repairs.resent.Add(1)
+	}
 	return nil
 }
 

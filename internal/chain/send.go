@@ -30,28 +30,34 @@ const (
 // broadcast sends raw with eth_sendRawTransaction. A node that already has the transaction is success; a node that
 // says the nonce is too low yields errNonceTaken for the caller to look for the receipt.
 func (a *Anchorer) broadcast(ctx context.Context, raw []byte) error {
-	err := a.client.Client().CallContext(ctx, nil, "eth_sendRawTransaction", hexutil.Encode(raw))
+	_, err := a.send(ctx, raw)
+	return err
+}
+
+// send is broadcast that also tells whether the node took the transaction as new (fresh) rather than already known.
+func (a *Anchorer) send(ctx context.Context, raw []byte) (fresh bool, err error) {
+	err = a.client.Client().CallContext(ctx, nil, "eth_sendRawTransaction", hexutil.Encode(raw))
 	if err == nil {
-		return nil
+		return true, nil
 	}
 	if !isNodeError(err) {
-		return rpcError("send anchor tx", err)
+		return false, rpcError("send anchor tx", err)
 	}
 	msg := strings.ToLower(err.Error())
 	switch {
 	case strings.Contains(msg, msgAlreadyKnown):
-		return nil
+		return false, nil
 	case strings.Contains(msg, msgNonceTooLow):
-		return fmt.Errorf("send anchor tx: %w: %w", errNonceTaken, err)
+		return false, fmt.Errorf("send anchor tx: %w: %w", errNonceTaken, err)
 	default:
-		return errcode.Wrap(errcode.BlockchainTxRejected, "node refused anchor tx", err)
+		return false, errcode.Wrap(errcode.BlockchainTxRejected, "node refused anchor tx", err)
 	}
 }
 
 // waitReceipt polls for the receipt of hash until it appears, ReceiptTimeout passes or ctx ends. A transaction with
-// nonce n > 0 can only be mined once every lower nonce of the sender has reached the node, so the gap below n is
-// repaired when the wait starts and every gapCheck while it goes on; nonce 0 checks nothing.
-func (a *Anchorer) waitReceipt(ctx context.Context, hash common.Hash, nonce uint64) (*types.Receipt, error) {
+// nonce n can only be mined once it and every lower nonce of the sender have reached the node, so with repair set
+// the nonces up to n the node lacks are sent again when the wait starts and every gapCheck while it goes on.
+func (a *Anchorer) waitReceipt(ctx context.Context, hash common.Hash, nonce uint64, repair bool) (*types.Receipt, error) {
 	ctx, cancel := context.WithTimeout(ctx, a.s.receiptTimeout)
 	defer cancel()
 	ticker := time.NewTicker(a.s.pollInterval)
@@ -59,7 +65,7 @@ func (a *Anchorer) waitReceipt(ctx context.Context, hash common.Hash, nonce uint
 	var lastErr error
 	var lastCheck time.Time
 	for {
-		if time.Since(lastCheck) >= a.s.gapCheck {
+		if repair && time.Since(lastCheck) >= a.s.gapCheck {
 			a.repairGap(ctx, nonce)
 			lastCheck = time.Now()
 		}

@@ -84,13 +84,24 @@ func FillerKey(from string, nonce uint64) string { return fmt.Sprintf("filler/%s
 //     stalled longer than the repair grace may have lost its nonce to a filler; it must not store a second
 //     transaction for that nonce, and its retry reserves a fresh one.
 //
-//   - MarkMined records the block number of the transaction saved under key. It returns ErrUnknownKey (wrapped) if
-//     SaveSigned never succeeded for key. Setting it again with the same value is a no-op.
+//   - MarkMined records the block number of the transaction saved under key, replacing one recorded before (a
+//     transaction re-broadcast to a node that lost it is mined again, in another block). It returns ErrUnknownKey
+//     (wrapped) if SaveSigned never succeeded for key. Setting it again with the same value is a no-op. A store that
+//     keeps the block elsewhere too (Postgres: the assertions anchored under key) updates it there as well.
 //
 //   - Unsettled lists the reservations of from with lo <= nonce < hi whose block MarkMined has not recorded, ordered
-//     by nonce, each with its age and, if signed, its transaction. The Anchorer asks for [node's pending nonce, own
-//     nonce): the gap that keeps its own transaction from being mined. Rows below the pending nonce are used on
-//     chain whatever the store says (fillers are never marked mined), so they are not asked for.
+//     by nonce, each with its age and, if signed, its transaction. The Anchorer asks for [0, node's mined nonce) to
+//     record the blocks of transactions mined without their own waiter (see recordMined).
+//
+//   - Reservations lists every reservation of from with lo <= nonce < hi, ordered by nonce, like Unsettled but also
+//     those with a recorded block (in Tx.BlockNumber). The Anchorer asks for [node's pending nonce, own nonce]: the
+//     nonces the node lacks, which keep its own transaction from being mined. A row there with a recorded block is
+//     one the node has lost (it was reset, replaced, or rebuilt without it).
+//
+//   - ForgetMined clears the recorded block of every reservation of from with lo <= nonce < hi: the node lacks
+//     those transactions, so the blocks recorded for them are not (or no longer) on its chain. Recording a block
+//     again is MarkMined's. Clearing before re-broadcasting makes the repair crash-safe: a row without a block
+//     below the node's mined nonce is what recordMined looks for.
 //
 //   - ReplaceAbandoned gives the nonce held by the unsigned reservation of key to filler (a transaction signed with
 //     filler.From and filler.Nonce) in ONE atomic step: if key still holds filler.Nonce of filler.From and has no
@@ -112,6 +123,10 @@ type TxStore interface {
 	MarkMined(ctx context.Context, key string, blockNumber uint64) error
 	// Unsettled lists from's reservations with lo <= nonce < hi not recorded as mined, by nonce.
 	Unsettled(ctx context.Context, from string, lo, hi uint64) ([]Reservation, error)
+	// Reservations lists all of from's reservations with lo <= nonce < hi, by nonce, with recorded blocks.
+	Reservations(ctx context.Context, from string, lo, hi uint64) ([]Reservation, error)
+	// ForgetMined clears the recorded block of from's reservations with lo <= nonce < hi.
+	ForgetMined(ctx context.Context, from string, lo, hi uint64) error
 	// ReplaceAbandoned releases key's unsigned reservation of filler.Nonce and stores filler in its place.
 	ReplaceAbandoned(ctx context.Context, key string, filler Pending) (stored Pending, ok bool, err error)
 }

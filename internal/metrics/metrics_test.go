@@ -177,12 +177,13 @@ func gaugeValue(tb testing.TB, text, name string) float64 {
 
 func TestChainRepairCollector_ReadsOnScrape(t *testing.T) {
 	m := metrics.New()
-	var resent, filled uint64
-	m.Registry.MustRegister(metrics.NewChainRepairCollector(func() (uint64, uint64, uint64) { return resent, filled, 0 }))
-	resent, filled = 3, 1
+	var counts metrics.ChainRepairCounts
+	m.Registry.MustRegister(metrics.NewChainRepairCollector(func() metrics.ChainRepairCounts { return counts }))
+	counts = metrics.ChainRepairCounts{Resent: 3, Filled: 1, Behind: 2}
 	text := scrape(t, m)
 	require.Contains(t, text, `badged_chain_gap_repairs_total{kind="resent"} 3`)
 	require.Contains(t, text, `badged_chain_gap_repairs_total{kind="filled"} 1`)
 	require.Contains(t, text, `badged_chain_gap_repairs_total{kind="failed"} 0`)
+	require.Contains(t, text, `badged_chain_gap_repairs_total{kind="behind"} 2`)
 	requireHelpOnEveryMetric(t, text)
 }

@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"net"
-	"strconv"
 	"sync"
 	"time"
 
@@ -37,7 +35,7 @@ const DefaultSeed = "badged dev chain"
 type Config struct {
 	// Addr is the host:port of the HTTP JSON-RPC server; port 0 picks a free one. Empty means 127.0.0.1:0.
 	Addr string
-	// DataDir keeps the chain across restarts; empty keeps it in memory only.
+	// DataDir keeps the chain across restarts, also across SIGKILL (see journal.go); empty keeps it in memory only.
 	DataDir string
 	// Seed derives the funded dev key (SHA-256 of the seed), so the key stays the same across restarts.
 	Seed string
@@ -47,17 +45,27 @@ type Config struct {
 	Fund []common.Address
 }
 
+// journalFile is the journal's name in DataDir.
+const journalFile = "chain.journal"
+
 // Chain is a running dev chain.
 type Chain struct {
 	stack  *node.Node
 	eth    *eth.Ethereum
 	beacon *catalyst.SimulatedBeacon
 	key    *ecdsa.PrivateKey
+	rpc    *rpcServer
 
-	commitMu sync.Mutex // sealing is not safe to run concurrently
-	stop     chan struct{}
-	done     chan struct{}
-	once     sync.Once
+	// gate orders sealing against RPC calls: a call holds it shared, a seal exclusively until its block is in the
+	// journal, so no caller sees a block or acknowledgement the journal would not give back after a crash.
+	gate     sync.RWMutex
+	journal  *journal // nil without DataDir
+	broken   error    // first journal failure; from then on the chain acknowledges nothing (under gate)
+	replayed ReplayStats
+
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
 }
 
 // DevKey returns the key derived from seed: the SHA-256 of the seed as a secp256k1 scalar.
@@ -74,7 +82,7 @@ func DevKey(seed string) *ecdsa.PrivateKey {
 // fundedBalance is what each funded account starts with: 1e9 ether, plenty for any dev run.
 var fundedBalance = new(big.Int).Mul(big.NewInt(1_000_000_000), big.NewInt(params.Ether))
 
-// Start starts a dev chain as configured.
+// Start starts a dev chain as configured. With DataDir it first replays the journal kept there.
 func Start(cfg Config) (*Chain, error) {
 	if cfg.Seed == "" {
 		cfg.Seed = DefaultSeed
@@ -82,23 +90,16 @@ func Start(cfg Config) (*Chain, error) {
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
-	host, portText, err := net.SplitHostPort(cfg.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("parse dev chain address: %w", err)
-	}
-	port, err := strconv.Atoi(portText)
-	if err != nil {
-		return nil, fmt.Errorf("parse dev chain port: %w", err)
-	}
 	key := DevKey(cfg.Seed)
 
+	// The node itself keeps everything in memory and serves nothing: the journal is what persists, and rpc.go
+	// serves JSON-RPC behind the gate.
 	nodeConf := node.DefaultConfig
-	nodeConf.DataDir = cfg.DataDir
+	nodeConf.DataDir = ""
 	nodeConf.P2P = p2p.Config{NoDiscovery: true, MaxPeers: 0, ListenAddr: ""}
-	nodeConf.HTTPHost = host
-	nodeConf.HTTPPort = port
-	nodeConf.HTTPModules = []string{"eth", "net", "web3"}
-	nodeConf.HTTPVirtualHosts = []string{"*"}
+	nodeConf.HTTPHost = ""
+	nodeConf.WSHost = ""
+	nodeConf.IPCPath = ""
 	nodeConf.AuthPort = 0 // no engine API server: the beacon is in-process
 	stack, err := node.New(&nodeConf)
 	if err != nil {
@@ -123,13 +124,22 @@ func Start(cfg Config) (*Chain, error) {
 		stack.Close()
 		return nil, fmt.Errorf("start dev node: %w", err)
 	}
-	// Unlike the simulated backend, the head is not reset to genesis, so a chain kept in DataDir carries on.
 	beacon, err := catalyst.NewSimulatedBeacon(0, common.Address{}, backend)
 	if err != nil {
 		stack.Close()
 		return nil, fmt.Errorf("start dev beacon: %w", err)
 	}
 	c := &Chain{stack: stack, eth: backend, beacon: beacon, key: key, stop: make(chan struct{}), done: make(chan struct{})}
+	if cfg.DataDir != "" {
+		if err := c.openJournal(cfg.DataDir); err != nil {
+			stack.Close()
+			return nil, err
+		}
+	}
+	if c.rpc, err = c.serve(cfg.Addr); err != nil {
+		c.closeParts()
+		return nil, err
+	}
 	if cfg.BlockInterval > 0 {
 		go c.sealLoop(cfg.BlockInterval)
 	} else {
@@ -158,11 +168,17 @@ func (c *Chain) sealLoop(interval time.Duration) {
 	}
 }
 
-// Commit seals the pending transactions into a new block and returns its hash.
+// Commit seals the pending transactions into a new block and returns its hash. With DataDir the block is in the
+// journal before any RPC caller can see it.
 func (c *Chain) Commit() common.Hash {
-	c.commitMu.Lock()
-	defer c.commitMu.Unlock()
-	return c.beacon.Commit()
+	c.gate.Lock()
+	defer c.gate.Unlock()
+	before := c.BlockNumber()
+	hash := c.beacon.Commit()
+	if c.journal != nil && c.broken == nil && c.BlockNumber() > before {
+		c.broken = c.logBlock(hash)
+	}
+	return hash
 }
 
 // Pending returns how many executable transactions wait in the pool.
@@ -175,7 +191,7 @@ func (c *Chain) Pending() int {
 func (c *Chain) DropPending() { c.eth.TxPool().Clear() }
 
 // URL returns the HTTP JSON-RPC endpoint, with the port actually bound.
-func (c *Chain) URL() string { return c.stack.HTTPEndpoint() }
+func (c *Chain) URL() string { return c.rpc.url }
 
 // PrivateKeyHex returns the funded dev key as 64 hex digits (no 0x), the form chain.Config.PrivateKey takes.
 func (c *Chain) PrivateKeyHex() string { return hex.EncodeToString(crypto.FromECDSA(c.key)) }
@@ -186,13 +202,21 @@ func (c *Chain) Address() common.Address { return crypto.PubkeyToAddress(c.key.P
 // BlockNumber returns the current head block number.
 func (c *Chain) BlockNumber() uint64 { return c.eth.BlockChain().CurrentBlock().Number.Uint64() }
 
-// Close stops sealing and shuts the node down, flushing the chain to DataDir.
+// Close stops sealing and serving and shuts the node down. Everything acknowledged is already in the journal.
 func (c *Chain) Close() error {
 	var err error
 	c.once.Do(func() {
 		close(c.stop)
 		<-c.done
-		err = errors.Join(c.beacon.Stop(), c.stack.Close())
+		err = errors.Join(c.rpc.close(), c.closeParts())
 	})
+	return err
+}
+
+func (c *Chain) closeParts() error {
+	err := errors.Join(c.beacon.Stop(), c.stack.Close())
+	if c.journal != nil {
+		err = errors.Join(err, c.journal.close())
+	}
 	return err
 }
