@@ -98,16 +98,21 @@ func canonicalizeValueJSONGold(ctx context.Context, v any, lim Limits) (string, 
 	return canonicalizeJSONGold(ctx, v, lim)
 }
 
-// canonicalizeJSONGold converts the document to RDF with json-gold. Its expansion cannot be interrupted: it runs
-// aside so that the deadline (set by the caller) still returns on time.
+// canonicalizeJSONGold converts the document to RDF with json-gold. Its expansion has no cancellation: it runs
+// aside so that the deadline (set by the caller) still returns on time, stops at its next checkpoint once the
+// deadline has passed, and holds one of the few slots of the gate until it does (goldstop.go).
 func canonicalizeJSONGold(ctx context.Context, v any, lim Limits) (string, error) {
+	if err := acquireGold(ctx); err != nil {
+		return "", fmt.Errorf("json-ld expansion: %w", err)
+	}
 	type result struct {
 		ds  *ld.RDFDataset
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		ds, err := toDataset(v)
+		defer releaseGold()
+		ds, err := toDataset(ctx, v)
 		done <- result{ds, err}
 	}()
 	var r result
@@ -122,20 +127,21 @@ func canonicalizeJSONGold(ctx context.Context, v any, lim Limits) (string, error
 	return canonicalizeDataset(ctx, r.ds, lim)
 }
 
-// toDataset expands the document in safe mode and converts it to RDF.
-func toDataset(doc any) (*ld.RDFDataset, error) {
-	loader := &embeddedLoader{}
+// toDataset expands the document in safe mode and converts it to RDF, stopping with the error of ctx at the
+// first checkpoint after ctx is done.
+func toDataset(ctx context.Context, doc any) (*ld.RDFDataset, error) {
+	loader := &embeddedLoader{ctx: ctx}
 	opts := ld.NewJsonLdOptions("")
 	opts.DocumentLoader = loader
 	opts.SafeMode = true
 	opts.ProcessingMode = ld.JsonLd_1_1
-	expanded, err := ld.NewJsonLdProcessor().Expand(doc, opts)
+	expanded, err := ld.NewJsonLdProcessor().Expand(withDocumentCheckpoints(doc), opts)
 	if err != nil {
 		if loader.missing != "" {
 			return nil, fmt.Errorf("%w: %s", ErrUnknownContext, loader.missing)
 		}
 		if loader.err != nil {
-			return nil, loader.err
+			return nil, fmt.Errorf("json-ld expansion: %w", loader.err)
 		}
 		var jerr *ld.JsonLdError
 		if errors.As(err, &jerr) && jerr.Code == ld.InvalidProperty {
@@ -145,6 +151,9 @@ func toDataset(doc any) (*ld.RDFDataset, error) {
 	}
 	if err := checkExpanded(expanded, ""); err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("json-ld expansion: %w", err)
 	}
 	ds, err := ld.NewJsonLdApi().ToRDF(expanded, opts)
 	if err != nil {

@@ -1,6 +1,7 @@
 package credential
 
 import (
+	"context"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -93,9 +94,12 @@ var parsedContexts = sync.OnceValues(func() (map[string]any, error) {
 	return out, nil
 })
 
-// embeddedLoader is a json-gold DocumentLoader over the embedded contexts. It remembers the first URL it could
-// not serve so that the caller can report ErrUnknownContext (json-gold wraps loader errors in its own type).
+// embeddedLoader is toDataset's json-gold DocumentLoader over the embedded contexts, with checkpoints in their
+// scoped contexts (goldstop.go). It remembers the first URL it could not serve so that the caller can report
+// ErrUnknownContext (json-gold wraps loader errors in its own type), and fails once ctx is done, which is how an
+// expansion abandoned at its deadline stops.
 type embeddedLoader struct {
+	ctx     context.Context
 	missing string
 	err     error
 }
@@ -104,7 +108,14 @@ var _ ld.DocumentLoader = (*embeddedLoader)(nil)
 
 // LoadDocument serves an embedded context or fails; it never touches the network.
 func (l *embeddedLoader) LoadDocument(u string) (*ld.RemoteDocument, error) {
-	docs, err := parsedContexts()
+	if err := l.ctx.Err(); err != nil {
+		l.err = err
+		return nil, ld.NewJsonLdError(ld.LoadingDocumentFailed, err)
+	}
+	if u == checkpointURL {
+		return &ld.RemoteDocument{DocumentURL: u, Document: map[string]any{"@context": map[string]any{}}}, nil
+	}
+	docs, err := checkpointedContexts()
 	if err != nil {
 		l.err = err
 		return nil, ld.NewJsonLdError(ld.LoadingDocumentFailed, err)
