@@ -55,6 +55,12 @@ func TestFaults_IssuanceSurvives(t *testing.T) {
 		events = append(events, fmt.Sprintf("%-16s at %5.1fs, %3d recipients in flight, %s", name,
 			t0.Sub(start).Seconds(), pending, time.Since(t0).Round(100*time.Millisecond)))
 	}
+	// Each fault after the first starts once the service has recovered from the one before: a recipient reached
+	// its outcome after that fault ended.
+	recovered := func() {
+		since := time.Now()
+		c.waitCount(t, 2*time.Minute, 1, "SELECT count(*) FROM assertions WHERE state <> 'PROCESSING' AND updated_at > $1", since)
+	}
 	// Once mail is flowing, the worker dies mid-step.
 	c.waitCount(t, 2*time.Minute, 10, "SELECT count(*) FROM notifications WHERE status = 'SENT'")
 	var killedAt int // messages accepted when the worker died
@@ -64,19 +70,19 @@ func TestFaults_IssuanceSurvives(t *testing.T) {
 		time.Sleep(faultWorkerDown)
 		c.Workers[0].Start(t)
 	})
-	time.Sleep(3 * time.Second)
+	recovered()
 	fault("chain node down", func() {
 		require.NoError(t, c.Chain.Close())
 		time.Sleep(faultChainDown)
 		c.startChain(t, c.chainAddr)
 	})
-	time.Sleep(3 * time.Second)
+	recovered()
 	fault("SMTP 421", func() {
 		c.SMTP.SetFault(smtptest.StageMail, smtptest.Fault{Code: 421, Message: "4.3.2 try again later"})
 		time.Sleep(faultSMTPRefuses)
 		c.SMTP.ClearFaults()
 	})
-	time.Sleep(2 * time.Second)
+	recovered()
 	var during map[int]int
 	fault("Postgres restart", func() { during = c.probeDuring(func() { restartPostgres(t, faultPostgresDown) }) })
 	c.APIs[0].WaitReady(t, 30*time.Second)

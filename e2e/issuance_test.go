@@ -132,9 +132,10 @@ func TestIssuance_Idempotency(t *testing.T) {
 		again := s.postIssuance(t, "v3", tn.Key, tn.Badge, key, body).data(t)
 		require.Equal(t, id, again["id"])
 		require.Equal(t, "COMPLETED", again["processingStatus"])
-		time.Sleep(time.Second) // a second workflow, if one started, would have sent by now
-		require.Len(t, s.SMTP.Messages(), mails, "a replay sends no mail")
+		// The replay started no run (countWorkflows waits for the latest run to be listed), and the one run had
+		// finished before the replay: no mail can come after this count.
 		require.Equal(t, 1, s.countWorkflows(t, id))
+		require.Len(t, s.SMTP.Messages(), mails, "a replay sends no mail")
 		require.Equal(t, before-2, s.credits(t, tn.Org.ID))
 
 		other := s.postIssuance(t, "v3", tn.Key, tn.Badge, key, issuanceBody(t, tn.Program, emailRecipients("other", 2), ""))
@@ -227,21 +228,28 @@ func (s *stack) postIssuanceNoFail(idemKey string, tn tenant, body string) postR
 }
 
 // countWorkflows counts the IssueBadge executions (runs) that carry the issuance's IssuanceId search attribute
-// (its batches carry it too, and are not counted).
-// Visibility is eventually consistent: it waits until at least one is listed, then lists once more.
+// (its batches carry it too, and are not counted). Visibility is eventually consistent, so it waits until the
+// listing holds the latest run of the issuance's workflow id, as Temporal itself reports it: every earlier run, and
+// any run of another id started before it, is listed by then.
 func (s *stack) countWorkflows(tb testing.TB, issuance string) int {
 	tb.Helper()
+	ctx := context.Background()
+	var workflowID string
+	require.NoError(tb, s.DB.Pool.QueryRow(ctx, "SELECT workflow_id FROM issuances WHERE id = $1", issuance).Scan(&workflowID))
+	desc, err := s.Client.DescribeWorkflowExecution(ctx, workflowID, "")
+	require.NoError(tb, err, "the issuance's workflow")
+	latest := desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()
 	query := workflows.IssuanceIDKey.GetName() + ` = "` + issuance + `" AND WorkflowType = "IssueBadge"`
-	list := func() int {
-		res, err := s.Client.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: query, PageSize: 100})
-		require.NoError(tb, err)
-		return len(res.Executions)
-	}
 	deadline := time.Now().Add(30 * time.Second)
-	for list() == 0 {
-		require.True(tb, time.Now().Before(deadline), "no workflow listed for issuance %s", issuance)
-		time.Sleep(200 * time.Millisecond)
+	for {
+		res, err := s.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, PageSize: 100})
+		require.NoError(tb, err)
+		for _, e := range res.Executions {
+			if e.GetExecution().GetRunId() == latest {
+				return len(res.Executions)
+			}
+		}
+		require.True(tb, time.Now().Before(deadline), "run %s of issuance %s never listed", latest, issuance)
+		time.Sleep(100 * time.Millisecond)
 	}
-	time.Sleep(500 * time.Millisecond)
-	return list()
 }
