@@ -326,11 +326,7 @@ func programIDsOf(ctx context.Context, q *db.Queries, org uuid.UUID, badges ...u
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[uuid.UUID][]uuid.UUID, len(badges))
-	for _, row := range rows {
-		out[row.BadgeID] = append(out[row.BadgeID], row.ProgramID)
-	}
-	return out, nil
+	return groupLinks(rows, func(l db.ListProgramIDsOfBadgesRow) (uuid.UUID, uuid.UUID) { return l.BadgeID, l.ProgramID }), nil
 }
 
 func (h *handler) getBadge(w http.ResponseWriter, r *http.Request) {
@@ -390,18 +386,14 @@ func (h *handler) listBadges(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	ids := make([]uuid.UUID, len(rows))
-	for i, b := range rows {
-		ids[i] = b.ID
-	}
-	links, err := programIDsOf(r.Context(), h.db.Queries, org, ids...)
+	items, err := withLinks(rows, func(b db.Badge) uuid.UUID { return b.ID },
+		func(ids []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
+			return programIDsOf(r.Context(), h.db.Queries, org, ids...)
+		},
+		func(b db.Badge, programs []uuid.UUID) badgeResponse { return h.toBadgeResponse(v, b, programs) })
 	if err != nil {
 		h.writeError(w, r, err)
 		return
-	}
-	items := make([]badgeResponse, len(rows))
-	for i, b := range rows {
-		items[i] = h.toBadgeResponse(v, b, links[b.ID])
 	}
 	okList(h, w, page, total, items)
 }

@@ -206,11 +206,7 @@ func badgeIDsOf(ctx context.Context, q *db.Queries, org uuid.UUID, programs ...u
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[uuid.UUID][]uuid.UUID, len(programs))
-	for _, row := range rows {
-		out[row.ProgramID] = append(out[row.ProgramID], row.BadgeID)
-	}
-	return out, nil
+	return groupLinks(rows, func(l db.ListBadgeIDsOfProgramsRow) (uuid.UUID, uuid.UUID) { return l.ProgramID, l.BadgeID }), nil
 }
 
 func (h *handler) listPrograms(w http.ResponseWriter, r *http.Request) {
@@ -242,18 +238,14 @@ func (h *handler) listPrograms(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	ids := make([]uuid.UUID, len(rows))
-	for i, p := range rows {
-		ids[i] = p.ID
-	}
-	links, err := badgeIDsOf(r.Context(), h.db.Queries, org, ids...)
+	items, err := withLinks(rows, func(p db.Program) uuid.UUID { return p.ID },
+		func(ids []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
+			return badgeIDsOf(r.Context(), h.db.Queries, org, ids...)
+		},
+		func(p db.Program, badges []uuid.UUID) programResponse { return h.toProgramResponse(v, p, badges) })
 	if err != nil {
 		h.writeError(w, r, err)
 		return
-	}
-	items := make([]programResponse, len(rows))
-	for i, p := range rows {
-		items[i] = h.toProgramResponse(v, p, links[p.ID])
 	}
 	okList(h, w, page, total, items)
 }
