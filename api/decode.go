@@ -33,12 +33,16 @@ type object struct {
 // decodeBody reads a JSON object body. Malformed JSON, a non-object, trailing data or a body over limit are
 // answered before any field is looked at.
 func (h *handler) decodeBody(w http.ResponseWriter, r *http.Request, limit int64) (*object, error) {
+	tooLarge := &apiError{status: http.StatusRequestEntityTooLarge, code: codeValidation,
+		msg: fmt.Sprintf("request body is larger than %d bytes", limit)}
+	if r.ContentLength > limit {
+		return nil, tooLarge // answered unread: a client waiting on "Expect: 100-continue" never sends it
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, &apiError{status: http.StatusRequestEntityTooLarge, code: codeValidation,
-				msg: fmt.Sprintf("request body is larger than %d bytes", mbe.Limit)}
+			return nil, tooLarge
 		}
 		return nil, newError(codeFormat, "request body could not be read")
 	}
@@ -58,8 +62,8 @@ func (h *handler) decodeBody(w http.ResponseWriter, r *http.Request, limit int64
 		return nil, newError(codeFormat, "request body has data after the JSON object")
 	}
 	errs := []fieldError{}
-	if dup, found := duplicateKey(body); found {
-		return nil, fieldsError([]fieldError{{Field: dup, Message: "appears more than once", format: true}})
+	if p, path := scanBody(body); p != bodyOK {
+		return nil, fieldsError([]fieldError{p.field(path)})
 	}
 	return &object{raw: raw, errs: &errs, v: versionOf(r.Context()), loc: h.loc, body: body}, nil
 }

@@ -119,12 +119,15 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		h.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "route", routePattern(r), "err", err)
 		ae = newError(codeInternal, "internal error; the request id in the X-Request-Id header identifies it in the logs")
 	}
+	if ae.status == http.StatusRequestEntityTooLarge {
+		drainBody(w, r)
+	}
 	fields := ae.fields
 	if fields == nil {
 		fields = []fieldError{}
 	}
 	writeJSON(w, h.log, ae.status, errorBody{Error: errorDetail{
-		Timestamp: versionOf(r.Context()).formatTime(h.now(), h.loc),
+		Timestamp: requestVersion(r).formatTime(h.now(), h.loc),
 		Code:      ae.code,
 		Message:   ae.msg,
 		Status:    ae.status,

@@ -72,7 +72,7 @@ func NewHandler(d Deps) http.Handler {
 
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, h.logRequests, h.recoverer, securityHeaders)
-	r.Use(h.countRequests)
+	r.Use(h.countRequests, h.guardRequest(r))
 	r.NotFound(h.notFound)
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, newError(codeMethod, "method %s is not allowed on %s", r.Method, r.URL.Path))

@@ -64,9 +64,19 @@ func newEnv(tb testing.TB, limits ...media.Limits) *env {
 	if len(limits) > 0 {
 		deps.MediaLimits = limits[0]
 	}
-	srv := httptest.NewServer(api.NewHandler(deps))
+	return &env{d: d, srv: startServer(tb, api.NewHandler(deps))}
+}
+
+// startServer serves h as cmd/badged does: net/http's own header limit well above the API's, and the listener
+// that gives net/http's own error answers the contract's body.
+func startServer(tb testing.TB, h http.Handler) *httptest.Server {
+	tb.Helper()
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.MaxHeaderBytes = api.ServerMaxHeaderBytes
+	srv.Listener = api.GuardListener(srv.Listener, nil)
+	srv.Start()
 	tb.Cleanup(srv.Close)
-	return &env{d: d, srv: srv}
+	return srv
 }
 
 // response is a decoded answer of the server.

@@ -1,14 +1,15 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
@@ -23,6 +24,8 @@ import (
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/blob"
+	"github.com/badged/badged/internal/credential"
+	"github.com/badged/badged/internal/issuer"
 )
 
 // issNow is the handler clock of the issuance tests: late enough that 2025-01-31 plus one month (2025-03-01 00:00
@@ -82,9 +85,12 @@ func newIssuanceHandler(tb testing.TB, d *db.DB, starter api.IssuanceStarter, cl
 	require.NoError(tb, err)
 	seoul, err := time.LoadLocation("Asia/Seoul")
 	require.NoError(tb, err)
+	ring, err := credential.NewKeyring("test:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32)))
+	require.NoError(tb, err)
 	return api.NewHandler(api.Deps{
 		DB: d, Blob: store, Location: seoul, PublicBaseURL: baseURL, Clock: clock, Issuances: starter,
-		Log: slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Issuer: issuer.New(d, ring, baseURL),
+		Log:    slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 }
 
@@ -100,9 +106,7 @@ type issFixture struct {
 func newIssFixture(tb testing.TB) *issFixture {
 	tb.Helper()
 	f := &issFixture{fixture: newFixture(tb), starter: &fakeStarter{}, clock: &testClock{now: issNow}}
-	srv := httptest.NewServer(newIssuanceHandler(tb, f.d, f.starter, f.clock.Now))
-	tb.Cleanup(srv.Close)
-	f.env = &env{d: f.d, srv: srv}
+	f.env = &env{d: f.d, srv: startServer(tb, newIssuanceHandler(tb, f.d, f.starter, f.clock.Now))}
 	f.vars["{badge1m}"] = f.mustBadgeWith(tb, "One month", `"expirationPolicy":{"relativeExpirationMonths":1}`, f.vars["{program}"])
 	f.vars["{fixedBadge}"] = f.mustBadgeWith(tb, "Fixed", `"expirationPolicy":{"type":"FIXED","fixedExpiredAt":"2030-12-31T00:00:00Z"}`, f.vars["{program}"])
 	f.vars["{badge2}"] = f.mustBadge(tb, "manager", "Second badge", f.vars["{image}"], f.vars["{program}"])

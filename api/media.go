@@ -98,6 +98,9 @@ func (h *handler) readImagePart(w http.ResponseWriter, r *http.Request) ([]byte,
 	tooLarge := &apiError{status: http.StatusRequestEntityTooLarge, code: codeValidation,
 		msg:    fmt.Sprintf("image is larger than %d bytes", limit),
 		fields: []fieldError{{Field: "image", Message: "must be at most " + strconv.FormatInt(limit, 10) + " bytes"}}}
+	if r.ContentLength > limit+64<<10 {
+		return nil, tooLarge // answered unread: a client waiting on "Expect: 100-continue" never sends it
+	}
 	mr := multipart.NewReader(http.MaxBytesReader(w, r.Body, limit+64<<10), params["boundary"])
 	for {
 		part, err := mr.NextPart()

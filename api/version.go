@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"time"
 
@@ -92,6 +93,23 @@ func withVersion(ctx context.Context, v version) context.Context {
 func versionOf(ctx context.Context) version {
 	if v, ok := ctx.Value(versionKey{}).(version); ok {
 		return v
+	}
+	return v3
+}
+
+// requestVersion is versionOf for code that may run before the version's routes (the request guard, the router's
+// 404): the version is then read from the path prefix.
+func requestVersion(r *http.Request) version {
+	if v, ok := r.Context().Value(versionKey{}).(version); ok {
+		return v
+	}
+	return pathVersion(r.URL.Path)
+}
+
+// pathVersion is the version a path is under; v3 outside /public/vN.
+func pathVersion(path string) version {
+	if strings.HasPrefix(path, v2.prefix()+"/") {
+		return v2
 	}
 	return v3
 }

@@ -141,7 +141,7 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 		if err != nil {
 			return fmt.Errorf("listen %s: %w", cfg.HTTPAddr, err)
 		}
-		go func() { errc <- srv.Serve(ln) }()
+		go func() { errc <- srv.Serve(api.GuardListener(ln, cfg.TimeZone)) }()
 		log.Info("http api listening", "addr", ln.Addr().String(), "public_base_url", cfg.PublicBaseURL)
 		defer shutdownHTTP(srv, cfg.ShutdownTimeout, log)
 	}
@@ -188,7 +188,7 @@ func newHTTPServer(ctx context.Context, cfg config.Config, d *db.DB, store blob.
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      120 * time.Second,
 		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    api.ServerMaxHeaderBytes, // the API answers 431 itself at 64 KiB, with the contract's body
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}, nil
 }
