@@ -17,7 +17,7 @@ INSERT INTO issuances (id, org_id, badge_id, program_id, api_version, mode, idem
                        expired_at, assertion_count, credits_debited, workflow_id)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 ON CONFLICT (org_id, badge_id, mode, idempotency_key) DO NOTHING
-RETURNING id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at
+RETURNING id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at
 `
 
 type CreateIssuanceParams struct {
@@ -72,6 +72,7 @@ func (q *Queries) CreateIssuance(ctx context.Context, arg CreateIssuanceParams) 
 		&i.Failure,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.WorkflowStartedAt,
 	)
 	return i, err
 }
@@ -98,7 +99,7 @@ func (q *Queries) DebitCredits(ctx context.Context, arg DebitCreditsParams) (int
 }
 
 const getIssuance = `-- name: GetIssuance :one
-SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at FROM issuances WHERE org_id = $1 AND id = $2
+SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at FROM issuances WHERE org_id = $1 AND id = $2
 `
 
 type GetIssuanceParams struct {
@@ -127,12 +128,13 @@ func (q *Queries) GetIssuance(ctx context.Context, arg GetIssuanceParams) (Issua
 		&i.Failure,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.WorkflowStartedAt,
 	)
 	return i, err
 }
 
 const getIssuanceAnyOrg = `-- name: GetIssuanceAnyOrg :one
-SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at FROM issuances WHERE id = $1
+SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at FROM issuances WHERE id = $1
 `
 
 // For the workflow, which is handed ids it created itself.
@@ -157,12 +159,13 @@ func (q *Queries) GetIssuanceAnyOrg(ctx context.Context, id uuid.UUID) (Issuance
 		&i.Failure,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.WorkflowStartedAt,
 	)
 	return i, err
 }
 
 const getIssuanceByKey = `-- name: GetIssuanceByKey :one
-SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at FROM issuances WHERE org_id = $1 AND badge_id = $2 AND mode = $3 AND idempotency_key = $4
+SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at FROM issuances WHERE org_id = $1 AND badge_id = $2 AND mode = $3 AND idempotency_key = $4
 `
 
 type GetIssuanceByKeyParams struct {
@@ -198,6 +201,7 @@ func (q *Queries) GetIssuanceByKey(ctx context.Context, arg GetIssuanceByKeyPara
 		&i.Failure,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.WorkflowStartedAt,
 	)
 	return i, err
 }
@@ -225,7 +229,7 @@ type InsertAssertionsParams struct {
 const setIssuanceStatus = `-- name: SetIssuanceStatus :one
 UPDATE issuances SET processing_status = $2, failure = $3, updated_at = now()
 WHERE id = $1 AND processing_status = 'PROCESSING'
-RETURNING id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at
+RETURNING id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at
 `
 
 type SetIssuanceStatusParams struct {
@@ -255,6 +259,7 @@ func (q *Queries) SetIssuanceStatus(ctx context.Context, arg SetIssuanceStatusPa
 		&i.Failure,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.WorkflowStartedAt,
 	)
 	return i, err
 }

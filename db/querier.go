@@ -19,6 +19,10 @@ type Querier interface {
 	// assertion becomes RECEIVED, as if the worker's notification had succeeded.
 	ClearNotificationError(ctx context.Context, id uuid.UUID) (int64, error)
 	CountAssertions(ctx context.Context, arg CountAssertionsParams) (int64, error)
+	// The total of a list filtered by nothing but its creation range [start_at, end_before): the whole UTC hours
+	// [whole_from, whole_to) from the trigger-kept hour counters, the partial hours at either end counted exactly
+	// (assertions_list_idx). NULL bounds are open. The caller aligns whole_from/whole_to to hours inside the range.
+	CountAssertionsByHours(ctx context.Context, arg CountAssertionsByHoursParams) (int64, error)
 	CountBadges(ctx context.Context, arg CountBadgesParams) (int64, error)
 	CountIssuanceFailures(ctx context.Context, issuanceID uuid.UUID) (int64, error)
 	// Operator inspect: recipients still in the pipeline per last completed step.
