@@ -226,6 +226,16 @@ type InsertAssertionsParams struct {
 	CreatedAt          time.Time
 }
 
+const markWorkflowStarted = `-- name: MarkWorkflowStarted :exec
+UPDATE issuances SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL
+`
+
+// Temporal accepted the start of the issuance's workflow: replays need not start it again.
+func (q *Queries) MarkWorkflowStarted(ctx context.Context, id uuid.UUID) error {
+	_, err := q.db.Exec(ctx, markWorkflowStarted, id)
+	return err
+}
+
 const setIssuanceStatus = `-- name: SetIssuanceStatus :one
 UPDATE issuances SET processing_status = $2, failure = $3, updated_at = now()
 WHERE id = $1 AND processing_status = 'PROCESSING'

@@ -33,3 +33,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $
 UPDATE issuances SET processing_status = $2, failure = $3, updated_at = now()
 WHERE id = $1 AND processing_status = 'PROCESSING'
 RETURNING *;
+
+-- name: MarkWorkflowStarted :exec
+-- Temporal accepted the start of the issuance's workflow: replays need not start it again.
+UPDATE issuances SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL;
