@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -501,6 +502,26 @@ func TestIssuances_Idempotency(t *testing.T) {
 				"SELECT count(*) FROM issuances WHERE idempotency_key = $1", "replay-"+v).Scan(&n))
 			require.Equal(t, 1, n)
 		}
+	})
+
+	t.Run("a byte-identical replay is answered from the row before decoding", func(t *testing.T) {
+		body := issuanceBody("{program}", a, b)
+		first := f.mustIssue(t, "v3", "{badge}", "manager", "bytes", body)
+		id := jstr(t, first, "id")
+		sum := sha256.Sum256([]byte(f.expand(body)))
+		var stored []byte
+		require.NoError(t, f.d.Pool.QueryRow(context.Background(), "SELECT body_sha256 FROM issuances WHERE id = $1", id).Scan(&stored))
+		require.Equal(t, sum[:], stored, "the body's bytes are recorded")
+		// Spoil the request hash: only the byte comparison can still recognise the replay.
+		_, err := f.d.Pool.Exec(context.Background(), "UPDATE issuances SET request_hash = '\\x00' WHERE id = $1", id)
+		require.NoError(t, err)
+		require.Equal(t, first, f.mustIssue(t, "v3", "{badge}", "manager", "bytes", body))
+		// The same request in other bytes takes the full path, which now compares against the spoiled hash.
+		r := f.postIssuance(t, "v3", "{badge}", "manager", "bytes", " "+body)
+		require.Equal(t, http.StatusConflict, r.Status, "%s", r.Raw)
+		// So does the same bytes under the other API version.
+		r = f.postIssuance(t, "v2", "{badge}", "manager", "bytes", body)
+		require.Equal(t, http.StatusConflict, r.Status, "%s", r.Raw)
 	})
 
 	t.Run("a failed workflow start is healed by the retry", func(t *testing.T) {

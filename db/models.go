@@ -128,6 +128,7 @@ type Issuance struct {
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
 	WorkflowStartedAt *time.Time
+	BodySha256        []byte
 }
 
 type IssuanceRedriveRun struct {

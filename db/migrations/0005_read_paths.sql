@@ -33,3 +33,9 @@ SELECT org_id, date_trunc('hour', created_at, 'UTC'), count(*) FROM assertions W
 -- answers from the row alone; only a replay of an issuance whose start never succeeded (a crash between the commit
 -- and the start) calls Temporal again.
 ALTER TABLE issuances ADD COLUMN workflow_started_at timestamptz;
+
+-- SHA-256 of the request body exactly as received. A replay with the same bytes under the same key and API version
+-- is the same request (the accepted body was valid then, and validation only gets more permissive with time:
+-- issuedAt must not be in the future), so it is answered without decoding and normalizing up to 10,000
+-- recipients again. Other bodies still go through the request hash (ISS057 or a replay).
+ALTER TABLE issuances ADD COLUMN body_sha256 bytea;
