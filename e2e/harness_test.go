@@ -154,7 +154,8 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	require.NoError(tb, err)
 	tb.Cleanup(verifier.Close)
 	s.HTTP.Config.Handler = api.NewHandler(api.Deps{DB: s.DB, Blob: store, Log: log, Location: seoul,
-		PublicBaseURL: s.BaseURL, Issuances: api.TemporalStarter{Client: s.Client}, Issuer: s.Issuer, Chain: verifier})
+		PublicBaseURL: s.BaseURL, Issuances: api.TemporalStarter{Client: s.Client}, Issuer: s.Issuer, Chain: verifier,
+		KeyCacheTTL: 5 * time.Second}) // API_KEY_CACHE_TTL's default, as `badged dev` runs
 	s.HTTP.Start()
 	tb.Cleanup(s.HTTP.Close)
 	return s

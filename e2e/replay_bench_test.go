@@ -14,8 +14,8 @@ import (
 
 // BenchmarkReplayWhileProcessing replays the POST of a BADGED_BENCH_RECIPIENTS-recipient issuance (1,000 by
 // default) while its pipeline runs on the embedded stack, two ways interleaved: "old" with the recorded workflow
-// start cleared first, so the handler calls Temporal's start (USE_EXISTING) as every replay did before
-// issuances.workflow_started_at, and "new", answered from the row. Once the issuance is COMPLETED it replays it
+// start and body bytes cleared first, so the handler decodes the body and calls Temporal's start (USE_EXISTING)
+// as every replay did before issuances.workflow_started_at and body_sha256, and "new", answered from the row. Once the issuance is COMPLETED it replays it
 // again ("after"). Every answer must be the same issuance; p99 of each and old/new are reported:
 //
 //	go test -run '^$' -bench ReplayWhileProcessing -benchtime 1x -timeout 30m ./e2e/
@@ -37,10 +37,17 @@ func BenchmarkReplayWhileProcessing(b *testing.B) {
 		key := "replay-" + uuid.NewString()
 		id := s.mustIssue(b, "v3", tn.Key, tn.Badge, key, body)
 		status := "PROCESSING"
+		var bodySum []byte
+		require.NoError(b, s.DB.Pool.QueryRow(ctx, "SELECT body_sha256 FROM issuances WHERE id = $1", id).Scan(&bodySum))
 		for status == "PROCESSING" {
-			_, err := s.DB.Pool.Exec(ctx, "UPDATE issuances SET workflow_started_at = NULL WHERE id = $1", id)
+			// The old path: no recorded start and no recorded bytes, so the body is decoded, hashed and compared
+			// in a transaction, then Temporal's start is called; the bytes are put back for the new path.
+			_, err := s.DB.Pool.Exec(ctx, "UPDATE issuances SET workflow_started_at = NULL, body_sha256 = NULL WHERE id = $1", id)
 			require.NoError(b, err)
-			if replay(key, body, id, &old) != "PROCESSING" {
+			st := replay(key, body, id, &old)
+			_, err = s.DB.Pool.Exec(ctx, "UPDATE issuances SET body_sha256 = $2 WHERE id = $1", id, bodySum)
+			require.NoError(b, err)
+			if st != "PROCESSING" {
 				old = old[:len(old)-1] // it finished meanwhile: not a replay during processing
 				break
 			}
@@ -59,6 +66,13 @@ func BenchmarkReplayWhileProcessing(b *testing.B) {
 	o, f, a := statsOf(old), statsOf(fresh), statsOf(after)
 	b.Logf("%d recipients, replays during processing: old n=%d p50 %.1f ms p99 %.1f ms max %.1f ms; new n=%d p50 %.1f ms p99 %.1f ms max %.1f ms; after COMPLETED n=%d p50 %.1f ms p99 %.1f ms",
 		n, o.n, ms(o.p50), ms(o.p99), ms(o.max), f.n, ms(f.p50), ms(f.p99), ms(f.max), a.n, ms(a.p50), ms(a.p99))
+	slow := 0
+	for _, d := range fresh {
+		if d > 100*time.Millisecond {
+			slow++
+		}
+	}
+	b.Logf("new replays over 100 ms: %d of %d", slow, len(fresh))
 	b.ReportMetric(ms(o.p99), "old-p99-ms")
 	b.ReportMetric(ms(f.p99), "new-p99-ms")
 	b.ReportMetric(ms(a.p99), "after-p99-ms")
