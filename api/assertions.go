@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -219,8 +220,14 @@ func (h *handler) countAssertions(r *http.Request, org uuid.UUID, f assertionFil
 			ProgramID: f.programID, IssuanceID: f.issuanceID, State: f.state, Email: f.email, Phone: f.phone,
 			SourcedID: f.sourcedID, StartAt: f.startAt, EndAt: f.endAt, Now: now})
 	}
-	if f.issuanceID != nil || f.email != nil || f.phone != nil || f.sourcedID != nil || f.startAt != nil || f.endAt != nil {
+	if f.issuanceID != nil || f.email != nil || f.phone != nil || f.sourcedID != nil {
 		return exact()
+	}
+	if f.startAt != nil || f.endAt != nil {
+		if f.badgeID != nil || f.programID != nil || f.state != nil {
+			return exact()
+		}
+		return h.countCreatedBetween(ctx, org, f.startAt, f.endAt, exact)
 	}
 	n, err := h.db.SumAssertionCounts(ctx, db.SumAssertionCountsParams{OrgID: org, BadgeID: f.badgeID,
 		ProgramID: f.programID, State: f.state})
@@ -244,6 +251,30 @@ func (h *handler) countAssertions(r *http.Request, org uuid.UUID, f assertionFil
 		return exact()
 	}
 	return n + sign*m, nil
+}
+
+// countCreatedBetween counts the live assertions created in [startAt, endAt] (nil: open) from the hour counters,
+// counting only the partial hours at the edges row by row. A range that holds no whole hour is counted exactly.
+func (h *handler) countCreatedBetween(ctx context.Context, org uuid.UUID, startAt, endAt *time.Time,
+	exact func() (int64, error)) (int64, error) {
+	p := db.CountAssertionsByHoursParams{OrgID: org, StartAt: startAt}
+	if startAt != nil {
+		from := startAt.Truncate(time.Hour) // Truncate counts from the zero time: whole UTC hours
+		if from.Before(*startAt) {
+			from = from.Add(time.Hour)
+		}
+		p.WholeFrom = &from
+	}
+	if endAt != nil {
+		// endAt is inclusive and timestamptz counts microseconds: the range ends before endAt + 1 µs.
+		before := endAt.Truncate(time.Microsecond).Add(time.Microsecond)
+		to := before.Truncate(time.Hour)
+		p.EndBefore, p.WholeTo = &before, &to
+	}
+	if p.WholeFrom != nil && p.WholeTo != nil && !p.WholeFrom.Before(*p.WholeTo) {
+		return exact()
+	}
+	return h.db.CountAssertionsByHours(ctx, p)
 }
 
 func (h *handler) getAssertion(w http.ResponseWriter, r *http.Request) {

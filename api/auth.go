@@ -41,7 +41,7 @@ func (h *handler) authenticate(next http.Handler) http.Handler {
 			h.writeError(w, r, newError(codeAuth, "the API key is invalid or revoked"))
 			return
 		}
-		row, err := h.db.GetAPIKey(r.Context(), id)
+		row, err := h.apiKey(r.Context(), id)
 		if db.IsNotFound(err) || (err == nil && (!apikey.Matches(key, row.KeyHash) || row.RevokedAt != nil)) {
 			h.writeError(w, r, newError(codeAuth, "the API key is invalid or revoked"))
 			return
@@ -67,4 +67,12 @@ func (h *handler) require(min string) func(http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// apiKey reads the row of key id through the key cache, or from the database when the cache is off.
+func (h *handler) apiKey(ctx context.Context, id uuid.UUID) (db.GetAPIKeyRow, error) {
+	if h.keys == nil {
+		return h.db.GetAPIKey(ctx, id)
+	}
+	return h.keys.get(ctx, id)
 }

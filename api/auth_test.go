@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -210,4 +211,33 @@ func TestDefaultLocation(t *testing.T) {
 	v3 := e.mustOK(t, http.MethodGet, "/public/v3/programs/"+jstr(t, data, "id"), key, "")
 	require.Equal(t, "2025-03-01T00:00:00Z", v3["startsAt"],
 		"BUG (api/handler.go NewHandler): with Deps.Location nil, v2 times are read in UTC, not the documented Asia/Seoul")
+}
+
+// TestAuthentication_KeyCache: with KeyCacheTTL a key row is reused, and a revocation takes effect once the row
+// read before it is older than the TTL, never later.
+func TestAuthentication_KeyCache(t *testing.T) {
+	d := dbtest.New(t)
+	store, err := blob.NewLocal(t.TempDir())
+	require.NoError(t, err)
+	const ttl = 300 * time.Millisecond
+	h := api.NewHandler(api.Deps{DB: d, Blob: store, PublicBaseURL: baseURL, KeyCacheTTL: ttl,
+		Log: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	key, row := mustKey(t, d, mustOrg(t, d, "Cache Org"), apikey.RoleViewer)
+	get := func() int {
+		req := httptest.NewRequestWithContext(context.Background(), http.MethodGet, "/public/v3/organization", nil)
+		req.Header.Set("X-API-KEY", key)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	readBefore := time.Now()
+	require.Equal(t, http.StatusOK, get()) // reads and caches the row
+	_, err = d.RevokeAPIKey(context.Background(), row.ID)
+	require.NoError(t, err)
+	for get() == http.StatusOK {
+		require.Less(t, time.Since(readBefore), ttl+time.Second, "a revoked key still works well past the TTL")
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.GreaterOrEqual(t, time.Since(readBefore), ttl, "refused before the cached row expired: the cache was not used")
+	require.Equal(t, http.StatusUnauthorized, get())
 }

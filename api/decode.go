@@ -33,6 +33,15 @@ type object struct {
 // decodeBody reads a JSON object body. Malformed JSON, a non-object, trailing data or a body over limit are
 // answered before any field is looked at.
 func (h *handler) decodeBody(w http.ResponseWriter, r *http.Request, limit int64) (*object, error) {
+	body, err := readBody(w, r, limit)
+	if err != nil {
+		return nil, err
+	}
+	return h.parseBody(r, body)
+}
+
+// readBody reads the whole request body, at most limit bytes.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	tooLarge := &apiError{status: http.StatusRequestEntityTooLarge, code: codeValidation,
 		msg: fmt.Sprintf("request body is larger than %d bytes", limit)}
 	if r.ContentLength > limit {
@@ -46,6 +55,11 @@ func (h *handler) decodeBody(w http.ResponseWriter, r *http.Request, limit int64
 		}
 		return nil, newError(codeFormat, "request body could not be read")
 	}
+	return body, nil
+}
+
+// parseBody decodes a body read by readBody (see decodeBody).
+func (h *handler) parseBody(r *http.Request, body []byte) (*object, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, newError(codeValidation, "request body is required: a JSON object")
 	}

@@ -33,6 +33,9 @@ type Deps struct {
 	Chain         ChainVerifier    // nil: the verification page shows the recorded anchor without re-checking
 	Metrics       *metrics.Metrics // nil: no HTTP metrics and no /metrics route
 	RateLimit     RateLimit        // per-API-key request rate; zero: no limit (cmd/badged: RATE_LIMIT_RPS/_BURST)
+	// KeyCacheTTL is how long an API-key row read for authentication is reused, and so how long a revoked key may
+	// still work on this process; zero: every request reads the key (cmd/badged: API_KEY_CACHE_TTL).
+	KeyCacheTTL time.Duration
 }
 
 type handler struct {
@@ -48,6 +51,7 @@ type handler struct {
 	chain   ChainVerifier
 	metrics *metrics.Metrics
 	limiter *keyLimiter // nil: no rate limit
+	keys    *keyCache   // nil: every request reads its API key
 	// renders bounds concurrent PDF certificate renders (CPU-heavy, ~38 MB allocated each).
 	renders chan struct{}
 }
@@ -91,6 +95,9 @@ func NewHandler(d Deps) http.Handler {
 
 	// Real time, not h.clock: tests pin the handler clock, which would never refill a bucket.
 	h.limiter = newKeyLimiter(d.RateLimit, time.Now)
+	if d.KeyCacheTTL > 0 {
+		h.keys = newKeyCache(d.KeyCacheTTL, time.Now, d.DB.GetAPIKey) // real time: a pinned test clock never expires
+	}
 	viewer, manager := h.require(apikey.RoleViewer), h.require(apikey.RoleManager)
 	for _, v := range versions {
 		r.Route(v.prefix(), func(r chi.Router) {

@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -488,24 +489,43 @@ func TestIssuances_Idempotency(t *testing.T) {
 	f := newIssFixture(t)
 	a, b := rcpt("Kim", "kim@example.com"), rcpt("Lee", "lee@example.com")
 
-	t.Run("replay returns the issuance and starts the workflow again", func(t *testing.T) {
+	t.Run("replay returns the issuance without starting the recorded workflow again", func(t *testing.T) {
 		for _, v := range testVersions {
 			body := issuanceBody("{program}", a, b)
-			first := f.mustIssue(t, v, "{badge}", "manager", "replay-"+v, body)
-			creditsAfter := credits(t, f.d, f.org)
 			calls := len(f.starter.calls())
+			first := f.mustIssue(t, v, "{badge}", "manager", "replay-"+v, body)
+			require.Len(t, f.starter.calls(), calls+1, "the first request starts the workflow")
+			require.NotNil(t, workflowStartedAt(t, f.d, jstr(t, first, "id")), "and records that it did")
+			creditsAfter := credits(t, f.d, f.org)
 			second := f.mustIssue(t, v, "{badge}", "manager", "replay-"+v, body)
 			require.Equal(t, first, second)
 			require.Equal(t, creditsAfter, credits(t, f.d, f.org), "a replay debits nothing")
-			started := f.starter.calls()
-			require.Len(t, started, calls+1, "USE_EXISTING start on every accepted request heals a crash before the start")
-			require.Equal(t, jstr(t, first, "id"), started[len(started)-1].ID.String())
-			require.Equal(t, started[len(started)-2].WorkflowID, started[len(started)-1].WorkflowID)
+			require.Len(t, f.starter.calls(), calls+1, "a replay of a recorded start answers from the row")
 			var n int
 			require.NoError(t, f.d.Pool.QueryRow(context.Background(),
 				"SELECT count(*) FROM issuances WHERE idempotency_key = $1", "replay-"+v).Scan(&n))
 			require.Equal(t, 1, n)
 		}
+	})
+
+	t.Run("a byte-identical replay is answered from the row before decoding", func(t *testing.T) {
+		body := issuanceBody("{program}", a, b)
+		first := f.mustIssue(t, "v3", "{badge}", "manager", "bytes", body)
+		id := jstr(t, first, "id")
+		sum := sha256.Sum256([]byte(f.expand(body)))
+		var stored []byte
+		require.NoError(t, f.d.Pool.QueryRow(context.Background(), "SELECT body_sha256 FROM issuances WHERE id = $1", id).Scan(&stored))
+		require.Equal(t, sum[:], stored, "the body's bytes are recorded")
+		// Spoil the request hash: only the byte comparison can still recognise the replay.
+		_, err := f.d.Pool.Exec(context.Background(), "UPDATE issuances SET request_hash = '\\x00' WHERE id = $1", id)
+		require.NoError(t, err)
+		require.Equal(t, first, f.mustIssue(t, "v3", "{badge}", "manager", "bytes", body))
+		// The same request in other bytes takes the full path, which now compares against the spoiled hash.
+		r := f.postIssuance(t, "v3", "{badge}", "manager", "bytes", " "+body)
+		require.Equal(t, http.StatusConflict, r.Status, "%s", r.Raw)
+		// So does the same bytes under the other API version.
+		r = f.postIssuance(t, "v2", "{badge}", "manager", "bytes", body)
+		require.Equal(t, http.StatusConflict, r.Status, "%s", r.Raw)
 	})
 
 	t.Run("a failed workflow start is healed by the retry", func(t *testing.T) {
@@ -518,9 +538,14 @@ func TestIssuances_Idempotency(t *testing.T) {
 		started := f.starter.calls()
 		committed := started[len(started)-1]
 		f.starter.failWith(nil)
+		require.Nil(t, workflowStartedAt(t, f.d, committed.ID.String()), "a failed start is not recorded")
 		data := f.mustIssue(t, "v3", "{badge}", "manager", "heal", body)
 		require.Equal(t, committed.ID.String(), jstr(t, data, "id"))
-		require.Equal(t, committed.ID, f.starter.calls()[len(f.starter.calls())-1].ID)
+		require.Equal(t, committed.ID, f.starter.calls()[len(f.starter.calls())-1].ID, "the retry starts it")
+		require.NotNil(t, workflowStartedAt(t, f.d, committed.ID.String()))
+		calls := len(f.starter.calls())
+		f.mustIssue(t, "v3", "{badge}", "manager", "heal", body)
+		require.Len(t, f.starter.calls(), calls, "once recorded, replays no longer call Temporal")
 	})
 
 	// check posts body1 then body2 under one key: body2 must be ISS057 (conflict) or answer the same issuance. An
@@ -669,7 +694,13 @@ func TestIssuances_ConcurrentReplays(t *testing.T) {
 	require.Equal(t, 1, countRows(t, f.d, "issuances", f.org))
 	require.Equal(t, 2, countRows(t, f.d, "assertions", f.org))
 	require.Equal(t, int64(98), credits(t, f.d, f.org), "credits are debited once")
-	require.Len(t, f.starter.calls(), n)
+	// Requests that read the row before the first start was recorded call Temporal too (USE_EXISTING makes that
+	// harmless); the later ones answer from the row.
+	require.NotEmpty(t, f.starter.calls())
+	require.LessOrEqual(t, len(f.starter.calls()), n)
+	for id := range ids {
+		require.NotNil(t, workflowStartedAt(t, f.d, id))
+	}
 	for _, c := range f.starter.calls() {
 		require.True(t, ids[c.ID.String()])
 	}
@@ -805,4 +836,12 @@ func TestIssuances_TestAndLiveKeysDoNotShareIdempotencyKeys(t *testing.T) {
 	calls := f.starter.calls()
 	require.Equal(t, apikey.ModeLive, calls[len(calls)-1].Mode)
 	require.NotEqual(t, calls[0].WorkflowID, calls[len(calls)-1].WorkflowID, "USE_EXISTING would attach to the test workflow")
+}
+
+// workflowStartedAt is the recorded workflow start of issuance id (nil: none recorded).
+func workflowStartedAt(tb testing.TB, d *db.DB, id string) *time.Time {
+	tb.Helper()
+	var at *time.Time
+	require.NoError(tb, d.Pool.QueryRow(context.Background(), "SELECT workflow_started_at FROM issuances WHERE id = $1", id).Scan(&at))
+	return at
 }

@@ -64,6 +64,47 @@ func (q *Queries) CountAssertions(ctx context.Context, arg CountAssertionsParams
 	return count, err
 }
 
+const countAssertionsByHours = `-- name: CountAssertionsByHours :one
+SELECT ((
+    SELECT coalesce(sum(c.n), 0) FROM assertion_hour_counts c
+    WHERE c.org_id = $1
+      AND ($2::timestamptz IS NULL OR c.hour >= $2)
+      AND ($3::timestamptz IS NULL OR c.hour < $3)
+)::bigint + (
+    SELECT count(*) FROM assertions l
+    WHERE l.org_id = $1 AND l.mode = 'live' AND $2::timestamptz IS NOT NULL
+      AND l.created_at >= $4::timestamptz AND l.created_at < $2
+) + (
+    SELECT count(*) FROM assertions r
+    WHERE r.org_id = $1 AND r.mode = 'live' AND $3::timestamptz IS NOT NULL
+      AND r.created_at >= $3 AND r.created_at < $5::timestamptz
+))::bigint
+`
+
+type CountAssertionsByHoursParams struct {
+	OrgID     uuid.UUID
+	WholeFrom *time.Time
+	WholeTo   *time.Time
+	StartAt   *time.Time
+	EndBefore *time.Time
+}
+
+// The total of a list filtered by nothing but its creation range [start_at, end_before): the whole UTC hours
+// [whole_from, whole_to) from the trigger-kept hour counters, the partial hours at either end counted exactly
+// (assertions_list_idx). NULL bounds are open. The caller aligns whole_from/whole_to to hours inside the range.
+func (q *Queries) CountAssertionsByHours(ctx context.Context, arg CountAssertionsByHoursParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countAssertionsByHours,
+		arg.OrgID,
+		arg.WholeFrom,
+		arg.WholeTo,
+		arg.StartAt,
+		arg.EndBefore,
+	)
+	var column_1 int64
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const countLapsedAssertions = `-- name: CountLapsedAssertions :one
 SELECT count(*) FROM (
     SELECT 1 FROM assertions

@@ -14,10 +14,10 @@ import (
 
 const createIssuance = `-- name: CreateIssuance :one
 INSERT INTO issuances (id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at,
-                       expired_at, assertion_count, credits_debited, workflow_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                       expired_at, assertion_count, credits_debited, workflow_id, body_sha256)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 ON CONFLICT (org_id, badge_id, mode, idempotency_key) DO NOTHING
-RETURNING id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at
+RETURNING id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256
 `
 
 type CreateIssuanceParams struct {
@@ -34,6 +34,7 @@ type CreateIssuanceParams struct {
 	AssertionCount int32
 	CreditsDebited int32
 	WorkflowID     string
+	BodySha256     []byte
 }
 
 // ON CONFLICT DO NOTHING: of concurrent identical requests exactly one inserts; the others read the winner.
@@ -52,6 +53,7 @@ func (q *Queries) CreateIssuance(ctx context.Context, arg CreateIssuanceParams) 
 		arg.AssertionCount,
 		arg.CreditsDebited,
 		arg.WorkflowID,
+		arg.BodySha256,
 	)
 	var i Issuance
 	err := row.Scan(
@@ -72,6 +74,8 @@ func (q *Queries) CreateIssuance(ctx context.Context, arg CreateIssuanceParams) 
 		&i.Failure,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.WorkflowStartedAt,
+		&i.BodySha256,
 	)
 	return i, err
 }
@@ -98,7 +102,7 @@ func (q *Queries) DebitCredits(ctx context.Context, arg DebitCreditsParams) (int
 }
 
 const getIssuance = `-- name: GetIssuance :one
-SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at FROM issuances WHERE org_id = $1 AND id = $2
+SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256 FROM issuances WHERE org_id = $1 AND id = $2
 `
 
 type GetIssuanceParams struct {
@@ -127,12 +131,14 @@ func (q *Queries) GetIssuance(ctx context.Context, arg GetIssuanceParams) (Issua
 		&i.Failure,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.WorkflowStartedAt,
+		&i.BodySha256,
 	)
 	return i, err
 }
 
 const getIssuanceAnyOrg = `-- name: GetIssuanceAnyOrg :one
-SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at FROM issuances WHERE id = $1
+SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256 FROM issuances WHERE id = $1
 `
 
 // For the workflow, which is handed ids it created itself.
@@ -157,12 +163,14 @@ func (q *Queries) GetIssuanceAnyOrg(ctx context.Context, id uuid.UUID) (Issuance
 		&i.Failure,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.WorkflowStartedAt,
+		&i.BodySha256,
 	)
 	return i, err
 }
 
 const getIssuanceByKey = `-- name: GetIssuanceByKey :one
-SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at FROM issuances WHERE org_id = $1 AND badge_id = $2 AND mode = $3 AND idempotency_key = $4
+SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256 FROM issuances WHERE org_id = $1 AND badge_id = $2 AND mode = $3 AND idempotency_key = $4
 `
 
 type GetIssuanceByKeyParams struct {
@@ -198,6 +206,8 @@ func (q *Queries) GetIssuanceByKey(ctx context.Context, arg GetIssuanceByKeyPara
 		&i.Failure,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.WorkflowStartedAt,
+		&i.BodySha256,
 	)
 	return i, err
 }
@@ -222,10 +232,20 @@ type InsertAssertionsParams struct {
 	CreatedAt          time.Time
 }
 
+const markWorkflowStarted = `-- name: MarkWorkflowStarted :exec
+UPDATE issuances SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL
+`
+
+// Temporal accepted the start of the issuance's workflow: replays need not start it again.
+func (q *Queries) MarkWorkflowStarted(ctx context.Context, id uuid.UUID) error {
+	_, err := q.db.Exec(ctx, markWorkflowStarted, id)
+	return err
+}
+
 const setIssuanceStatus = `-- name: SetIssuanceStatus :one
 UPDATE issuances SET processing_status = $2, failure = $3, updated_at = now()
 WHERE id = $1 AND processing_status = 'PROCESSING'
-RETURNING id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at
+RETURNING id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256
 `
 
 type SetIssuanceStatusParams struct {
@@ -255,6 +275,8 @@ func (q *Queries) SetIssuanceStatus(ctx context.Context, arg SetIssuanceStatusPa
 		&i.Failure,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.WorkflowStartedAt,
+		&i.BodySha256,
 	)
 	return i, err
 }

@@ -67,6 +67,12 @@ type AssertionCount struct {
 	N         int64
 }
 
+type AssertionHourCount struct {
+	OrgID uuid.UUID
+	Hour  time.Time
+	N     int64
+}
+
 type Badge struct {
 	ID                uuid.UUID
 	OrgID             uuid.UUID
@@ -104,23 +110,25 @@ type ChainTx struct {
 }
 
 type Issuance struct {
-	ID               uuid.UUID
-	OrgID            uuid.UUID
-	BadgeID          uuid.UUID
-	ProgramID        uuid.UUID
-	ApiVersion       int16
-	Mode             string
-	IdempotencyKey   string
-	RequestHash      []byte
-	IssuedAt         time.Time
-	ExpiredAt        *time.Time
-	ProcessingStatus string
-	AssertionCount   int32
-	CreditsDebited   int32
-	WorkflowID       string
-	Failure          *string
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
+	ID                uuid.UUID
+	OrgID             uuid.UUID
+	BadgeID           uuid.UUID
+	ProgramID         uuid.UUID
+	ApiVersion        int16
+	Mode              string
+	IdempotencyKey    string
+	RequestHash       []byte
+	IssuedAt          time.Time
+	ExpiredAt         *time.Time
+	ProcessingStatus  string
+	AssertionCount    int32
+	CreditsDebited    int32
+	WorkflowID        string
+	Failure           *string
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	WorkflowStartedAt *time.Time
+	BodySha256        []byte
 }
 
 type IssuanceRedriveRun struct {

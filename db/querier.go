@@ -19,6 +19,10 @@ type Querier interface {
 	// assertion becomes RECEIVED, as if the worker's notification had succeeded.
 	ClearNotificationError(ctx context.Context, id uuid.UUID) (int64, error)
 	CountAssertions(ctx context.Context, arg CountAssertionsParams) (int64, error)
+	// The total of a list filtered by nothing but its creation range [start_at, end_before): the whole UTC hours
+	// [whole_from, whole_to) from the trigger-kept hour counters, the partial hours at either end counted exactly
+	// (assertions_list_idx). NULL bounds are open. The caller aligns whole_from/whole_to to hours inside the range.
+	CountAssertionsByHours(ctx context.Context, arg CountAssertionsByHoursParams) (int64, error)
 	CountBadges(ctx context.Context, arg CountBadgesParams) (int64, error)
 	CountIssuanceFailures(ctx context.Context, issuanceID uuid.UUID) (int64, error)
 	// Operator inspect: recipients still in the pipeline per last completed step.
@@ -128,8 +132,8 @@ type Querier interface {
 	ListOutcomeInputs(ctx context.Context, ids []uuid.UUID) ([]ListOutcomeInputsRow, error)
 	// GetPipelineAssertion for a chunk, in seq order.
 	ListPipelineAssertions(ctx context.Context, ids []uuid.UUID) ([]ListPipelineAssertionsRow, error)
-	// Issuances still PROCESSING that were committed before a moment, oldest first, for the reconciler: one of them
-	// whose workflow never started (the process died between the commit and the start) is started again.
+	// Issuances still PROCESSING, committed before a moment, whose workflow start was never recorded, oldest first: the
+	// reconciler starts the workflow of each one that has none (the process died between the commit and the start).
 	ListProcessingIssuances(ctx context.Context, arg ListProcessingIssuancesParams) ([]Issuance, error)
 	ListProgramIDsOfBadges(ctx context.Context, arg ListProgramIDsOfBadgesParams) ([]ListProgramIDsOfBadgesRow, error)
 	// sort_key is one of createdAt, updatedAt, name; id breaks ties in the same direction.
@@ -152,6 +156,8 @@ type Querier interface {
 	MarkNotificationResendFailed(ctx context.Context, arg MarkNotificationResendFailedParams) error
 	MarkNotificationResendSent(ctx context.Context, arg MarkNotificationResendSentParams) error
 	MarkNotificationSent(ctx context.Context, assertionID uuid.UUID) error
+	// Temporal accepted the start of the issuance's workflow: replays need not start it again.
+	MarkWorkflowStarted(ctx context.Context, id uuid.UUID) error
 	// An anchor transaction mined again in another block (re-broadcast after the node lost it): the credentials
 	// already recorded under its key follow. Those still at SIGNED get the block from RecordAnchorMined.
 	MoveAnchorBlock(ctx context.Context, arg MoveAnchorBlockParams) (int64, error)

@@ -11,8 +11,8 @@ import (
 )
 
 const listProcessingIssuances = `-- name: ListProcessingIssuances :many
-SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at FROM issuances
-WHERE processing_status = 'PROCESSING' AND created_at < $1
+SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256 FROM issuances
+WHERE processing_status = 'PROCESSING' AND workflow_started_at IS NULL AND created_at < $1
 ORDER BY created_at
 LIMIT $2
 `
@@ -22,8 +22,8 @@ type ListProcessingIssuancesParams struct {
 	MaxRows int32
 }
 
-// Issuances still PROCESSING that were committed before a moment, oldest first, for the reconciler: one of them
-// whose workflow never started (the process died between the commit and the start) is started again.
+// Issuances still PROCESSING, committed before a moment, whose workflow start was never recorded, oldest first: the
+// reconciler starts the workflow of each one that has none (the process died between the commit and the start).
 func (q *Queries) ListProcessingIssuances(ctx context.Context, arg ListProcessingIssuancesParams) ([]Issuance, error) {
 	rows, err := q.db.Query(ctx, listProcessingIssuances, arg.Before, arg.MaxRows)
 	if err != nil {
@@ -51,6 +51,8 @@ func (q *Queries) ListProcessingIssuances(ctx context.Context, arg ListProcessin
 			&i.Failure,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.WorkflowStartedAt,
+			&i.BodySha256,
 		); err != nil {
 			return nil, err
 		}

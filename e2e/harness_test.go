@@ -157,7 +157,7 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	tb.Cleanup(verifier.Close)
 	s.HTTP.Config.Handler = api.NewHandler(api.Deps{DB: s.DB, Blob: store, Log: log, Location: seoul,
 		PublicBaseURL: s.BaseURL, Issuances: cmp.Or[api.IssuanceStarter](o.starter, temporal.Starter{Client: s.Client}),
-		Issuer: s.Issuer, Chain: verifier})
+		Issuer: s.Issuer, Chain: verifier, KeyCacheTTL: 5 * time.Second}) // API_KEY_CACHE_TTL's default, as `badged dev` runs
 	s.HTTP.Start()
 	tb.Cleanup(s.HTTP.Close)
 	return s

@@ -56,6 +56,10 @@ func (r Reconciler) Once(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return started, err
 		}
+		// Either way the workflow exists now: later passes (and replays of the POST) need not look again.
+		if err := r.DB.MarkWorkflowStarted(ctx, iss.ID); err != nil {
+			return started, err
+		}
 		if ok {
 			r.Log.Warn("started the workflow of an orphaned issuance", "issuanceId", iss.ID, "workflowId", iss.WorkflowID,
 				"committedAt", iss.CreatedAt)

@@ -48,6 +48,11 @@ func adminStart(ctx context.Context, cfg config.Config, d *db.DB, id string) (st
 	if err != nil {
 		return startOut{}, err
 	}
+	if iss.ProcessingStatus == "PROCESSING" {
+		if err := d.MarkWorkflowStarted(ctx, iss.ID); err != nil {
+			return startOut{}, err
+		}
+	}
 	return startOut{IssuanceID: iss.ID.String(), ProcessingStatus: iss.ProcessingStatus, WorkflowID: iss.WorkflowID,
 		TemporalUIURL: temporalUIURL(cfg, iss.WorkflowID), Started: started}, nil
 }

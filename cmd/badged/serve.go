@@ -174,6 +174,7 @@ func newHTTPServer(ctx context.Context, cfg config.Config, d *db.DB, store blob.
 		MediaLimits: media.Limits{MaxBytes: cfg.MediaMaxBytes, MaxPixels: cfg.MediaMaxPixels, DecodeBudget: cfg.MediaDecodeMem},
 		Issuances:   temporal.Starter{Client: tc}, Issuer: iss, Metrics: m}
 	deps.RateLimit = api.RateLimit{PerSecond: float64(cfg.RateLimitRPS), Burst: cfg.RateLimitBurst}
+	deps.KeyCacheTTL = cfg.KeyCacheTTL
 	if cfg.ChainRPCURL != "" {
 		v, err := chain.NewVerifier(cfg.ChainRPCURL)
 		if err != nil {

@@ -110,3 +110,22 @@ SELECT count(*) FROM (
     ORDER BY expired_at
     LIMIT 10000
 ) lapsed;
+
+-- name: CountAssertionsByHours :one
+-- The total of a list filtered by nothing but its creation range [start_at, end_before): the whole UTC hours
+-- [whole_from, whole_to) from the trigger-kept hour counters, the partial hours at either end counted exactly
+-- (assertions_list_idx). NULL bounds are open. The caller aligns whole_from/whole_to to hours inside the range.
+SELECT ((
+    SELECT coalesce(sum(c.n), 0) FROM assertion_hour_counts c
+    WHERE c.org_id = sqlc.arg(org_id)
+      AND (sqlc.narg(whole_from)::timestamptz IS NULL OR c.hour >= sqlc.narg(whole_from))
+      AND (sqlc.narg(whole_to)::timestamptz IS NULL OR c.hour < sqlc.narg(whole_to))
+)::bigint + (
+    SELECT count(*) FROM assertions l
+    WHERE l.org_id = sqlc.arg(org_id) AND l.mode = 'live' AND sqlc.narg(whole_from)::timestamptz IS NOT NULL
+      AND l.created_at >= sqlc.narg(start_at)::timestamptz AND l.created_at < sqlc.narg(whole_from)
+) + (
+    SELECT count(*) FROM assertions r
+    WHERE r.org_id = sqlc.arg(org_id) AND r.mode = 'live' AND sqlc.narg(whole_to)::timestamptz IS NOT NULL
+      AND r.created_at >= sqlc.narg(whole_to) AND r.created_at < sqlc.narg(end_before)::timestamptz
+))::bigint;

@@ -4,8 +4,8 @@ SELECT * FROM issuances WHERE org_id = $1 AND badge_id = $2 AND mode = $3 AND id
 -- name: CreateIssuance :one
 -- ON CONFLICT DO NOTHING: of concurrent identical requests exactly one inserts; the others read the winner.
 INSERT INTO issuances (id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at,
-                       expired_at, assertion_count, credits_debited, workflow_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                       expired_at, assertion_count, credits_debited, workflow_id, body_sha256)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 ON CONFLICT (org_id, badge_id, mode, idempotency_key) DO NOTHING
 RETURNING *;
 
@@ -33,3 +33,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $
 UPDATE issuances SET processing_status = $2, failure = $3, updated_at = now()
 WHERE id = $1 AND processing_status = 'PROCESSING'
 RETURNING *;
+
+-- name: MarkWorkflowStarted :exec
+-- Temporal accepted the start of the issuance's workflow: replays need not start it again.
+UPDATE issuances SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL;

@@ -1,7 +1,7 @@
 -- name: ListProcessingIssuances :many
--- Issuances still PROCESSING that were committed before a moment, oldest first, for the reconciler: one of them
--- whose workflow never started (the process died between the commit and the start) is started again.
+-- Issuances still PROCESSING, committed before a moment, whose workflow start was never recorded, oldest first: the
+-- reconciler starts the workflow of each one that has none (the process died between the commit and the start).
 SELECT * FROM issuances
-WHERE processing_status = 'PROCESSING' AND created_at < sqlc.arg(before)
+WHERE processing_status = 'PROCESSING' AND workflow_started_at IS NULL AND created_at < sqlc.arg(before)
 ORDER BY created_at
 LIMIT sqlc.arg(max_rows);

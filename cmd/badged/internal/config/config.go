@@ -31,6 +31,7 @@ type Config struct {
 	OrphanAfter     time.Duration  // ORPHAN_AFTER: a PROCESSING issuance without a workflow this long gets one, default 1m
 	RateLimitRPS    int            // RATE_LIMIT_RPS: requests per second per API key, default 50; 0 turns the limit off
 	RateLimitBurst  int            // RATE_LIMIT_BURST: requests a key may send at once, default 100
+	KeyCacheTTL     time.Duration  // API_KEY_CACHE_TTL: API-key rows reused this long, so a revoked key works up to this long; default 5s, 0 off
 
 	TemporalAddress   string // TEMPORAL_ADDRESS; empty under `dev` starts the embedded server
 	TemporalNamespace string // TEMPORAL_NAMESPACE, default "default"
@@ -117,6 +118,10 @@ func Load(getenv func(string) string) (Config, error) {
 	c.MetricsAddr = env("METRICS_ADDR", ":9090")
 	c.RateLimitRPS = intEnv(env, "RATE_LIMIT_RPS", 50, 0, 1_000_000, &errs)
 	c.RateLimitBurst = intEnv(env, "RATE_LIMIT_BURST", 100, 1, 1_000_000, &errs)
+	c.KeyCacheTTL, err = time.ParseDuration(env("API_KEY_CACHE_TTL", "5s"))
+	if err != nil || c.KeyCacheTTL < 0 || c.KeyCacheTTL > time.Minute {
+		errs = append(errs, fmt.Errorf("API_KEY_CACHE_TTL %q: must be a duration from 0 (off) to 1m, such as 5s", env("API_KEY_CACHE_TTL", "")))
+	}
 	c.StuckAfter, err = time.ParseDuration(env("STUCK_ISSUANCE_AFTER", "30m"))
 	if err != nil || c.StuckAfter <= 0 {
 		errs = append(errs, fmt.Errorf("STUCK_ISSUANCE_AFTER %q: must be a positive duration such as 30m", env("STUCK_ISSUANCE_AFTER", "")))
@@ -223,6 +228,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("metrics_addr", c.MetricsAddr), slog.Duration("stuck_issuance_after", c.StuckAfter),
 		slog.Duration("orphan_after", c.OrphanAfter),
 		slog.Int("rate_limit_rps", c.RateLimitRPS), slog.Int("rate_limit_burst", c.RateLimitBurst),
+		slog.Duration("api_key_cache_ttl", c.KeyCacheTTL),
 		slog.String("temporal_address", orDefault(c.TemporalAddress, "(embedded)")),
 		slog.String("temporal_namespace", c.TemporalNamespace), slog.Bool("temporal_tls", c.TemporalTLS()),
 		slog.Bool("temporal_mtls", c.TemporalTLSCertFile != ""), slog.Bool("temporal_api_key_set", c.TemporalAPIKey != ""),

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -73,6 +74,22 @@ func TestLoad_RateLimit(t *testing.T) {
 	for _, env := range []map[string]string{{"RATE_LIMIT_RPS": "-1"}, {"RATE_LIMIT_RPS": "fast"}, {"RATE_LIMIT_BURST": "0"}} {
 		_, err := load(env)
 		require.Error(t, err, "%v", env)
+	}
+}
+
+func TestLoad_KeyCacheTTL(t *testing.T) {
+	load := func(env map[string]string) (Config, error) {
+		return Load(func(name string) string { return env[name] })
+	}
+	cfg, err := load(nil)
+	require.NoError(t, err)
+	require.Equal(t, 5*time.Second, cfg.KeyCacheTTL)
+	cfg, err = load(map[string]string{"API_KEY_CACHE_TTL": "0"})
+	require.NoError(t, err, "0 turns the cache off")
+	require.Zero(t, cfg.KeyCacheTTL)
+	for _, v := range []string{"-1s", "2m", "soon"} {
+		_, err := load(map[string]string{"API_KEY_CACHE_TTL": v})
+		require.Error(t, err, v)
 	}
 }
 
