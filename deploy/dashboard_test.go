@@ -39,7 +39,7 @@ func registeredFamilies(t *testing.T) map[string]dto.MetricType {
 	t.Helper()
 	m := metrics.New()
 	m.Registry.MustRegister(metrics.NewStuckCollector(stuckRow{}, time.Minute, nil))
-	m.Registry.MustRegister(metrics.NewChainRepairCollector(func() (uint64, uint64, uint64) { return 0, 0, 0 }))
+	m.Registry.MustRegister(metrics.NewChainRepairCollector(func() metrics.ChainRepairCounts { return metrics.ChainRepairCounts{} }))
 	m.ObserveHTTP("/healthz", http.MethodGet, http.StatusOK, "none", time.Millisecond)
 	m.IssuanceStarted("v3", "live")
 	m.IssuanceFinished("COMPLETED")
