@@ -8,7 +8,7 @@ SQLC_VERSION := v1.31.1
 STATICCHECK_VERSION := v0.8.2
 VERSITYGW_VERSION := v1.8.0
 
-.PHONY: run build test test-race test-faults bench lint check-compose generate check-generate tools os-deps postgres clean
+.PHONY: run build test test-race test-faults bench bench-issuance lint check-compose generate check-generate tools os-deps postgres clean
 
 run: postgres ## start the whole service on the embedded default (local Postgres, .data/)
 	$(GO) run ./cmd/badged dev
@@ -26,8 +26,11 @@ test-race: tools os-deps postgres
 test-faults: tools os-deps postgres ## fault tests: restart Postgres, kill the worker, stop the chain and SMTP; run alone
 	$(GO) test -tags faults -count=1 -run TestFaults -v -timeout 20m ./e2e/
 
-bench: tools os-deps postgres ## benchmarks; figures go to the README
-	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...
+bench: tools os-deps postgres ## benchmarks; figures go to the README (BADGED_BENCH_RECIPIENTS=10000 for the big issuance)
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
+
+bench-issuance: tools os-deps postgres ## the issuance against its Temporal floor only: make bench-issuance BADGED_BENCH_RECIPIENTS=10000
+	$(GO) test -run '^$$' -bench 'BenchmarkIssuance$$' -benchtime 1x -timeout 60m ./e2e/
 
 lint: tools
 	$(GO) vet ./...
