@@ -65,15 +65,20 @@ func stepsFrom(step string) []string {
 
 const (
 	reachedQuery = "SELECT count(*) FROM assertions WHERE issuance_id = $1 AND step = ANY($2)"
-	sentQuery    = "SELECT count(*) FROM notifications n JOIN assertions a ON a.id = n.assertion_id " +
+	// The anchor transaction of the issuance's credentials signed and stored: it is broadcast right after, and
+	// mined at the dev chain's next block (1 s).
+	anchorSentQuery = "SELECT count(*) FROM chain_txs c WHERE c.tx_hash IS NOT NULL AND c.anchor_key IN " +
+		"(SELECT anchor_key FROM assertions WHERE issuance_id = $1)"
+	sentQuery = "SELECT count(*) FROM notifications n JOIN assertions a ON a.id = n.assertion_id " +
 		"WHERE a.issuance_id = $1 AND n.status = 'SENT'"
 )
 
-// devKillPoints: while signing and anchoring (a chunk signed), while anchoring and baking (a chunk anchored), and
-// in the middle of sending mail (the one window where a message can go out twice).
+// devKillPoints: while signing (a chunk signed, the others waiting to share an anchor), between storing the anchor
+// transaction and seeing it mined (in the dev chain's pool, or not yet sent: what a crash used to strand), and in
+// the middle of sending mail (the one window where a message can go out twice).
 var devKillPoints = []devKillPoint{
 	{"signed", reachedQuery, stepsFrom(activities.StepSigned), 100},
-	{"anchored", reachedQuery, stepsFrom(activities.StepAnchored), 100},
+	{"anchor sent", anchorSentQuery, nil, 1},
 	{"mail sent", sentQuery, nil, 200},
 }
 
@@ -132,7 +137,7 @@ func TestFaults_DevSurvivesKill9(t *testing.T) {
 		dev.Kill(t)
 		killedAt = append(killedAt, len(smtp.Messages()))
 		dev.Start(t)
-		timeline = append(timeline, fmt.Sprintf("kill -9 at %-9s (%5.1fs): %s; restarted in %s", k.name,
+		timeline = append(timeline, fmt.Sprintf("kill -9 at %-11s (%5.1fs): %s; restarted in %s", k.name,
 			t0.Sub(start).Seconds(), snap, time.Since(t0).Round(100*time.Millisecond)))
 	}
 	require.Equal(t, "COMPLETED", s.waitIssuance(t, "v3", tn.Key, id, 10*time.Minute)["processingStatus"])
@@ -262,7 +267,9 @@ func (s *stack) progress(tb testing.TB, issuance uuid.UUID) string {
 	for _, st := range []string{activities.StepSigned, activities.StepAnchored, activities.StepNotified} {
 		parts = append(parts, fmt.Sprintf("%s %d", strings.ToLower(st), s.count(tb, reachedQuery, issuance, stepsFrom(st))))
 	}
-	parts = append(parts, fmt.Sprintf("mail sent %d", s.count(tb, sentQuery, issuance)))
+	parts = append(parts, fmt.Sprintf("mail sent %d", s.count(tb, sentQuery, issuance)),
+		fmt.Sprintf("anchor txs stored %d, mined %d", s.count(tb, anchorSentQuery, issuance),
+			s.count(tb, anchorSentQuery+" AND c.block_number IS NOT NULL", issuance)))
 	return strings.Join(parts, ", ")
 }
 
