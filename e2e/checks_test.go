@@ -88,10 +88,16 @@ func messageID(assertion string) string { return notify.MessageID(assertion, mai
 // senderNonce is the dev chain sender's transaction count: the number of transactions it ever had mined.
 func (s *stack) senderNonce(tb testing.TB) uint64 {
 	tb.Helper()
-	c, err := ethclient.Dial(s.Chain.URL())
+	return nonceAt(tb, s.Chain.URL(), s.Chain.Address())
+}
+
+// nonceAt is sender's transaction count on the node at url: the number of its transactions mined.
+func nonceAt(tb testing.TB, url string, sender common.Address) uint64 {
+	tb.Helper()
+	c, err := ethclient.Dial(url)
 	require.NoError(tb, err)
 	defer c.Close()
-	n, err := c.NonceAt(context.Background(), s.Chain.Address(), nil)
+	n, err := c.NonceAt(context.Background(), sender, nil)
 	require.NoError(tb, err)
 	return n
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/stretchr/testify/require"
 
 	"github.com/badged/badged/db/dbtest"
@@ -30,18 +31,23 @@ import (
 // is the load balancer.
 type cluster struct {
 	*stack
-	S3      *s3test.Server
-	APIs    []*proc
-	Workers []*proc
+	S3        *s3test.Server
+	APIs      []*proc
+	Workers   []*proc
+	ChainNode *proc // the chain node when it runs as a process of its own (clusterOptions.chainProcess)
 
-	chainDir  string
-	chainAddr string
-	env       []string // every process's configuration
+	chainDir    string
+	chainAddr   string
+	chainURL    string
+	chainKey    string // hex private key of the anchoring sender
+	chainSender common.Address
+	env         []string // every process's configuration
 }
 
 // clusterOptions size a cluster.
 type clusterOptions struct {
 	apis, workers int
+	chainProcess  bool // run the chain node as a separate process (a test can kill -9 it), not in the test process
 }
 
 // newCluster starts the shared components, then the API and worker processes, and waits until each answers.
@@ -56,13 +62,18 @@ func newCluster(tb testing.TB, o clusterOptions) *cluster {
 
 	// The chain keeps its blocks in a directory, so it can be stopped and started again at the same address.
 	c.chainDir = tb.TempDir()
-	c.startChain(tb, "127.0.0.1:0")
-	tb.Cleanup(func() {
-		if c.Chain != nil {
-			_ = c.Chain.Close()
-		}
-	})
-	c.chainAddr = strings.TrimPrefix(c.Chain.URL(), "http://")
+	if o.chainProcess {
+		c.startChainProcess(tb)
+	} else {
+		c.startChain(tb, "127.0.0.1:0")
+		tb.Cleanup(func() {
+			if c.Chain != nil {
+				_ = c.Chain.Close()
+			}
+		})
+		c.chainURL, c.chainKey, c.chainSender = c.Chain.URL(), c.Chain.PrivateKeyHex(), c.Chain.Address()
+		c.chainAddr = strings.TrimPrefix(c.chainURL, "http://")
+	}
 
 	// Plain SMTP without AUTH: the processes have no way to trust the test server's self-signed certificate.
 	c.SMTP = smtptest.Start(tb, smtptest.Options{NoTLS: true})
@@ -85,8 +96,8 @@ func newCluster(tb testing.TB, o clusterOptions) *cluster {
 		"TEMPORAL_NAMESPACE=" + srv.Namespace(),
 		"ISSUER_KEY_RING=cluster:" + base64.StdEncoding.EncodeToString(randomBytes(tb, 32)),
 		"PUBLIC_BASE_URL=" + lb.URL,
-		"CHAIN_RPC_URL=" + c.Chain.URL(),
-		"CHAIN_PRIVATE_KEY=" + c.Chain.PrivateKeyHex(),
+		"CHAIN_RPC_URL=" + c.chainURL,
+		"CHAIN_PRIVATE_KEY=" + c.chainKey,
 		"CHAIN_ID=" + strconv.Itoa(devchain.ChainID),
 		"SMTP_HOST=" + c.SMTP.Host,
 		"SMTP_PORT=" + strconv.Itoa(c.SMTP.Port),

@@ -94,9 +94,9 @@ func (c *cluster) exactlyOnce(tb testing.TB, runs []issued) (redelivered int) {
 	// Every transaction the sender ever sent is a recorded anchor, every recorded anchor was mined, and each
 	// carries the root of exactly the credentials assigned to it.
 	wantTxs := c.count(tb, "SELECT count(DISTINCT anchor_tx_hash) FROM assertions WHERE issuance_id = ANY($1)", issuances)
-	require.EqualValues(tb, wantTxs, c.senderNonce(tb), "transactions sent = anchors recorded")
+	require.EqualValues(tb, wantTxs, nonceAt(tb, c.chainURL, c.chainSender), "transactions sent = anchors recorded")
 	require.Equal(tb, wantTxs, c.count(tb, "SELECT count(*) FROM chain_txs WHERE block_number IS NOT NULL"))
-	requireAnchorRoots(tb, c.DB, c.Chain.URL())
+	requireAnchorRoots(tb, c.DB, c.chainURL)
 	require.Equal(tb, total+redelivered, mail.total, "messages accepted")
 	return redelivered
 }

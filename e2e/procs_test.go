@@ -28,6 +28,9 @@ var (
 
 // TestMain removes the binary built for the cluster tests.
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(chainNodeEnv); spec != "" {
+		runChainNode(spec) // this process is a cluster test's chain node, until it is killed
+	}
 	code := m.Run()
 	if binDir != "" {
 		_ = os.RemoveAll(binDir)
@@ -56,6 +59,7 @@ func badgedBinary(tb testing.TB) string {
 
 // proc is one badged process (`serve` or `worker`) that a test can start, kill and start again.
 type proc struct {
+	Bin   string // executable; empty: the badged binary
 	Name  string
 	Args  []string
 	Env   []string
@@ -87,7 +91,11 @@ func (p *proc) Start(tb testing.TB) {
 	f, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	require.NoError(tb, err)
 	defer f.Close()
-	cmd := exec.Command(badgedBinary(tb), p.Args...)
+	bin := p.Bin
+	if bin == "" {
+		bin = badgedBinary(tb)
+	}
+	cmd := exec.Command(bin, p.Args...)
 	cmd.Env = p.Env
 	cmd.Stdout, cmd.Stderr = f, f
 	require.NoError(tb, cmd.Start(), "start %s", p.Name)

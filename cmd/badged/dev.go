@@ -34,7 +34,7 @@ func startEmbedded(ctx context.Context, cfg *config.Config, log *slog.Logger) (s
 		return nil, err
 	}
 	if cfg.ChainRPCURL == "" {
-		c, err := devchain.Start(devchain.Config{Addr: "127.0.0.1:8545", DataDir: cfg.DataDir + "/chain",
+		c, err := devchain.Start(devchain.Config{Addr: cfg.DevChainAddr, DataDir: cfg.DataDir + "/chain",
 			Seed: "badged-dev", BlockInterval: time.Second})
 		if err != nil {
 			return nil, fmt.Errorf("dev chain: %w", err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -51,6 +52,7 @@ type Config struct {
 	IssuerKeyRing string // ISSUER_KEY_RING "kid:base64key,…"; `dev` generates DATA_DIR/issuer-keyring when unset
 
 	ChainRPCURL     string // CHAIN_RPC_URL; empty under `dev` starts the embedded dev chain, elsewhere disables anchoring
+	DevChainAddr    string // DEV_CHAIN_ADDR: JSON-RPC listener of the embedded dev chain (`dev`), default 127.0.0.1:8545
 	ChainPrivateKey string // CHAIN_PRIVATE_KEY: hex secp256k1 key of the sender
 	ChainTo         string // CHAIN_TO: target address, default the sender
 	ChainID         uint64 // CHAIN_ID: expected chain id, 0 accepts the node's
@@ -151,6 +153,10 @@ func Load(getenv func(string) string) (Config, error) {
 	c.IssuerKeyRing = env("ISSUER_KEY_RING", "")
 	c.ChainRPCURL = env("CHAIN_RPC_URL", "")
 	c.ChainPrivateKey = env("CHAIN_PRIVATE_KEY", "")
+	c.DevChainAddr = env("DEV_CHAIN_ADDR", "127.0.0.1:8545")
+	if !validAddr(c.DevChainAddr) {
+		errs = append(errs, fmt.Errorf("DEV_CHAIN_ADDR %q: must be host:port such as 127.0.0.1:8545", c.DevChainAddr))
+	}
 	c.ChainTo = env("CHAIN_TO", "")
 	c.ChainID = uint64(intEnv(env, "CHAIN_ID", 0, 0, 1<<31, &errs))
 	c.AnchorWait, err = time.ParseDuration(env("ANCHOR_WAIT", "2s"))
@@ -200,6 +206,16 @@ func intEnv(env func(string, string) string, name string, def, min, max int, err
 	return n
 }
 
+// validAddr reports whether addr is host:port with a numeric port (0 picks a free one), as net.Listen takes it.
+func validAddr(addr string) bool {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 0 && n <= 65535
+}
+
 func defaultBaseURL(addr string) string {
 	host, port, found := strings.Cut(addr, ":")
 	if !found {
@@ -235,6 +251,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("retry_policy_file", orDefault(c.RetryPolicyFile, "(built in)")),
 		slog.Bool("issuer_key_ring_set", c.IssuerKeyRing != ""),
 		slog.String("chain_rpc_url", orDefault(c.ChainRPCURL, "(dev chain or off)")), slog.Uint64("chain_id", c.ChainID),
+		slog.String("dev_chain_addr", c.DevChainAddr),
 		slog.Duration("anchor_wait", c.AnchorWait),
 		slog.String("smtp_host", orDefault(c.SMTPHost, "(outbox)")), slog.Int("smtp_port", c.SMTPPort),
 		slog.String("smtp_tls", c.SMTPTLS), slog.String("outbox_dir", c.OutboxDir),

@@ -110,3 +110,21 @@ func TestLoad_MediaDecodeMem(t *testing.T) {
 		require.ErrorContains(t, err, "MEDIA_DECODE_BUDGET_BYTES", "%q", v)
 	}
 }
+
+func TestLoad_DevChainAddr(t *testing.T) {
+	load := func(env map[string]string) (Config, error) {
+		return Load(func(name string) string { return env[name] })
+	}
+	cfg, err := load(nil)
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1:8545", cfg.DevChainAddr)
+
+	cfg, err = load(map[string]string{"DEV_CHAIN_ADDR": "127.0.0.1:18545"})
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1:18545", cfg.DevChainAddr)
+
+	for _, v := range []string{"8545", "127.0.0.1", "127.0.0.1:port", "127.0.0.1:70000", "http://127.0.0.1:8545"} {
+		_, err := load(map[string]string{"DEV_CHAIN_ADDR": v})
+		require.ErrorContains(t, err, "DEV_CHAIN_ADDR", "%q", v)
+	}
+}
