@@ -10,8 +10,8 @@ import (
 	"github.com/badged/badged/internal/notify"
 )
 
-// notifyWorkers bounds the messages of one chunk in flight at once (SMTP sessions or provider calls).
-const notifyWorkers = 4
+// NotifyWorkers bounds the messages of one chunk in flight at once (SMTP sessions or provider calls).
+const NotifyWorkers = 4
 
 // NotifyRecipients tells each recipient by email or KakaoTalk. A notifications row is written before any message
 // leaves (SMTP has no idempotency), with a message id derived from the assertion id, and each message is marked
@@ -48,7 +48,7 @@ func (a *Activities) notifyRecipients(ctx context.Context, ids []uuid.UUID) (fai
 	for _, n := range notes {
 		sent[n.AssertionID] = n.Status == "SENT"
 	}
-	errs := forEach(ctx, len(todo), notifyWorkers, func(ctx context.Context, i int) error {
+	errs := forEach(ctx, len(todo), NotifyWorkers, func(ctx context.Context, i int) error {
 		if sent[todo[i].Assertion.ID] {
 			return nil
 		}

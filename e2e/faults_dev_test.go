@@ -27,11 +27,7 @@ import (
 	"github.com/badged/badged/workflows"
 )
 
-const (
-	devKillRecipients = 500
-	// devNotifyPerChunk is activities.notifyWorkers: the messages one chunk has in flight at once.
-	devNotifyPerChunk = 4
-)
+const devKillRecipients = 500
 
 // devKillPoint is a moment to kill `badged dev` at: when query (over the issuance id, and the step list if any)
 // first counts at least want, and more than it counted when the process last started, so each kill meets new
@@ -161,10 +157,10 @@ func TestFaults_DevSurvivesKill9(t *testing.T) {
 }
 
 // devDupBound is the documented re-send window: each kill can lose the SENT record of at most the messages in
-// flight, a batch's chunks (workflows.ChunkSize) at once, devNotifyPerChunk each.
+// flight, a batch's chunks (workflows.ChunkSize) at once, activities.NotifyWorkers each.
 func devDupBound() int {
 	chunks := (devKillRecipients + workflows.ChunkSize - 1) / workflows.ChunkSize
-	return len(devKillPoints) * chunks * devNotifyPerChunk
+	return len(devKillPoints) * chunks * activities.NotifyWorkers
 }
 
 // requireDevExactlyOnce checks the end state and returns how many messages were accepted a second time.
