@@ -161,28 +161,24 @@ func parseAssertionFilter(q url.Values, v version, loc *time.Location) (assertio
 	return f, nil
 }
 
-func (h *handler) listAssertions(w http.ResponseWriter, r *http.Request) {
+func (h *handler) listAssertions(w http.ResponseWriter, r *http.Request) error {
 	q, v := r.URL.Query(), versionOf(r.Context())
 	page, err := parsePage(q)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	order, err := parseSort(q, "createdAt", "id")
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	f, err := parseAssertionFilter(q, v, h.loc)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	org, now := principalOf(r.Context()).OrgID, h.now()
 	total, err := h.countAssertions(r, org, f, now)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	params := db.ListAssertionsDescParams{OrgID: org, BadgeID: f.badgeID, ProgramID: f.programID,
 		IssuanceID: f.issuanceID, State: f.state, Email: f.email, Phone: f.phone, SourcedID: f.sourcedID,
@@ -198,14 +194,14 @@ func (h *handler) listAssertions(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	items := make([]assertionResponse, len(rows))
 	for i, a := range rows {
 		items[i] = h.toAssertionResponse(v, toAssertionRow(a), now)
 	}
 	okList(h, w, page, total, items)
+	return nil
 }
 
 // countAssertions answers totalElement without counting a million rows. Lists filtered by nothing but badge,
@@ -277,30 +273,29 @@ func (h *handler) countCreatedBetween(ctx context.Context, org uuid.UUID, startA
 	return h.db.CountAssertionsByHours(ctx, p)
 }
 
-func (h *handler) getAssertion(w http.ResponseWriter, r *http.Request) {
+func (h *handler) getAssertion(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "assertionId")
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
-	h.getAssertionAs(w, r, versionOf(r.Context()), principalOf(r.Context()).OrgID, id.UUID)
+	return h.getAssertionAs(w, r, versionOf(r.Context()), principalOf(r.Context()).OrgID, id.UUID)
 }
 
 // getAssertionAs answers the assertion detail (also the answer of a cancel).
-func (h *handler) getAssertionAs(w http.ResponseWriter, r *http.Request, v version, org, id uuid.UUID) {
+func (h *handler) getAssertionAs(w http.ResponseWriter, r *http.Request, v version, org, id uuid.UUID) error {
 	now := h.now()
 	a, err := h.db.GetAssertion(r.Context(), db.GetAssertionParams{OrgID: org, ID: id})
 	if db.IsNotFound(err) {
 		err = newError(codeAssertionMissing, "assertion %s not found", id)
 	}
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	row := toAssertionRow(db.ListAssertionsDescRow(a)) // the list and detail queries select the same columns
 	out := assertionDetail{assertionResponse: h.toAssertionResponse(v, row, now)}
 	out.CredentialURL, out.OpenbadgeImageURL = h.assertionLinks(v, row)
 	h.ok(w, out)
+	return nil
 }
 
 // assertionLinks are the verification and image URLs. v3 gives null until the artifact exists; v2 always gives

@@ -265,24 +265,21 @@ func (h *handler) checkBadge(ctx context.Context, q *db.Queries, org uuid.UUID, 
 	return nil
 }
 
-func (h *handler) createBadge(w http.ResponseWriter, r *http.Request) {
+func (h *handler) createBadge(w http.ResponseWriter, r *http.Request) error {
 	o, err := h.decodeBody(w, r, maxJSONBody)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	in := readBadgeInput(o)
 	requireFields(o, map[string]bool{"name": in.name.Set, "description": in.description.Set,
 		"criteria": in.criteria.Set, "categoryCode": in.category.Set, "imageId": in.imageID.Set, "skills": in.skills.Set})
 	if err := o.err(); err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
 	b := db.Badge{ID: uuid.New(), OrgID: org}
 	if err := in.apply(&b); err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	programIDs := in.programIDs.Val
 	var out db.Badge
@@ -302,10 +299,10 @@ func (h *handler) createBadge(w http.ResponseWriter, r *http.Request) {
 		return linkBadge(r.Context(), q, org, b.ID, programIDs)
 	})
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	h.ok(w, h.toBadgeResponse(v, out, programIDs))
+	return nil
 }
 
 // linkBadge makes the badge's program links exactly programIDs; programs see the same rows as badgeIds.
@@ -329,11 +326,10 @@ func programIDsOf(ctx context.Context, q *db.Queries, org uuid.UUID, badges ...u
 	return groupLinks(rows, func(l db.ListProgramIDsOfBadgesRow) (uuid.UUID, uuid.UUID) { return l.BadgeID, l.ProgramID }), nil
 }
 
-func (h *handler) getBadge(w http.ResponseWriter, r *http.Request) {
+func (h *handler) getBadge(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "badgeId")
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
 	b, err := h.db.GetBadge(r.Context(), db.GetBadgeParams{OrgID: org, ID: id.UUID})
@@ -341,50 +337,43 @@ func (h *handler) getBadge(w http.ResponseWriter, r *http.Request) {
 		err = newError(codeBadgeNotFound, "badge %s not found", id)
 	}
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	links, err := programIDsOf(r.Context(), h.db.Queries, org, b.ID)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	h.ok(w, h.toBadgeResponse(v, b, links[b.ID]))
+	return nil
 }
 
-func (h *handler) listBadges(w http.ResponseWriter, r *http.Request) {
+func (h *handler) listBadges(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	page, err := parsePage(q)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	order, err := parseSort(q, "createdAt", "updatedAt", "name")
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	category, err := queryEnum(q, "categoryCode", badgeCategories...)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	programID, err := queryUUID(q, "programId")
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
 	total, err := h.db.CountBadges(r.Context(), db.CountBadgesParams{OrgID: org, CategoryCode: category, ProgramID: programID})
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	rows, err := h.db.ListBadges(r.Context(), db.ListBadgesParams{OrgID: org, CategoryCode: category,
 		ProgramID: programID, SortKey: order[0].field, SortDesc: order[0].desc, Lim: int32(page.size), Off: page.offset()})
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	items, err := withLinks(rows, func(b db.Badge) uuid.UUID { return b.ID },
 		func(ids []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
@@ -392,29 +381,26 @@ func (h *handler) listBadges(w http.ResponseWriter, r *http.Request) {
 		},
 		func(b db.Badge, programs []uuid.UUID) badgeResponse { return h.toBadgeResponse(v, b, programs) })
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	okList(h, w, page, total, items)
+	return nil
 }
 
 // updateBadge applies the eight PATCH rules: the reader enforces types, nulls and the skill field sets; apply
 // keeps omitted fields; the merged badge is checked as a whole before it is written.
-func (h *handler) updateBadge(w http.ResponseWriter, r *http.Request) {
+func (h *handler) updateBadge(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "badgeId")
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	o, err := h.decodeBody(w, r, maxJSONBody)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	in := readBadgeInput(o)
 	if err := o.err(); err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
 	var out db.Badge
@@ -450,18 +436,17 @@ func (h *handler) updateBadge(w http.ResponseWriter, r *http.Request) {
 		return err
 	})
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	h.ok(w, h.toBadgeResponse(v, out, programIDs))
+	return nil
 }
 
 // deleteBadge removes the badge and its program links; issued assertions keep their own copy of the badge.
-func (h *handler) deleteBadge(w http.ResponseWriter, r *http.Request) {
+func (h *handler) deleteBadge(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "badgeId")
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	org := principalOf(r.Context()).OrgID
 	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
@@ -475,8 +460,8 @@ func (h *handler) deleteBadge(w http.ResponseWriter, r *http.Request) {
 		return q.UnlinkBadgePrograms(r.Context(), db.UnlinkBadgeProgramsParams{OrgID: org, BadgeID: id.UUID, Keep: []uuid.UUID{}})
 	})
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	h.ok(w, deletedResponse{ID: id.String(), Deleted: true})
+	return nil
 }

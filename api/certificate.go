@@ -17,11 +17,10 @@ import (
 // getAssertionPDF answers the certificate PDF of an issued assertion. It is rendered on the first download and
 // kept (PutIfAbsent), so issuances do not pay for certificates nobody downloads: rendering is the most expensive
 // part of a recipient's artifacts (~50 ms of CPU, mostly embedding the Hangul font).
-func (h *handler) getAssertionPDF(w http.ResponseWriter, r *http.Request) {
+func (h *handler) getAssertionPDF(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "assertionId")
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	p := principalOf(r.Context())
 	a, err := h.db.GetAssertion(r.Context(), db.GetAssertionParams{OrgID: p.OrgID, ID: id.UUID})
@@ -32,20 +31,17 @@ func (h *handler) getAssertionPDF(w http.ResponseWriter, r *http.Request) {
 		err = newError(codeAssertionMissing, "assertion %s has no certificate: it is %s", id, a.Assertion.State)
 	}
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	key := issuer.CertificateKey(id.String())
 	if _, err := h.blob.Stat(r.Context(), key); errors.Is(err, blob.ErrNotFound) {
 		if err := h.renderCertificate(r.Context(), key, a, p.OrgName); err != nil {
-			h.writeError(w, r, err)
-			return
+			return err
 		}
 	} else if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
-	h.serveBlob(w, r, key, "application/pdf", `attachment; filename="`+a.Assertion.SerialNumber+`.pdf"`)
+	return h.serveBlob(w, r, key, "application/pdf", `attachment; filename="`+a.Assertion.SerialNumber+`.pdf"`)
 }
 
 func (h *handler) renderCertificate(ctx context.Context, key string, a db.GetAssertionRow, issuerName string) error {

@@ -86,12 +86,12 @@ func NewHandler(d Deps) http.Handler {
 	if d.Metrics != nil {
 		r.Method(http.MethodGet, "/metrics", d.Metrics.Handler())
 	}
-	r.Get("/media/{mediaID}/{variant}", h.serveMedia)
-	r.Get("/issuers/{orgId}", h.getIssuer)
-	r.Get("/credentials/{assertionId}", h.getCredential)
-	r.Get("/credentials/{assertionId}/image", h.getCredentialImage)
-	r.Get("/verify/{assertionId}", h.verifyPage)
-	r.Get("/status-lists/{listId}", h.getStatusList)
+	r.Get("/media/{mediaID}/{variant}", h.handle(h.serveMedia))
+	r.Get("/issuers/{orgId}", h.handle(h.getIssuer))
+	r.Get("/credentials/{assertionId}", h.handle(h.getCredential))
+	r.Get("/credentials/{assertionId}/image", h.handle(h.getCredentialImage))
+	r.Get("/verify/{assertionId}", h.handle(h.verifyPage))
+	r.Get("/status-lists/{listId}", h.handle(h.getStatusList))
 
 	// Real time, not h.clock: tests pin the handler clock, which would never refill a bucket.
 	h.limiter = newKeyLimiter(d.RateLimit, time.Now)
@@ -104,29 +104,42 @@ func NewHandler(d Deps) http.Handler {
 			r.Use(versionMiddleware(v), h.authenticate, h.rateLimit)
 			r.NotFound(h.notFound) // behind authentication: an unknown path under a version needs a key too
 			r.With(viewer).Get("/organization", h.getOrganization)
-			r.With(manager).Post("/media-files/images", h.uploadImage)
+			r.With(manager).Post("/media-files/images", h.handle(h.uploadImage))
 
-			r.With(manager).Post("/programs", h.createProgram)
-			r.With(viewer).Get("/programs", h.listPrograms)
-			r.With(viewer).Get("/programs/{programId}", h.getProgram)
-			r.With(manager).Patch("/programs/{programId}", h.updateProgram)
-			r.With(manager).Delete("/programs/{programId}", h.deleteProgram)
+			r.With(manager).Post("/programs", h.handle(h.createProgram))
+			r.With(viewer).Get("/programs", h.handle(h.listPrograms))
+			r.With(viewer).Get("/programs/{programId}", h.handle(h.getProgram))
+			r.With(manager).Patch("/programs/{programId}", h.handle(h.updateProgram))
+			r.With(manager).Delete("/programs/{programId}", h.handle(h.deleteProgram))
 
-			r.With(manager).Post("/badges", h.createBadge)
-			r.With(viewer).Get("/badges", h.listBadges)
-			r.With(viewer).Get("/badges/{badgeId}", h.getBadge)
-			r.With(manager).Patch("/badges/{badgeId}", h.updateBadge)
-			r.With(manager).Delete("/badges/{badgeId}", h.deleteBadge)
+			r.With(manager).Post("/badges", h.handle(h.createBadge))
+			r.With(viewer).Get("/badges", h.handle(h.listBadges))
+			r.With(viewer).Get("/badges/{badgeId}", h.handle(h.getBadge))
+			r.With(manager).Patch("/badges/{badgeId}", h.handle(h.updateBadge))
+			r.With(manager).Delete("/badges/{badgeId}", h.handle(h.deleteBadge))
 
-			r.With(manager).Post("/badges/{badgeId}/issuances", h.createIssuance)
-			r.With(viewer).Get("/issuances/{issuanceId}", h.getIssuance)
-			r.With(viewer).Get("/assertions", h.listAssertions)
-			r.With(viewer).Get("/assertions/{assertionId}", h.getAssertion)
-			r.With(manager).Post("/assertions/{assertionId}/cancel", h.cancelAssertion)
-			r.With(viewer).Get("/assertions/{assertionId}/pdf", h.getAssertionPDF)
+			r.With(manager).Post("/badges/{badgeId}/issuances", h.handle(h.createIssuance))
+			r.With(viewer).Get("/issuances/{issuanceId}", h.handle(h.getIssuance))
+			r.With(viewer).Get("/assertions", h.handle(h.listAssertions))
+			r.With(viewer).Get("/assertions/{assertionId}", h.handle(h.getAssertion))
+			r.With(manager).Post("/assertions/{assertionId}/cancel", h.handle(h.cancelAssertion))
+			r.With(viewer).Get("/assertions/{assertionId}/pdf", h.handle(h.getAssertionPDF))
 		})
 	}
 	return r
+}
+
+// handlerFunc is a handler that leaves its failure to handle: it writes only its success.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle adapts a handlerFunc to the router: an error it returns is answered by writeError, the one funnel to the
+// contract's error body, so no handler writes an error itself.
+func (h *handler) handle(fn handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := fn(w, r); err != nil {
+			h.writeError(w, r, err)
+		}
+	}
 }
 
 // notFound answers a path no route matches with the contract's error body.

@@ -43,57 +43,47 @@ func (h *handler) toIssuanceResponse(v version, i db.Issuance) issuanceResponse 
 // createIssuance validates and normalizes the request, then in ONE transaction records the issuance, its
 // assertions and the credit debit, and finally starts the workflow. A replay returns the stored issuance; one with
 // the very bytes of the recorded request is answered before the body is decoded.
-func (h *handler) createIssuance(w http.ResponseWriter, r *http.Request) {
+func (h *handler) createIssuance(w http.ResponseWriter, r *http.Request) error {
 	badgeID, err := pathID(r, "badgeId")
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	key := r.Header.Get(headerIdempotency)
 	if err := checkIdempotencyKey(key); err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	body, err := readBody(w, r, maxIssuanceBody)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	v, p, now := versionOf(r.Context()), principalOf(r.Context()), h.now()
 	bodySum := sha256.Sum256(body)
 	if prev, ok, err := h.replayOfSameBytes(r.Context(), p, v, badgeID.UUID, key, bodySum[:]); err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	} else if ok {
-		h.answerIssuance(w, r, v, prev)
-		return
+		return h.answerIssuance(w, r, v, prev)
 	}
 	o, err := h.parseBody(r, body)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	req := readIssuanceRequest(o, v)
 	if err := o.err(); err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	req.raw = o.body
 	if req.IssuedAt, err = readIssuedAt(o, v, now); err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	hash, err := req.requestHash(v)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	iss, err := h.recordIssuance(r.Context(), p, v, badgeID.UUID, key, hash, bodySum[:], req, now)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
-	h.answerIssuance(w, r, v, iss)
+	return h.answerIssuance(w, r, v, iss)
 }
 
 // replayOfSameBytes finds the issuance of (badge, key) when this request repeats its body byte for byte under the
@@ -112,13 +102,12 @@ func (h *handler) replayOfSameBytes(ctx context.Context, p principal, v version,
 }
 
 // answerIssuance starts the workflow of an accepted issuance unless its start is recorded, and answers it.
-func (h *handler) answerIssuance(w http.ResponseWriter, r *http.Request, v version, iss db.Issuance) {
+func (h *handler) answerIssuance(w http.ResponseWriter, r *http.Request, v version, iss db.Issuance) error {
 	setLogAttrs(r.Context(), "issuanceId", iss.ID.String(), "workflowId", iss.WorkflowID)
 	if iss.ProcessingStatus == "PROCESSING" && iss.WorkflowStartedAt == nil {
 		if err := h.starter.StartIssuance(r.Context(), iss); err != nil {
 			// The issuance is committed; the client's retry with the same key starts the workflow.
-			h.writeError(w, r, fmt.Errorf("start issuance workflow %s: %w", iss.WorkflowID, err))
-			return
+			return fmt.Errorf("start issuance workflow %s: %w", iss.WorkflowID, err)
 		}
 		// Replays answer from the row from now on: a start call to a busy Temporal server was most of a replay's
 		// time (p99 319 ms during a 1,000-recipient issuance). Failing to record it only costs a later replay that
@@ -128,6 +117,7 @@ func (h *handler) answerIssuance(w http.ResponseWriter, r *http.Request, v versi
 		}
 	}
 	h.ok(w, h.toIssuanceResponse(v, iss))
+	return nil
 }
 
 // recordIssuance runs the transaction of step 1 of DESIGN.md "Issuance, step by step".
@@ -253,19 +243,18 @@ func assertionRows(iss db.Issuance, req issuanceRequest, firstSerial int64, now 
 	return rows
 }
 
-func (h *handler) getIssuance(w http.ResponseWriter, r *http.Request) {
+func (h *handler) getIssuance(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "issuanceId")
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	iss, err := h.db.GetIssuance(r.Context(), db.GetIssuanceParams{OrgID: principalOf(r.Context()).OrgID, ID: id.UUID})
 	if db.IsNotFound(err) {
 		err = newError(codeIssuanceNotFound, "issuance %s not found", id)
 	}
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	h.ok(w, h.toIssuanceResponse(versionOf(r.Context()), iss))
+	return nil
 }

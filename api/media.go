@@ -54,17 +54,15 @@ func mediaKey(id uuid.UUID, variant, ext string) string {
 
 // uploadImage stores an uploaded image in three sizes. The row is written only after every file is stored, so
 // an image id never points at missing files.
-func (h *handler) uploadImage(w http.ResponseWriter, r *http.Request) {
+func (h *handler) uploadImage(w http.ResponseWriter, r *http.Request) error {
 	data, err := h.readImagePart(w, r)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	// Process waits for room in the decode budget, shared by all uploads, for as long as the client waits.
 	res, err := h.images.Process(r.Context(), data)
 	if err != nil {
-		h.writeError(w, r, mediaError(err))
-		return
+		return mediaError(err)
 	}
 	id := uuid.New()
 	for _, v := range []struct {
@@ -72,18 +70,17 @@ func (h *handler) uploadImage(w http.ResponseWriter, r *http.Request) {
 		data []byte
 	}{{"original", res.Original}, {"medium", res.Medium}, {"small", res.Small}} {
 		if err := h.blob.Put(r.Context(), mediaKey(id, v.name, res.Ext), v.data, res.ContentType); err != nil {
-			h.writeError(w, r, fmt.Errorf("store image: %w", err))
-			return
+			return fmt.Errorf("store image: %w", err)
 		}
 	}
 	p := principalOf(r.Context())
 	if _, err := h.db.CreateMediaFile(r.Context(), db.CreateMediaFileParams{ID: id, OrgID: p.OrgID,
 		ContentType: res.ContentType, Ext: res.Ext, Width: int32(res.Width), Height: int32(res.Height),
 		SizeBytes: int64(len(res.Original))}); err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	h.ok(w, h.image(id))
+	return nil
 }
 
 // readImagePart streams the multipart body to the part named "image", reading at most the size limit.
@@ -150,30 +147,25 @@ func mediaError(err error) error {
 
 // serveMedia serves a stored image publicly (badge images are public by nature). SVG gets headers under which a
 // script inside it cannot run.
-func (h *handler) serveMedia(w http.ResponseWriter, r *http.Request) {
+func (h *handler) serveMedia(w http.ResponseWriter, r *http.Request) error {
 	id, err := parseUUID(chi.URLParam(r, "mediaID"))
 	variant := chi.URLParam(r, "variant")
 	if err != nil || !slices.Contains(mediaVariants, variant) {
-		h.writeError(w, r, newError(codeNotFound, "no such image"))
-		return
+		return newError(codeNotFound, "no such image")
 	}
 	m, err := h.db.GetMediaFileAnyOrg(r.Context(), id)
 	if db.IsNotFound(err) {
-		h.writeError(w, r, newError(codeNotFound, "no such image"))
-		return
+		return newError(codeNotFound, "no such image")
 	}
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	rc, info, err := h.blob.Get(r.Context(), mediaKey(id, variant, m.Ext))
 	if errors.Is(err, blob.ErrNotFound) {
-		h.writeError(w, r, newError(codeNotFound, "no such image"))
-		return
+		return newError(codeNotFound, "no such image")
 	}
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	defer rc.Close()
 	for k, v := range media.ServeHeaders(m.ContentType) {
@@ -184,4 +176,5 @@ func (h *handler) serveMedia(w http.ResponseWriter, r *http.Request) {
 	if _, err := io.Copy(w, rc); err != nil {
 		h.log.WarnContext(r.Context(), "serve media", "err", err)
 	}
+	return nil
 }

@@ -128,17 +128,15 @@ func checkBadgesExist(ctx context.Context, q *db.Queries, org uuid.UUID, ids []u
 	return nil
 }
 
-func (h *handler) createProgram(w http.ResponseWriter, r *http.Request) {
+func (h *handler) createProgram(w http.ResponseWriter, r *http.Request) error {
 	o, err := h.decodeBody(w, r, maxJSONBody)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	in := readProgramInput(o)
 	requireFields(o, map[string]bool{"name": in.name.Set, "categoryCode": in.category.Set, "imageId": in.imageID.Set})
 	if err := o.err(); err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
 	p := db.Program{ID: uuid.New(), OrgID: org}
@@ -159,10 +157,10 @@ func (h *handler) createProgram(w http.ResponseWriter, r *http.Request) {
 		return linkProgram(r.Context(), q, org, p.ID, badgeIDs)
 	})
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	h.ok(w, h.toProgramResponse(v, out, badgeIDs))
+	return nil
 }
 
 // linkProgram makes the program's links exactly badgeIDs.
@@ -178,11 +176,10 @@ func linkProgram(ctx context.Context, q *db.Queries, org, program uuid.UUID, bad
 	return nil
 }
 
-func (h *handler) getProgram(w http.ResponseWriter, r *http.Request) {
+func (h *handler) getProgram(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "programId")
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
 	p, err := h.db.GetProgram(r.Context(), db.GetProgramParams{OrgID: org, ID: id.UUID})
@@ -190,15 +187,14 @@ func (h *handler) getProgram(w http.ResponseWriter, r *http.Request) {
 		err = newError(codeProgramNotFound, "program %s not found", id)
 	}
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	links, err := badgeIDsOf(r.Context(), h.db.Queries, org, p.ID)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	h.ok(w, h.toProgramResponse(v, p, links[p.ID]))
+	return nil
 }
 
 func badgeIDsOf(ctx context.Context, q *db.Queries, org uuid.UUID, programs ...uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
@@ -209,34 +205,29 @@ func badgeIDsOf(ctx context.Context, q *db.Queries, org uuid.UUID, programs ...u
 	return groupLinks(rows, func(l db.ListBadgeIDsOfProgramsRow) (uuid.UUID, uuid.UUID) { return l.ProgramID, l.BadgeID }), nil
 }
 
-func (h *handler) listPrograms(w http.ResponseWriter, r *http.Request) {
+func (h *handler) listPrograms(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	page, err := parsePage(q)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	order, err := parseSort(q, "createdAt", "updatedAt", "name")
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	category, err := queryEnum(q, "categoryCode", programCategories...)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
 	total, err := h.db.CountPrograms(r.Context(), db.CountProgramsParams{OrgID: org, CategoryCode: category})
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	rows, err := h.db.ListPrograms(r.Context(), db.ListProgramsParams{OrgID: org, CategoryCode: category,
 		SortKey: order[0].field, SortDesc: order[0].desc, Lim: int32(page.size), Off: page.offset()})
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	items, err := withLinks(rows, func(p db.Program) uuid.UUID { return p.ID },
 		func(ids []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
@@ -244,27 +235,24 @@ func (h *handler) listPrograms(w http.ResponseWriter, r *http.Request) {
 		},
 		func(p db.Program, badges []uuid.UUID) programResponse { return h.toProgramResponse(v, p, badges) })
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	okList(h, w, page, total, items)
+	return nil
 }
 
-func (h *handler) updateProgram(w http.ResponseWriter, r *http.Request) {
+func (h *handler) updateProgram(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "programId")
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	o, err := h.decodeBody(w, r, maxJSONBody)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	in := readProgramInput(o)
 	if err := o.err(); err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
 	var out db.Program
@@ -302,10 +290,10 @@ func (h *handler) updateProgram(w http.ResponseWriter, r *http.Request) {
 		return nil
 	})
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	h.ok(w, h.toProgramResponse(v, out, badgeIDs))
+	return nil
 }
 
 type deletedResponse struct {
@@ -314,11 +302,10 @@ type deletedResponse struct {
 }
 
 // deleteProgram removes the program and its badge links. Assertions issued under it keep their copy of the name.
-func (h *handler) deleteProgram(w http.ResponseWriter, r *http.Request) {
+func (h *handler) deleteProgram(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "programId")
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	org := principalOf(r.Context()).OrgID
 	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
@@ -332,8 +319,8 @@ func (h *handler) deleteProgram(w http.ResponseWriter, r *http.Request) {
 		return q.UnlinkProgramBadges(r.Context(), db.UnlinkProgramBadgesParams{OrgID: org, ProgramID: id.UUID, Keep: []uuid.UUID{}})
 	})
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	h.ok(w, deletedResponse{ID: id.String(), Deleted: true})
+	return nil
 }

@@ -34,69 +34,64 @@ func (h *handler) publicAssertion(r *http.Request) (db.GetPublicAssertionRow, er
 
 // getCredential answers the signed credential (credentialUrl of v3); a browser asking for HTML gets the
 // verification page instead, so the same link serves people and verifiers.
-func (h *handler) getCredential(w http.ResponseWriter, r *http.Request) {
+func (h *handler) getCredential(w http.ResponseWriter, r *http.Request) error {
 	if wantsHTML(r) {
-		h.verifyPage(w, r)
-		return
+		return h.verifyPage(w, r)
 	}
 	a, err := h.publicAssertion(r)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
-	h.serveBlob(w, r, *a.Assertion.CredentialKey, "application/vc+ld+json", "")
+	return h.serveBlob(w, r, *a.Assertion.CredentialKey, "application/vc+ld+json", "")
 }
 
 // getCredentialImage answers the baked badge image (openbadgeImageUrl).
-func (h *handler) getCredentialImage(w http.ResponseWriter, r *http.Request) {
+func (h *handler) getCredentialImage(w http.ResponseWriter, r *http.Request) error {
 	a, err := h.publicAssertion(r)
 	if err == nil && a.Assertion.BakedKey == nil {
 		err = newError(codeNotFound, "the credential has no baked image yet")
 	}
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
-	h.serveBlob(w, r, *a.Assertion.BakedKey, *a.Assertion.BakedContentType, "")
+	return h.serveBlob(w, r, *a.Assertion.BakedKey, *a.Assertion.BakedContentType, "")
 }
 
 // getIssuer answers the issuer's controller document (the Multikey its proofs name).
-func (h *handler) getIssuer(w http.ResponseWriter, r *http.Request) {
+func (h *handler) getIssuer(w http.ResponseWriter, r *http.Request) error {
 	id, err := parseUUID(chi.URLParam(r, "orgId"))
 	if err != nil {
-		h.writeError(w, r, newError(codeNotFound, "no such issuer"))
-		return
+		return newError(codeNotFound, "no such issuer")
 	}
 	doc, found, err := h.issuer.ControllerDocument(r.Context(), id)
 	if err == nil && !found {
 		err = newError(codeNotFound, "no issuer %s (an organization gets its key with its first issuance)", id)
 	}
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	h.writePublicJSON(w, "application/did+ld+json", doc)
+	return nil
 }
 
 // getStatusList answers a signed BitstringStatusListCredential; revocations show in it at once.
-func (h *handler) getStatusList(w http.ResponseWriter, r *http.Request) {
+func (h *handler) getStatusList(w http.ResponseWriter, r *http.Request) error {
 	id, err := parseUUID(chi.URLParam(r, "listId"))
 	if err != nil {
-		h.writeError(w, r, newError(codeNotFound, "no such status list"))
-		return
+		return newError(codeNotFound, "no such status list")
 	}
 	signed, found, err := h.issuer.StatusListCredential(r.Context(), id)
 	if err == nil && !found {
 		err = newError(codeNotFound, "no status list %s", id)
 	}
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	w.Header().Set("Content-Type", "application/vc+ld+json")
 	w.Header().Set("Cache-Control", "no-cache") // a verifier must see a revocation at once
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	_, _ = w.Write(signed)
+	return nil
 }
 
 func (h *handler) writePublicJSON(w http.ResponseWriter, contentType string, v any) {
@@ -108,14 +103,13 @@ func (h *handler) writePublicJSON(w http.ResponseWriter, contentType string, v a
 }
 
 // serveBlob streams a stored artifact. disposition, when set, names a download.
-func (h *handler) serveBlob(w http.ResponseWriter, r *http.Request, key, contentType, disposition string) {
+func (h *handler) serveBlob(w http.ResponseWriter, r *http.Request, key, contentType, disposition string) error {
 	rc, info, err := h.blob.Get(r.Context(), key)
 	if errors.Is(err, blob.ErrNotFound) {
 		err = newError(codeNotFound, "the artifact is not stored")
 	}
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	defer rc.Close()
 	w.Header().Set("Content-Type", contentType)
@@ -128,6 +122,7 @@ func (h *handler) serveBlob(w http.ResponseWriter, r *http.Request, key, content
 	if _, err := io.Copy(w, rc); err != nil {
 		h.log.WarnContext(r.Context(), "serve artifact", "key", key, "err", err)
 	}
+	return nil
 }
 
 func wantsHTML(r *http.Request) bool {
@@ -137,11 +132,10 @@ func wantsHTML(r *http.Request) bool {
 
 // cancelAssertion revokes an issued assertion: REVOKED, and its status-list bit set so every verifier sees it.
 // Cancelling a REVOKED assertion again answers it unchanged (a safe retry); other states are AST022.
-func (h *handler) cancelAssertion(w http.ResponseWriter, r *http.Request) {
+func (h *handler) cancelAssertion(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "assertionId")
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	v, org := versionOf(r.Context()), principalOf(r.Context()).OrgID
 	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
@@ -169,8 +163,7 @@ func (h *handler) cancelAssertion(w http.ResponseWriter, r *http.Request) {
 		return nil
 	})
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
-	h.getAssertionAs(w, r, v, org, id.UUID)
+	return h.getAssertionAs(w, r, v, org, id.UUID)
 }

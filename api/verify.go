@@ -51,11 +51,10 @@ type verifyView struct {
 
 // verifyPage is the public verification page (v2's credentialUrl; v3's for browsers). It checks the signature,
 // the anchor, the status and the expiry itself, and says plainly what it found. No script runs on it.
-func (h *handler) verifyPage(w http.ResponseWriter, r *http.Request) {
+func (h *handler) verifyPage(w http.ResponseWriter, r *http.Request) error {
 	a, err := h.publicAssertion(r)
 	if err != nil {
-		h.writeError(w, r, err)
-		return
+		return err
 	}
 	view := h.verify(r.Context(), a)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -64,6 +63,7 @@ func (h *handler) verifyPage(w http.ResponseWriter, r *http.Request) {
 	if err := verifyTemplate.Execute(w, view); err != nil {
 		h.log.WarnContext(r.Context(), "render verify page", "err", err)
 	}
+	return nil
 }
 
 func (h *handler) verify(ctx context.Context, row db.GetPublicAssertionRow) verifyView {
