@@ -43,13 +43,13 @@ func (a *Activities) bakeBadges(ctx context.Context, ids []uuid.UUID) (failures,
 		keys[i], types[i] = key, contentType
 		return nil
 	})
+	ok := todo.succeeded(errs, failed)
+	if len(ok) == 0 {
+		return failed, nil
+	}
 	params := db.SetAssertionsBakedParams{}
-	for i, r := range todo {
-		if errs[i] != nil {
-			failed[r.Assertion.ID] = errs[i]
-			continue
-		}
-		params.Ids = append(params.Ids, r.Assertion.ID)
+	for _, i := range ok {
+		params.Ids = append(params.Ids, todo[i].Assertion.ID)
 		params.Keys = append(params.Keys, keys[i])
 		params.ContentTypes = append(params.ContentTypes, types[i])
 	}

@@ -46,3 +46,17 @@ func (c chunk) at(step string) chunk {
 	}
 	return out
 }
+
+// succeeded records in failed the rows of c whose work failed (errs[i] for c[i]) and returns the indexes of the
+// others, which the step records in one statement (none: no statement).
+func (c chunk) succeeded(errs []error, failed failures) []int {
+	var ok []int
+	for i, r := range c {
+		if errs[i] != nil {
+			failed[r.Assertion.ID] = errs[i]
+			continue
+		}
+		ok = append(ok, i)
+	}
+	return ok
+}

@@ -54,13 +54,13 @@ func (a *Activities) notifyRecipients(ctx context.Context, ids []uuid.UUID) (fai
 		}
 		return a.send(ctx, todo[i])
 	})
-	var done []uuid.UUID
-	for i, r := range todo {
-		if errs[i] != nil {
-			failed[r.Assertion.ID] = errs[i]
-			continue
-		}
-		done = append(done, r.Assertion.ID)
+	ok := todo.succeeded(errs, failed)
+	if len(ok) == 0 {
+		return failed, nil
+	}
+	done := make([]uuid.UUID, len(ok))
+	for j, i := range ok {
+		done[j] = todo[i].Assertion.ID
 	}
 	if _, err := a.DB.AdvanceAssertions(ctx, db.AdvanceAssertionsParams{Ids: done, Step: StepNotified, FromStep: StepUploaded}); err != nil {
 		return nil, persistErr("record notify step", err)

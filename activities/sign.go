@@ -53,14 +53,14 @@ func (a *Activities) signCredentials(ctx context.Context, ids []uuid.UUID) (fail
 		docs[i], err = signer.Sign(ctx, doc, todo[i].Assertion.IssuedAt)
 		return err
 	})
+	ok := todo.succeeded(errs, failed)
+	if len(ok) == 0 {
+		return failed, nil
+	}
 	params := db.SetAssertionCredentialsParams{}
-	for i, r := range todo {
-		if errs[i] != nil {
-			failed[r.Assertion.ID] = errs[i]
-			continue
-		}
+	for _, i := range ok {
 		sum := sha256.Sum256(docs[i])
-		params.Ids = append(params.Ids, r.Assertion.ID)
+		params.Ids = append(params.Ids, todo[i].Assertion.ID)
 		params.Docs = append(params.Docs, docs[i])
 		params.Shas = append(params.Shas, sum[:])
 	}

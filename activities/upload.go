@@ -27,14 +27,14 @@ func (a *Activities) publishCredentials(ctx context.Context, ids []uuid.UUID) (f
 		_, err := a.Blob.PutIfAbsent(ctx, issuer.CredentialKey(as.ID.String()), as.CredentialJson, "application/vc+ld+json")
 		return err
 	})
+	ok := todo.succeeded(errs, failed)
+	if len(ok) == 0 {
+		return failed, nil
+	}
 	params := db.SetAssertionsPublishedParams{}
-	for i, r := range todo {
-		if errs[i] != nil {
-			failed[r.Assertion.ID] = errs[i]
-			continue
-		}
-		params.Ids = append(params.Ids, r.Assertion.ID)
-		params.Keys = append(params.Keys, issuer.CredentialKey(r.Assertion.ID.String()))
+	for _, i := range ok {
+		params.Ids = append(params.Ids, todo[i].Assertion.ID)
+		params.Keys = append(params.Keys, issuer.CredentialKey(todo[i].Assertion.ID.String()))
 	}
 	if _, err := a.DB.SetAssertionsPublished(ctx, params); err != nil {
 		return nil, persistErr("record published credentials", err)

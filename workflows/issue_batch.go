@@ -27,13 +27,20 @@ type BatchProgress struct {
 // IssueBatch runs the pipeline check → sign → anchor → bake → upload → notify for each recipient of the batch,
 // chunk by chunk (pipeline.go), and records each recipient's outcome. A recipient's failure never fails the batch.
 func IssueBatch(ctx workflow.Context, in IssueBatchInput) (BatchResult, error) {
-	r := newRunner(ctx, in.IssuanceID)
+	return runLoaded(ctx, in.IssuanceID, a.LoadBatch,
+		activities.LoadBatchInput{IssuanceID: in.IssuanceID, FromSeq: in.FromSeq, ToSeq: in.ToSeq})
+}
+
+// runLoaded answers the progress query, lists the recipients with load (a local activity taking loadInput), and
+// runs them through the pipeline: the body of IssueBatch and RedriveIssuance.
+func runLoaded(ctx workflow.Context, issuance uuid.UUID, load, loadInput any) (BatchResult, error) {
+	r := newRunner(ctx, issuance)
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (BatchProgress, error) { return r.progress, nil }); err != nil {
 		return r.result, err
 	}
 	var batch activities.LoadBatchResult
-	if err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, localDBOptions), a.LoadBatch,
-		activities.LoadBatchInput{IssuanceID: in.IssuanceID, FromSeq: in.FromSeq, ToSeq: in.ToSeq}).Get(ctx, &batch); err != nil {
+	lctx := workflow.WithLocalActivityOptions(ctx, localDBOptions)
+	if err := workflow.ExecuteLocalActivity(lctx, load, loadInput).Get(ctx, &batch); err != nil {
 		return r.result, err
 	}
 	return r.run(ctx, batch.Recipients)

@@ -27,19 +27,11 @@ func RedriveWorkflowID(issuanceWorkflowID string, n int) string {
 // RedriveIssuance runs the rest of the pipeline for the named recipients, each from the step after its last
 // completed one, exactly as IssueBatch does, then records each outcome. The issuance's own status is left as it is.
 func RedriveIssuance(ctx workflow.Context, in RedriveInput) (BatchResult, error) {
-	r := newRunner(ctx, in.IssuanceID)
-	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (BatchProgress, error) { return r.progress, nil }); err != nil {
-		return r.result, err
-	}
 	workflow.GetLogger(ctx).Info("redrive started", "issuanceId", in.IssuanceID, "recipients", len(in.AssertionIDs))
 	ids := in.AssertionIDs
 	if len(ids) > MaxRedriveRecipients {
 		ids = ids[:MaxRedriveRecipients]
 	}
-	var batch activities.LoadBatchResult
-	if err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, localDBOptions), a.LoadRecipients,
-		activities.LoadRecipientsInput{IssuanceID: in.IssuanceID, AssertionIDs: ids}).Get(ctx, &batch); err != nil {
-		return r.result, err
-	}
-	return r.run(ctx, batch.Recipients)
+	return runLoaded(ctx, in.IssuanceID, a.LoadRecipients,
+		activities.LoadRecipientsInput{IssuanceID: in.IssuanceID, AssertionIDs: ids})
 }

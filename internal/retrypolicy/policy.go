@@ -8,9 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -90,12 +91,7 @@ func Parse(data []byte) (*Policy, error) {
 	at := func(key string, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("line %d: %s", lineOfKey(data, key), fmt.Sprintf(format, args...)))
 	}
-	names := make([]string, 0, len(file.Classes))
-	for n := range file.Classes {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(file.Classes)) {
 		raw := file.Classes[n]
 		var cf classFile
 		dec := json.NewDecoder(bytes.NewReader(raw))
@@ -117,24 +113,16 @@ func Parse(data []byte) (*Policy, error) {
 		}
 		p.Classes[n] = c
 	}
-	known := map[errcode.Code]bool{}
 	for _, c := range errcode.All {
-		known[c] = true
 		if _, ok := p.Codes[c]; !ok {
 			errs = append(errs, fmt.Errorf(`code %s has no class: add it under "codes"`, c))
 		}
 	}
-	codes := make([]string, 0, len(p.Codes))
-	for c := range p.Codes {
-		codes = append(codes, string(c))
-	}
-	sort.Strings(codes)
-	for _, c := range codes {
-		class := p.Codes[errcode.Code(c)]
-		if !known[errcode.Code(c)] {
-			at(c, "code %s is not an assertion errorCode", c)
-		} else if _, ok := file.Classes[class]; !ok {
-			at(c, "code %s: unknown class %q", c, class)
+	for _, c := range slices.Sorted(maps.Keys(p.Codes)) {
+		if !slices.Contains(errcode.All, c) {
+			at(string(c), "code %s is not an assertion errorCode", c)
+		} else if _, ok := file.Classes[p.Codes[c]]; !ok {
+			at(string(c), "code %s: unknown class %q", c, p.Codes[c])
 		}
 	}
 	if len(errs) > 0 {
@@ -196,34 +184,20 @@ func lineOfKey(data []byte, key string) int {
 
 // Format writes the effective table: one line per class, then each code with its class, sorted.
 func (p *Policy) Format(w io.Writer) error {
-	names := make([]string, 0, len(p.Classes))
-	for n := range p.Classes {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var b bytes.Buffer
-	b.WriteString("CLASS\tRETRYABLE\tINITIAL\tBACKOFF\tMAXIMUM\tATTEMPTS\n")
-	for _, n := range names {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLASS\tRETRYABLE\tINITIAL\tBACKOFF\tMAXIMUM\tATTEMPTS")
+	for _, n := range slices.Sorted(maps.Keys(p.Classes)) {
 		c := p.Classes[n]
 		if !c.Retryable {
-			fmt.Fprintf(&b, "%s\tno\t-\t-\t-\t1\n", n)
+			fmt.Fprintf(tw, "%s\tno\t-\t-\t-\t1\n", n)
 			continue
 		}
-		fmt.Fprintf(&b, "%s\tyes\t%s\t%g\t%s\t%d\n", n, time.Duration(c.InitialInterval), c.BackoffCoefficient,
+		fmt.Fprintf(tw, "%s\tyes\t%s\t%g\t%s\t%d\n", n, time.Duration(c.InitialInterval), c.BackoffCoefficient,
 			time.Duration(c.MaximumInterval), c.MaximumAttempts)
 	}
-	b.WriteString("\nCODE\tCLASS\n")
-	codes := make([]string, 0, len(p.Codes))
-	for c := range p.Codes {
-		codes = append(codes, string(c))
-	}
-	sort.Strings(codes)
-	for _, c := range codes {
-		fmt.Fprintf(&b, "%s\t%s\n", c, p.Codes[errcode.Code(c)])
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	if _, err := tw.Write(b.Bytes()); err != nil {
-		return err
+	fmt.Fprintln(tw, "\nCODE\tCLASS")
+	for _, c := range slices.Sorted(maps.Keys(p.Codes)) {
+		fmt.Fprintf(tw, "%s\t%s\n", c, p.Codes[c])
 	}
 	return tw.Flush()
 }
