@@ -10,26 +10,22 @@ import (
 
 // Reconciler heals orphaned issuances. The API commits an issuance as PROCESSING and then starts its workflow; a
 // process that dies between the two leaves an issuance nothing would ever finish if the client never retries. Every
-// Every, the Reconciler starts the workflow of each PROCESSING issuance older than Grace that has none. Starting is
-// idempotent (the workflow id comes from the idempotency key), so any number of workers may reconcile at once.
+// Grace/2, the Reconciler starts the workflow of each PROCESSING issuance older than Grace whose start was never
+// recorded and that has none. Starting is idempotent (the workflow id comes from the idempotency key), so any number
+// of workers may reconcile at once.
 type Reconciler struct {
 	DB      *db.DB
 	Starter Starter
 	Log     *slog.Logger
-	Grace   time.Duration // younger issuances are left to the request that committed them
-	Every   time.Duration
+	Grace   time.Duration // younger issuances are left to the request that committed them (ORPHAN_AFTER)
 }
 
-// Defaults of the Reconciler.
-const (
-	DefaultReconcileGrace = time.Minute
-	DefaultReconcileEvery = time.Minute
-	reconcileBatch        = 500 // issuances looked at per pass; the rest wait for the next one
-)
+// reconcileBatch is how many issuances one pass looks at; the rest wait for the next one.
+const reconcileBatch = 500
 
 // Run reconciles until ctx ends.
 func (r Reconciler) Run(ctx context.Context) {
-	t := time.NewTicker(r.Every)
+	t := time.NewTicker(r.Grace / 2)
 	defer t.Stop()
 	for {
 		if _, err := r.Once(ctx); err != nil && ctx.Err() == nil {

@@ -120,7 +120,7 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 			return err
 		}
 		stopReconciler := startReconciler(ctx, temporal.Reconciler{DB: wd, Starter: temporal.Starter{Client: tc}, Log: log,
-			Grace: cfg.OrphanAfter, Every: cfg.OrphanAfter / 2})
+			Grace: cfg.OrphanAfter})
 		defer stopReconciler()
 		log.Info("worker running", "task_queue", workflows.TaskQueue)
 		if !r.api {
