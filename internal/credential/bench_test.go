@@ -11,6 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// canonicalizeValueJSONGold is canonicalizeValue without the fast path: the reference the fast path is
+// measured against (production always tries the fast path first).
+func canonicalizeValueJSONGold(ctx context.Context, v any, lim Limits) (string, error) {
+	ctx, cancel := lim.withTimeout(ctx)
+	defer cancel()
+	return canonicalizeJSONGold(ctx, v, lim)
+}
+
 // BenchmarkSignVerifyOB3 is the full cost per OB 3.0 credential: build, sign, verify.
 func BenchmarkSignVerifyOB3(b *testing.B) {
 	pub, priv := testKey(b)

@@ -36,6 +36,22 @@ var DefaultLimits = Limits{
 // ErrDocumentTooLarge reports an input over Limits.MaxDocumentBytes.
 var ErrDocumentTooLarge = errors.New("document too large")
 
+// checkSize refuses a document of n bytes (its JSON encoding) over MaxDocumentBytes.
+func (l Limits) checkSize(n int) error {
+	if l.MaxDocumentBytes > 0 && n > l.MaxDocumentBytes {
+		return fmt.Errorf("%w: %d bytes, at most %d", ErrDocumentTooLarge, n, l.MaxDocumentBytes)
+	}
+	return nil
+}
+
+// withTimeout bounds ctx by Timeout, when set.
+func (l Limits) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if l.Timeout > 0 {
+		return context.WithTimeout(ctx, l.Timeout)
+	}
+	return ctx, func() {}
+}
+
 // ErrUndefinedTerm reports a property, type or identifier that does not expand to an absolute IRI. JSON-LD would
 // drop it silently, leaving it outside the signature; we refuse instead.
 var ErrUndefinedTerm = errors.New("json-ld term does not expand to an absolute IRI")
@@ -52,8 +68,8 @@ func Canonicalize(ctx context.Context, doc map[string]any, lim Limits) (string, 
 
 // CanonicalizeJSON is Canonicalize for a JSON document in bytes.
 func CanonicalizeJSON(ctx context.Context, doc []byte, lim Limits) (string, error) {
-	if lim.MaxDocumentBytes > 0 && len(doc) > lim.MaxDocumentBytes {
-		return "", fmt.Errorf("%w: %d bytes, at most %d", ErrDocumentTooLarge, len(doc), lim.MaxDocumentBytes)
+	if err := lim.checkSize(len(doc)); err != nil {
+		return "", err
 	}
 	var v any
 	if err := json.Unmarshal(doc, &v); err != nil {
@@ -66,11 +82,8 @@ func CanonicalizeJSON(ctx context.Context, doc []byte, lim Limits) (string, erro
 // within the size limit: the fast path when it covers the document, json-gold otherwise. Both end in the same
 // RDFC-1.0 code with the same quad, blank-node, work and time limits.
 func canonicalizeValue(ctx context.Context, v any, lim Limits) (string, error) {
-	if lim.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, lim.Timeout)
-		defer cancel()
-	}
+	ctx, cancel := lim.withTimeout(ctx)
+	defer cancel()
 	if m, ok := v.(map[string]any); ok {
 		quads, err := fastQuads(ctx, m)
 		if err == nil {
@@ -86,17 +99,6 @@ func canonicalizeValue(ctx context.Context, v any, lim Limits) (string, error) {
 
 // jsonGoldRuns counts the documents the fast path left to json-gold (tests check that signing never does).
 var jsonGoldRuns atomic.Int64
-
-// canonicalizeValueJSONGold is canonicalizeValue without the fast path: the reference the fast path is
-// measured and tested against.
-func canonicalizeValueJSONGold(ctx context.Context, v any, lim Limits) (string, error) {
-	if lim.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, lim.Timeout)
-		defer cancel()
-	}
-	return canonicalizeJSONGold(ctx, v, lim)
-}
 
 // canonicalizeJSONGold converts the document to RDF with json-gold. Its expansion has no cancellation: it runs
 // aside so that the deadline (set by the caller) still returns on time, stops at its next checkpoint once the

@@ -119,8 +119,8 @@ func canonicalizeMap(ctx context.Context, m map[string]any, lim Limits, canon ca
 			}
 			n = len(b)
 		}
-		if n > lim.MaxDocumentBytes {
-			return "", fmt.Errorf("%w: %d bytes, at most %d", ErrDocumentTooLarge, n, lim.MaxDocumentBytes)
+		if err := lim.checkSize(n); err != nil {
+			return "", err
 		}
 	}
 	return canon(ctx, m, lim)

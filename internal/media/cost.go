@@ -124,6 +124,9 @@ func readJPEGFrame(data []byte) (f jpegFrame, ok bool) {
 			continue
 		}
 		n := int(data[i+2])<<8 | int(data[i+3])
+		if n < 2 { // the length counts its own two bytes; image/jpeg refused this header already
+			return jpegFrame{}, false
+		}
 		seg := data[i+4 : min(len(data), i+2+n)]
 		switch marker {
 		case 0xc0, 0xc1, 0xc2:

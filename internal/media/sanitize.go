@@ -51,13 +51,14 @@ func sanitizeSVG(data []byte) ([]byte, error) {
 				continue
 			}
 			ns.push(t.Attr)
-			if droppedElement(ns.element(t.Name), t) {
+			name := ns.element(t.Name)
+			if droppedElement(name, t) {
 				ns.pop()
 				skip++
 				continue
 			}
 			depth++
-			if n := ns.element(t.Name); n.Space == svgNS && strings.EqualFold(n.Local, "style") {
+			if strings.EqualFold(name.Local, "style") { // droppedElement kept only the SVG namespace
 				style = out.Len()
 				css.Reset()
 			}
