@@ -42,20 +42,24 @@ func (h *handler) decodeBody(w http.ResponseWriter, r *http.Request, limit int64
 
 // readBody reads the whole request body, at most limit bytes.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	tooLarge := &apiError{status: http.StatusRequestEntityTooLarge, code: codeValidation,
-		msg: fmt.Sprintf("request body is larger than %d bytes", limit)}
 	if r.ContentLength > limit {
-		return nil, tooLarge // answered unread: a client waiting on "Expect: 100-continue" never sends it
+		return nil, bodyTooLarge(limit) // answered unread: a client waiting on "Expect: 100-continue" never sends it
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, tooLarge
+			return nil, bodyTooLarge(limit)
 		}
 		return nil, newError(codeFormat, "request body could not be read")
 	}
 	return body, nil
+}
+
+// bodyTooLarge is the 413 of a body over limit, built only when one is (readBody runs on every write).
+func bodyTooLarge(limit int64) error {
+	return &apiError{status: http.StatusRequestEntityTooLarge, code: codeValidation,
+		msg: fmt.Sprintf("request body is larger than %d bytes", limit)}
 }
 
 // parseBody decodes a body read by readBody (see decodeBody).
@@ -75,10 +79,10 @@ func (h *handler) parseBody(r *http.Request, body []byte) (*object, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, newError(codeFormat, "request body has data after the JSON object")
 	}
-	errs := []fieldError{}
 	if p, path := scanBody(body); p != bodyOK {
 		return nil, fieldsError([]fieldError{p.field(path)})
 	}
+	errs := []fieldError{}
 	return &object{raw: raw, errs: &errs, v: versionOf(r.Context()), loc: h.loc, body: body}, nil
 }
 

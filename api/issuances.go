@@ -58,10 +58,12 @@ func (h *handler) createIssuance(w http.ResponseWriter, r *http.Request) error {
 	}
 	v, p, now := versionOf(r.Context()), principalOf(r.Context()), h.now()
 	bodySum := sha256.Sum256(body)
-	if prev, ok, err := h.replayOfSameBytes(r.Context(), p, v, badgeID.UUID, key, bodySum[:]); err != nil {
+	prev, found, err := h.issuanceByKey(r.Context(), p, badgeID.UUID, key)
+	if err != nil {
 		return err
-	} else if ok {
-		return h.answerIssuance(w, r, v, prev)
+	}
+	if found && prev.ApiVersion == int16(v) && subtle.ConstantTimeCompare(prev.BodySha256, bodySum[:]) == 1 {
+		return h.answerIssuance(w, r, v, prev) // the very bytes of the recorded request (issuances.body_sha256)
 	}
 	o, err := h.parseBody(r, body)
 	if err != nil {
@@ -79,6 +81,13 @@ func (h *handler) createIssuance(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if found {
+		// A replay is answered from the stored issuance, even if the badge changed since.
+		if err := sameRequest(prev, hash); err != nil {
+			return err
+		}
+		return h.answerIssuance(w, r, v, prev)
+	}
 	iss, err := h.recordIssuance(r.Context(), p, v, badgeID.UUID, key, hash, bodySum[:], req, now)
 	if err != nil {
 		return err
@@ -86,19 +95,14 @@ func (h *handler) createIssuance(w http.ResponseWriter, r *http.Request) error {
 	return h.answerIssuance(w, r, v, iss)
 }
 
-// replayOfSameBytes finds the issuance of (badge, key) when this request repeats its body byte for byte under the
-// same API version: the same request, answered without decoding it again (issuances.body_sha256 says why that is
-// safe). Anything else, a new key included, takes the full path.
-func (h *handler) replayOfSameBytes(ctx context.Context, p principal, v version, badgeID uuid.UUID, key string,
-	bodySum []byte) (db.Issuance, bool, error) {
+// issuanceByKey reads the issuance of (badge, key), if any. It is the one read of a replay; a new key's
+// transaction does not read again, as CreateIssuance answers a concurrent winner (ON CONFLICT DO NOTHING).
+func (h *handler) issuanceByKey(ctx context.Context, p principal, badgeID uuid.UUID, key string) (db.Issuance, bool, error) {
 	prev, err := h.db.GetIssuanceByKey(ctx, db.GetIssuanceByKeyParams{OrgID: p.OrgID, BadgeID: badgeID, Mode: p.Mode, IdempotencyKey: key})
 	if db.IsNotFound(err) {
 		return prev, false, nil
 	}
-	if err != nil {
-		return prev, false, err
-	}
-	return prev, prev.ApiVersion == int16(v) && subtle.ConstantTimeCompare(prev.BodySha256, bodySum) == 1, nil
+	return prev, err == nil, err
 }
 
 // answerIssuance starts the workflow of an accepted issuance unless its start is recorded, and answers it.
@@ -126,13 +130,7 @@ func (h *handler) recordIssuance(ctx context.Context, p principal, v version, ba
 	var out db.Issuance
 	fresh := false // a new row, not a replay: counted once the transaction commits
 	err := h.db.InTx(ctx, func(q *db.Queries) error {
-		// A replay is answered from the stored issuance, even if the badge changed since.
-		if prev, err := q.GetIssuanceByKey(ctx, db.GetIssuanceByKeyParams{OrgID: p.OrgID, BadgeID: badgeID, Mode: p.Mode, IdempotencyKey: key}); err == nil {
-			out = prev
-			return sameRequest(prev, hash)
-		} else if !db.IsNotFound(err) {
-			return err
-		}
+		// The caller found no issuance under key; one committed since is caught by CreateIssuance below.
 		badge, err := q.GetBadge(ctx, db.GetBadgeParams{OrgID: p.OrgID, ID: badgeID})
 		if db.IsNotFound(err) {
 			return newError(codeBadgeNotFound, "badge %s not found", badgeID)

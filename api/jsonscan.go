@@ -36,7 +36,7 @@ func (p bodyProblem) field(path string) fieldError {
 	return fieldError{Field: path, Message: textNULMsg}
 }
 
-// The messages of the two text problems, shared with the query, path and header checks (textcheck.go).
+// The messages of the two text problems, shared with the query, path and header checks (guard.go).
 const (
 	textInvalidMsg = "must be valid UTF-8 text (no invalid bytes or lone surrogate escapes)"
 	textNULMsg     = "must not contain the NUL character (U+0000)"
