@@ -85,8 +85,7 @@ func (s ChainStore) MarkMined(ctx context.Context, key string, block uint64) err
 		if n == 0 {
 			return fmt.Errorf("mark mined %s: %w", key, chain.ErrUnknownKey)
 		}
-		_, err = q.MoveAnchorBlock(ctx, db.MoveAnchorBlockParams{AnchorKey: key, Block: b})
-		return err
+		return q.MoveAnchorBlock(ctx, db.MoveAnchorBlockParams{AnchorKey: key, Block: b})
 	})
 }
 
@@ -96,15 +95,9 @@ func (s ChainStore) Unsettled(ctx context.Context, from string, lo, hi uint64) (
 	if err != nil {
 		return nil, fmt.Errorf("list unsettled nonces: %w", err)
 	}
-	out := make([]chain.Reservation, 0, len(rows))
-	for _, r := range rows {
-		res := chain.Reservation{Key: r.AnchorKey, Nonce: uint64(r.Nonce), Age: time.Duration(r.AgeMs) * time.Millisecond}
-		if r.RawTx != nil {
-			res.Signed = true
-			res.Tx = toPending(db.ChainTx{AnchorKey: r.AnchorKey, Sender: from, Nonce: r.Nonce, TxHash: r.TxHash,
-				RawTx: r.RawTx, Digest: r.Digest, ChainID: r.ChainID})
-		}
-		out = append(out, res)
+	out := make([]chain.Reservation, len(rows))
+	for i, r := range rows {
+		out[i] = toReservation(r.ChainTx, r.AgeMs)
 	}
 	return out, nil
 }
@@ -115,15 +108,9 @@ func (s ChainStore) Reservations(ctx context.Context, from string, lo, hi uint64
 	if err != nil {
 		return nil, fmt.Errorf("list reserved nonces: %w", err)
 	}
-	out := make([]chain.Reservation, 0, len(rows))
-	for _, r := range rows {
-		res := chain.Reservation{Key: r.AnchorKey, Nonce: uint64(r.Nonce), Age: time.Duration(r.AgeMs) * time.Millisecond}
-		if r.RawTx != nil {
-			res.Signed = true
-			res.Tx = toPending(db.ChainTx{AnchorKey: r.AnchorKey, Sender: from, Nonce: r.Nonce, TxHash: r.TxHash,
-				RawTx: r.RawTx, Digest: r.Digest, ChainID: r.ChainID, BlockNumber: r.BlockNumber})
-		}
-		out = append(out, res)
+	out := make([]chain.Reservation, len(rows))
+	for i, r := range rows {
+		out[i] = toReservation(r.ChainTx, r.AgeMs)
 	}
 	return out, nil
 }
@@ -161,6 +148,15 @@ func (s ChainStore) ReplaceAbandoned(ctx context.Context, key string, filler cha
 		return chain.Pending{}, false, err
 	}
 	return toPending(row), true, nil
+}
+
+// toReservation is a chain_txs row listed with its age; only a signed row carries its transaction.
+func toReservation(row db.ChainTx, ageMs int64) chain.Reservation {
+	r := chain.Reservation{Key: row.AnchorKey, Nonce: uint64(row.Nonce), Age: time.Duration(ageMs) * time.Millisecond}
+	if row.RawTx != nil {
+		r.Signed, r.Tx = true, toPending(row)
+	}
+	return r
 }
 
 func toPending(row db.ChainTx) chain.Pending {

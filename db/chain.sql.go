@@ -95,8 +95,7 @@ func (q *Queries) InsertChainReservation(ctx context.Context, arg InsertChainRes
 }
 
 const listChainReservations = `-- name: ListChainReservations :many
-SELECT anchor_key, nonce, tx_hash, raw_tx, digest, chain_id, block_number,
-       (extract(epoch FROM now() - created_at) * 1000)::bigint AS age_ms
+SELECT chain_txs.anchor_key, chain_txs.sender, chain_txs.nonce, chain_txs.tx_hash, chain_txs.raw_tx, chain_txs.digest, chain_txs.chain_id, chain_txs.block_number, chain_txs.created_at, (extract(epoch FROM now() - created_at) * 1000)::bigint AS age_ms
 FROM chain_txs
 WHERE sender = $1 AND nonce >= $2::bigint AND nonce < $3::bigint
 ORDER BY nonce
@@ -109,17 +108,12 @@ type ListChainReservationsParams struct {
 }
 
 type ListChainReservationsRow struct {
-	AnchorKey   string
-	Nonce       int64
-	TxHash      *string
-	RawTx       []byte
-	Digest      []byte
-	ChainID     *int64
-	BlockNumber *int64
-	AgeMs       int64
+	ChainTx ChainTx
+	AgeMs   int64
 }
 
 // Like ListChainUnsettled, with the rows that have a block too: the nonces a node lacks, whatever was recorded.
+// A query of its own rather than a flag on ListChainUnsettled, which keeps to chain_txs_unmined_idx.
 func (q *Queries) ListChainReservations(ctx context.Context, arg ListChainReservationsParams) ([]ListChainReservationsRow, error) {
 	rows, err := q.db.Query(ctx, listChainReservations, arg.Sender, arg.Lo, arg.Hi)
 	if err != nil {
@@ -130,13 +124,15 @@ func (q *Queries) ListChainReservations(ctx context.Context, arg ListChainReserv
 	for rows.Next() {
 		var i ListChainReservationsRow
 		if err := rows.Scan(
-			&i.AnchorKey,
-			&i.Nonce,
-			&i.TxHash,
-			&i.RawTx,
-			&i.Digest,
-			&i.ChainID,
-			&i.BlockNumber,
+			&i.ChainTx.AnchorKey,
+			&i.ChainTx.Sender,
+			&i.ChainTx.Nonce,
+			&i.ChainTx.TxHash,
+			&i.ChainTx.RawTx,
+			&i.ChainTx.Digest,
+			&i.ChainTx.ChainID,
+			&i.ChainTx.BlockNumber,
+			&i.ChainTx.CreatedAt,
 			&i.AgeMs,
 		); err != nil {
 			return nil, err
@@ -150,8 +146,7 @@ func (q *Queries) ListChainReservations(ctx context.Context, arg ListChainReserv
 }
 
 const listChainUnsettled = `-- name: ListChainUnsettled :many
-SELECT anchor_key, nonce, tx_hash, raw_tx, digest, chain_id,
-       (extract(epoch FROM now() - created_at) * 1000)::bigint AS age_ms
+SELECT chain_txs.anchor_key, chain_txs.sender, chain_txs.nonce, chain_txs.tx_hash, chain_txs.raw_tx, chain_txs.digest, chain_txs.chain_id, chain_txs.block_number, chain_txs.created_at, (extract(epoch FROM now() - created_at) * 1000)::bigint AS age_ms
 FROM chain_txs
 WHERE sender = $1 AND nonce >= $2::bigint AND nonce < $3::bigint
   AND block_number IS NULL
@@ -165,13 +160,8 @@ type ListChainUnsettledParams struct {
 }
 
 type ListChainUnsettledRow struct {
-	AnchorKey string
-	Nonce     int64
-	TxHash    *string
-	RawTx     []byte
-	Digest    []byte
-	ChainID   *int64
-	AgeMs     int64
+	ChainTx ChainTx
+	AgeMs   int64
 }
 
 // Ages come from the database clock, the one created_at was set by, so workers' clocks need not agree.
@@ -185,12 +175,15 @@ func (q *Queries) ListChainUnsettled(ctx context.Context, arg ListChainUnsettled
 	for rows.Next() {
 		var i ListChainUnsettledRow
 		if err := rows.Scan(
-			&i.AnchorKey,
-			&i.Nonce,
-			&i.TxHash,
-			&i.RawTx,
-			&i.Digest,
-			&i.ChainID,
+			&i.ChainTx.AnchorKey,
+			&i.ChainTx.Sender,
+			&i.ChainTx.Nonce,
+			&i.ChainTx.TxHash,
+			&i.ChainTx.RawTx,
+			&i.ChainTx.Digest,
+			&i.ChainTx.ChainID,
+			&i.ChainTx.BlockNumber,
+			&i.ChainTx.CreatedAt,
 			&i.AgeMs,
 		); err != nil {
 			return nil, err
@@ -220,7 +213,7 @@ func (q *Queries) MarkChainMined(ctx context.Context, arg MarkChainMinedParams) 
 	return result.RowsAffected(), nil
 }
 
-const moveAnchorBlock = `-- name: MoveAnchorBlock :execrows
+const moveAnchorBlock = `-- name: MoveAnchorBlock :exec
 UPDATE assertions SET anchor_block = $1::bigint, updated_at = now()
 WHERE anchor_key = $2::text AND anchor_tx_hash IS NOT NULL
   AND anchor_block IS DISTINCT FROM $1::bigint
@@ -233,12 +226,9 @@ type MoveAnchorBlockParams struct {
 
 // An anchor transaction mined again in another block (re-broadcast after the node lost it): the credentials
 // already recorded under its key follow. Those still at SIGNED get the block from RecordAnchorMined.
-func (q *Queries) MoveAnchorBlock(ctx context.Context, arg MoveAnchorBlockParams) (int64, error) {
-	result, err := q.db.Exec(ctx, moveAnchorBlock, arg.Block, arg.AnchorKey)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+func (q *Queries) MoveAnchorBlock(ctx context.Context, arg MoveAnchorBlockParams) error {
+	_, err := q.db.Exec(ctx, moveAnchorBlock, arg.Block, arg.AnchorKey)
+	return err
 }
 
 const releaseChainReservation = `-- name: ReleaseChainReservation :execrows

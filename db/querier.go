@@ -119,6 +119,7 @@ type Querier interface {
 	// assertion is at, so a retried or repeated step never moves an assertion backwards or records it twice.
 	ListBatch(ctx context.Context, arg ListBatchParams) ([]ListBatchRow, error)
 	// Like ListChainUnsettled, with the rows that have a block too: the nonces a node lacks, whatever was recorded.
+	// A query of its own rather than a flag on ListChainUnsettled, which keeps to chain_txs_unmined_idx.
 	ListChainReservations(ctx context.Context, arg ListChainReservationsParams) ([]ListChainReservationsRow, error)
 	// Ages come from the database clock, the one created_at was set by, so workers' clocks need not agree.
 	ListChainUnsettled(ctx context.Context, arg ListChainUnsettledParams) ([]ListChainUnsettledRow, error)
@@ -160,7 +161,7 @@ type Querier interface {
 	MarkWorkflowStarted(ctx context.Context, id uuid.UUID) error
 	// An anchor transaction mined again in another block (re-broadcast after the node lost it): the credentials
 	// already recorded under its key follow. Those still at SIGNED get the block from RecordAnchorMined.
-	MoveAnchorBlock(ctx context.Context, arg MoveAnchorBlockParams) (int64, error)
+	MoveAnchorBlock(ctx context.Context, arg MoveAnchorBlockParams) error
 	RecordAnchorMined(ctx context.Context, arg RecordAnchorMinedParams) (int64, error)
 	RefundCredits(ctx context.Context, arg RefundCreditsParams) error
 	// Only an unsigned reservation of exactly this nonce is released; the row lock makes a racing release wait and

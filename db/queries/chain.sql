@@ -21,8 +21,7 @@ UPDATE chain_txs SET block_number = $2 WHERE anchor_key = $1 AND raw_tx IS NOT N
 
 -- name: ListChainUnsettled :many
 -- Ages come from the database clock, the one created_at was set by, so workers' clocks need not agree.
-SELECT anchor_key, nonce, tx_hash, raw_tx, digest, chain_id,
-       (extract(epoch FROM now() - created_at) * 1000)::bigint AS age_ms
+SELECT sqlc.embed(chain_txs), (extract(epoch FROM now() - created_at) * 1000)::bigint AS age_ms
 FROM chain_txs
 WHERE sender = sqlc.arg(sender) AND nonce >= sqlc.arg(lo)::bigint AND nonce < sqlc.arg(hi)::bigint
   AND block_number IS NULL
@@ -39,8 +38,8 @@ VALUES ($1, $2, $3, $4, $5, $6, $7);
 
 -- name: ListChainReservations :many
 -- Like ListChainUnsettled, with the rows that have a block too: the nonces a node lacks, whatever was recorded.
-SELECT anchor_key, nonce, tx_hash, raw_tx, digest, chain_id, block_number,
-       (extract(epoch FROM now() - created_at) * 1000)::bigint AS age_ms
+-- A query of its own rather than a flag on ListChainUnsettled, which keeps to chain_txs_unmined_idx.
+SELECT sqlc.embed(chain_txs), (extract(epoch FROM now() - created_at) * 1000)::bigint AS age_ms
 FROM chain_txs
 WHERE sender = sqlc.arg(sender) AND nonce >= sqlc.arg(lo)::bigint AND nonce < sqlc.arg(hi)::bigint
 ORDER BY nonce;
@@ -51,7 +50,7 @@ UPDATE chain_txs SET block_number = NULL
 WHERE sender = sqlc.arg(sender) AND nonce >= sqlc.arg(lo)::bigint AND nonce < sqlc.arg(hi)::bigint
   AND block_number IS NOT NULL;
 
--- name: MoveAnchorBlock :execrows
+-- name: MoveAnchorBlock :exec
 -- An anchor transaction mined again in another block (re-broadcast after the node lost it): the credentials
 -- already recorded under its key follow. Those still at SIGNED get the block from RecordAnchorMined.
 UPDATE assertions SET anchor_block = sqlc.arg(block)::bigint, updated_at = now()

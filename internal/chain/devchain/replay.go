@@ -39,7 +39,8 @@ func (c *Chain) openJournal(dir string) error {
 			return nil
 		}
 		// Errors are expected: a transaction journaled before the block that mined it is "already known" there.
-		_ = pool.Add([]*types.Transaction{tx}, false)
+		// sync: wait until the pool has promoted it, or the seal that follows may not see it yet.
+		_ = pool.Add([]*types.Transaction{tx}, true)
 		return tx
 	}
 	var st ReplayStats
