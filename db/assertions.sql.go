@@ -144,7 +144,7 @@ func (q *Queries) CountLapsedAssertions(ctx context.Context, arg CountLapsedAsse
 }
 
 const getAssertion = `-- name: GetAssertion :one
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN programs p ON p.id = a.program_id
@@ -203,6 +203,7 @@ func (q *Queries) GetAssertion(ctx context.Context, arg GetAssertionParams) (Get
 		&i.Assertion.CreatedAt,
 		&i.Assertion.UpdatedAt,
 		&i.Assertion.AnchorKey,
+		&i.Assertion.CertificateToken,
 		&i.BadgeName,
 		&i.BadgeImageID,
 		&i.ProgramName,
@@ -212,7 +213,7 @@ func (q *Queries) GetAssertion(ctx context.Context, arg GetAssertionParams) (Get
 }
 
 const getPublicAssertion = `-- name: GetPublicAssertion :one
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, b.name AS badge_name, b.image_id AS badge_image_id, o.name AS org_name
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, b.name AS badge_name, b.image_id AS badge_image_id, o.name AS org_name
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN organizations o ON o.id = a.org_id
@@ -266,6 +267,7 @@ func (q *Queries) GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPubl
 		&i.Assertion.CreatedAt,
 		&i.Assertion.UpdatedAt,
 		&i.Assertion.AnchorKey,
+		&i.Assertion.CertificateToken,
 		&i.BadgeName,
 		&i.BadgeImageID,
 		&i.OrgName,
@@ -274,7 +276,7 @@ func (q *Queries) GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPubl
 }
 
 const listAssertionsAsc = `-- name: ListAssertionsAsc :many
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN programs p ON p.id = a.program_id
@@ -380,6 +382,7 @@ func (q *Queries) ListAssertionsAsc(ctx context.Context, arg ListAssertionsAscPa
 			&i.Assertion.CreatedAt,
 			&i.Assertion.UpdatedAt,
 			&i.Assertion.AnchorKey,
+			&i.Assertion.CertificateToken,
 			&i.BadgeName,
 			&i.BadgeImageID,
 			&i.ProgramName,
@@ -396,7 +399,7 @@ func (q *Queries) ListAssertionsAsc(ctx context.Context, arg ListAssertionsAscPa
 }
 
 const listAssertionsDesc = `-- name: ListAssertionsDesc :many
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN programs p ON p.id = a.program_id
@@ -505,6 +508,7 @@ func (q *Queries) ListAssertionsDesc(ctx context.Context, arg ListAssertionsDesc
 			&i.Assertion.CreatedAt,
 			&i.Assertion.UpdatedAt,
 			&i.Assertion.AnchorKey,
+			&i.Assertion.CertificateToken,
 			&i.BadgeName,
 			&i.BadgeImageID,
 			&i.ProgramName,
@@ -524,7 +528,7 @@ const revokeAssertion = `-- name: RevokeAssertion :one
 UPDATE assertions SET state = 'REVOKED', revoked_at = now(), updated_at = now()
 WHERE org_id = $1 AND id = $2 AND mode = 'live' AND state IN ('ISSUED', 'RECEIVED')
   AND (expired_at IS NULL OR expired_at > now())
-RETURNING id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at, anchor_key
+RETURNING id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at, anchor_key, certificate_token
 `
 
 type RevokeAssertionParams struct {
@@ -572,6 +576,7 @@ func (q *Queries) RevokeAssertion(ctx context.Context, arg RevokeAssertionParams
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.AnchorKey,
+		&i.CertificateToken,
 	)
 	return i, err
 }

@@ -57,6 +57,7 @@ type Assertion struct {
 	CreatedAt          time.Time
 	UpdatedAt          time.Time
 	AnchorKey          *string
+	CertificateToken   uuid.UUID
 }
 
 type AssertionCount struct {

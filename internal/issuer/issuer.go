@@ -42,6 +42,17 @@ func (s *Service) VerifyURL(assertion uuid.UUID) string {
 	return s.BaseURL + "/verify/" + assertion.String()
 }
 
+// CertificateURL is the recipient's PDF certificate: public, but only to whoever holds the assertion's
+// certificate_token (the badge page and the recipient's mail carry it).
+func (s *Service) CertificateURL(assertion, token uuid.UUID) string {
+	return s.BaseURL + "/credentials/" + assertion.String() + "/certificate.pdf?token=" + token.String()
+}
+
+// ReceiptURL is the public anchor receipt of an assertion's credential (chain, transaction, digest, Merkle proof).
+func (s *Service) ReceiptURL(assertion uuid.UUID) string {
+	return s.BaseURL + "/credentials/" + assertion.String() + "/receipt"
+}
+
 // StatusListURL is the id of a status list credential.
 func (s *Service) StatusListURL(list uuid.UUID) string {
 	return s.BaseURL + "/status-lists/" + list.String()
