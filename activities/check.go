@@ -10,6 +10,7 @@ import (
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/errcode"
+	rcpt "github.com/badged/badged/internal/recipient"
 )
 
 // lockTimeout bounds the wait for another check of the same recipient identities (ISSUANCE_LOCK_TIMEOUT).
@@ -64,18 +65,11 @@ func (a *Activities) checkRecipients(ctx context.Context, ids []uuid.UUID) (fail
 	return failed, nil
 }
 
-// recipientComplete refuses a recipient without an identity, a name, or the contact its channel needs.
+// recipientComplete refuses a recipient without an identity, a name, or the contact its channel needs
+// (internal/recipient, shared with the API's dry run).
 func recipientComplete(as db.Assertion) error {
-	if as.RecipientEmail == nil && as.RecipientPhone == nil && as.RecipientSourcedID == nil {
-		return errcode.New(errcode.RecipientIdentityMissing, "the recipient has no email, phone number or sourcedId to identify them")
-	}
-	switch {
-	case as.RecipientName == "":
-		return errcode.New(errcode.MissingInfo, "the recipient has no name")
-	case as.ReceiveType == "EMAIL" && as.RecipientEmail == nil:
-		return errcode.New(errcode.MissingInfo, "receiveType EMAIL needs an email address")
-	case as.ReceiveType == "KAKAOTALK" && as.RecipientPhone == nil:
-		return errcode.New(errcode.MissingInfo, "receiveType KAKAOTALK needs a phone number")
+	if err := rcpt.Incomplete(as.RecipientName, as.ReceiveType, as.RecipientEmail, as.RecipientPhone, as.RecipientSourcedID); err != nil {
+		return err
 	}
 	return nil
 }
@@ -117,16 +111,11 @@ func (a *Activities) checkDuplicates(ctx context.Context, todo []db.Assertion) (
 	return dups, nil
 }
 
-// identityLock names the lock of a recipient identity within its badge: the email, else the phone, else the
-// sourcedId, as the duplicate rule reads them.
+// identityLock names the lock of a recipient identity within its badge, as the duplicate rule reads it
+// (recipient.Identity).
 func identityLock(as db.Assertion) string {
-	identity := "s:" + deref(as.RecipientSourcedID)
-	if as.RecipientEmail != nil {
-		identity = "e:" + *as.RecipientEmail
-	} else if as.RecipientPhone != nil {
-		identity = "p:" + *as.RecipientPhone
-	}
-	return as.OrgID.String() + "/" + as.BadgeID.String() + "/" + identity
+	return as.OrgID.String() + "/" + as.BadgeID.String() + "/" +
+		rcpt.Identity(as.RecipientEmail, as.RecipientPhone, as.RecipientSourcedID)
 }
 
 // lockError classes the failures of the locked check: a lock wait past lockTimeout is ISSUANCE_LOCK_TIMEOUT; a

@@ -20,6 +20,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+
+	"github.com/badged/badged/db"
 )
 
 // TestHTTPFuzz sends generated requests (10,000 by default; HTTP_FUZZ_REQUESTS sets another number, HTTP_FUZZ_SEED
@@ -130,8 +132,16 @@ func newHTTPFuzz(tb testing.TB, r *rand.Rand) *httpFuzz {
 	require.NotEmpty(tb, ids["{assertion}"])
 	fz.g = &reqGen{r: r, ids: ids, keys: f.keys, png: mustPNG(tb, 8, 8, false)}
 
+	fz.snapSQL = tablesDigestSQL(tb, f.d)
+	return fz
+}
+
+// tablesDigestSQL is a query that answers one digest of every row of every table of the schema: equal digests
+// mean nothing was inserted, updated or deleted anywhere.
+func tablesDigestSQL(tb testing.TB, d *db.DB) string {
+	tb.Helper()
 	var tables []string
-	rows, err := f.d.Pool.Query(context.Background(), "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")
+	rows, err := d.Pool.Query(context.Background(), "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")
 	require.NoError(tb, err)
 	for rows.Next() {
 		var name string
@@ -140,8 +150,7 @@ func newHTTPFuzz(tb testing.TB, r *rand.Rand) *httpFuzz {
 	}
 	require.NoError(tb, rows.Err())
 	require.NotEmpty(tb, tables)
-	fz.snapSQL = "SELECT md5(concat_ws(',', " + strings.Join(tables, ", ") + "))"
-	return fz
+	return "SELECT md5(concat_ws(',', " + strings.Join(tables, ", ") + "))"
 }
 
 func (fz *httpFuzz) snapshot(tb testing.TB) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -48,6 +49,10 @@ func (h *handler) createIssuance(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	dryRun, err := queryBool(r.URL.Query(), "dryRun")
+	if err != nil {
+		return err
+	}
 	key := r.Header.Get(headerIdempotency)
 	if err := checkIdempotencyKey(key); err != nil {
 		return err
@@ -62,7 +67,7 @@ func (h *handler) createIssuance(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if found && prev.ApiVersion == int16(v) && subtle.ConstantTimeCompare(prev.BodySha256, bodySum[:]) == 1 {
+	if !dryRun && found && prev.ApiVersion == int16(v) && subtle.ConstantTimeCompare(prev.BodySha256, bodySum[:]) == 1 {
 		return h.answerIssuance(w, r, v, prev) // the very bytes of the recorded request (issuances.body_sha256)
 	}
 	o, err := h.parseBody(r, body)
@@ -80,6 +85,14 @@ func (h *handler) createIssuance(w http.ResponseWriter, r *http.Request) error {
 	hash, err := req.requestHash(v)
 	if err != nil {
 		return err
+	}
+	if dryRun {
+		// Everything above answers exactly as the real request would; what depends on stored state is reported.
+		var stored *db.Issuance
+		if found {
+			stored = &prev
+		}
+		return h.dryRunIssuance(w, r, badgeID.UUID, req, hash, stored, now)
 	}
 	if found {
 		// A replay is answered from the stored issuance, even if the badge changed since.
@@ -131,38 +144,16 @@ func (h *handler) recordIssuance(ctx context.Context, p principal, v version, ba
 	fresh := false // a new row, not a replay: counted once the transaction commits
 	err := h.db.InTx(ctx, func(q *db.Queries) error {
 		// The caller found no issuance under key; one committed since is caught by CreateIssuance below.
-		badge, err := q.GetBadge(ctx, db.GetBadgeParams{OrgID: p.OrgID, ID: badgeID})
-		if db.IsNotFound(err) {
-			return newError(codeBadgeNotFound, "badge %s not found", badgeID)
-		}
+		plan, problems, err := h.checkIssuance(ctx, q, p, v, badgeID, req, now)
 		if err != nil {
 			return err
 		}
-		if badge.ExpirationKind != nil && *badge.ExpirationKind == expiryFixed {
-			return newError(codeFixedExpiry, "badge %s has a FIXED expiration policy; issue with a badge without a policy or with relative months", badgeID)
+		if len(problems) > 0 {
+			return problems[0] // in the order of checkIssuance: the real request fails fast
 		}
-		if err := h.checkIssuanceProgram(ctx, q, p.OrgID, badgeID, req.ProgramID); err != nil {
-			return err
-		}
-		issuedAt := now
-		if req.IssuedAt != nil {
-			issuedAt = *req.IssuedAt
-		}
-		var expiredAt *time.Time
-		if badge.ExpirationMonths != nil {
-			t := expiry.Relative(issuedAt, int(*badge.ExpirationMonths), h.loc)
-			if !t.After(now) {
-				return &apiError{status: statusOf(codeExpiryPast), code: codeExpiryPast,
-					msg:    fmt.Sprintf("the expiry computed from issuedAt and the badge policy (%s) is already past", v.formatTime(t, h.loc)),
-					fields: []fieldError{{Field: "issuedAt", Message: "with this badge's policy the credential would already be expired"}}}
-			}
-			expiredAt = &t
-		}
+		issuedAt, expiredAt := plan.issuedAt, plan.expiredAt
 		n := len(req.Recipients)
-		debit := n
-		if p.Mode == apikey.ModeTest {
-			debit = 0 // test issuances run the pipeline without credits
-		}
+		debit := creditDebit(p.Mode, n)
 		created, err := q.CreateIssuance(ctx, db.CreateIssuanceParams{ID: uuid.New(), OrgID: p.OrgID, BadgeID: badgeID,
 			ProgramID: req.ProgramID, ApiVersion: int16(v), Mode: p.Mode, IdempotencyKey: key, RequestHash: hash,
 			IssuedAt: issuedAt, ExpiredAt: expiredAt, AssertionCount: int32(n), CreditsDebited: int32(debit),
@@ -196,6 +187,61 @@ func (h *handler) recordIssuance(ctx context.Context, p principal, v version, ba
 		h.metrics.IssuanceStarted(versionLabel(v.prefix()), p.Mode)
 	}
 	return out, err
+}
+
+// creditDebit is what an issuance of n recipients takes from the balance: one credit each, none for test keys
+// (test issuances run the pipeline without credits).
+func creditDebit(mode string, n int) int {
+	if mode == apikey.ModeTest {
+		return 0
+	}
+	return n
+}
+
+// issuancePlan is what the checks against stored state fix for a new issuance.
+type issuancePlan struct {
+	issuedAt  time.Time
+	expiredAt *time.Time
+}
+
+// checkIssuance runs the checks of the issuance transaction against stored state, in the order a real request
+// answers them: badge (BDG001), its FIXED policy (BDG064), program (PRG001, the link COM006), expiry (ISS061). A
+// real request answers the first problem; a dry run reports them all. err is a missing badge (the path names no
+// resource, so neither goes on) or a database failure.
+func (h *handler) checkIssuance(ctx context.Context, q *db.Queries, p principal, v version, badgeID uuid.UUID,
+	req issuanceRequest, now time.Time) (plan issuancePlan, problems []*apiError, err error) {
+	badge, err := q.GetBadge(ctx, db.GetBadgeParams{OrgID: p.OrgID, ID: badgeID})
+	if db.IsNotFound(err) {
+		return plan, nil, newError(codeBadgeNotFound, "badge %s not found", badgeID)
+	}
+	if err != nil {
+		return plan, nil, err
+	}
+	if badge.ExpirationKind != nil && *badge.ExpirationKind == expiryFixed {
+		problems = append(problems, newError(codeFixedExpiry,
+			"badge %s has a FIXED expiration policy; issue with a badge without a policy or with relative months", badgeID))
+	}
+	if err := h.checkIssuanceProgram(ctx, q, p.OrgID, badgeID, req.ProgramID); err != nil {
+		var ae *apiError
+		if !errors.As(err, &ae) {
+			return plan, nil, err
+		}
+		problems = append(problems, ae)
+	}
+	plan.issuedAt = now
+	if req.IssuedAt != nil {
+		plan.issuedAt = *req.IssuedAt
+	}
+	if badge.ExpirationMonths != nil {
+		t := expiry.Relative(plan.issuedAt, int(*badge.ExpirationMonths), h.loc)
+		if !t.After(now) {
+			problems = append(problems, &apiError{status: statusOf(codeExpiryPast), code: codeExpiryPast,
+				msg:    fmt.Sprintf("the expiry computed from issuedAt and the badge policy (%s) is already past", v.formatTime(t, h.loc)),
+				fields: []fieldError{{Field: "issuedAt", Message: "with this badge's policy the credential would already be expired"}}})
+		}
+		plan.expiredAt = &t
+	}
+	return plan, problems, nil
 }
 
 // sameRequest decides a replay: the same hash is the same request, anything else is ISS057.

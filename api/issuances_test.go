@@ -132,7 +132,12 @@ func (f *issFixture) postIssuance(tb testing.TB, version, badge, key, idem, body
 	if k, ok := f.keys[key]; ok {
 		key = k
 	}
-	path := "/public/" + version + "/badges/" + f.expand(badge) + "/issuances"
+	return f.postIssuanceTo(tb, "/public/"+version+"/badges/"+f.expand(badge)+"/issuances", key, idem, body)
+}
+
+// postIssuanceTo is postIssuance to path (a query string included), with key already resolved.
+func (f *issFixture) postIssuanceTo(tb testing.TB, path, key, idem, body string) response {
+	tb.Helper()
 	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, f.srv.URL+path, strings.NewReader(f.expand(body)))
 	require.NoError(tb, err)
 	req.Header.Set("Content-Type", "application/json")

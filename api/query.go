@@ -118,3 +118,22 @@ func queryUUID(q url.Values, name string) (*uuid.UUID, error) {
 	}
 	return &id, nil
 }
+
+// queryBool reads an optional boolean query parameter, given at most once as true or false; anything else is a
+// format error (COM002), so a typo such as dryRun=yes never silently runs the real request.
+func queryBool(q url.Values, name string) (bool, error) {
+	s, ok := q[name]
+	if !ok {
+		return false, nil
+	}
+	if len(s) == 1 {
+		switch strings.TrimSpace(s[0]) {
+		case "true":
+			return true, nil
+		case "false":
+			return false, nil
+		}
+	}
+	return false, &apiError{status: statusOf(codeFormat), code: codeFormat, msg: name + " must be true or false",
+		fields: []fieldError{{Field: name, Message: "must be given once, as true or false", format: true}}}
+}

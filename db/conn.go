@@ -68,6 +68,17 @@ func (d *DB) InTx(ctx context.Context, fn func(*Queries) error) error {
 	return nil
 }
 
+// InReadOnlyTx runs fn in a READ ONLY transaction on one snapshot and always rolls it back: Postgres refuses any
+// write fn attempts (25006), so a caller that must write nothing, such as an issuance dry run, cannot by mistake.
+func (d *DB) InReadOnlyTx(ctx context.Context, fn func(*Queries) error) error {
+	tx, err := d.Pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return fmt.Errorf("begin read-only tx: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // nothing to keep
+	return fn(New(tx))
+}
+
 // IsNotFound reports whether err means a query found no row.
 func IsNotFound(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
 
