@@ -69,7 +69,7 @@ type assertionRow struct {
 	BadgeImageID, ProgramImageID uuid.UUID
 }
 
-func toAssertionRow(a db.ListAssertionsDescRow) assertionRow {
+func toAssertionRow(a db.ListAssertionsRow) assertionRow {
 	return assertionRow{Assertion: a.Assertion, BadgeName: a.BadgeName, ProgramName: a.ProgramName,
 		BadgeImageID: a.BadgeImageID, ProgramImageID: a.ProgramImageID}
 }
@@ -180,19 +180,12 @@ func (h *handler) listAssertions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	params := db.ListAssertionsDescParams{OrgID: org, BadgeID: f.badgeID, ProgramID: f.programID,
-		IssuanceID: f.issuanceID, State: f.state, Email: f.email, Phone: f.phone, SourcedID: f.sourcedID,
-		StartAt: f.startAt, EndAt: f.endAt, Now: now, Lim: int32(page.size), Off: page.offset()}
-	var rows []db.ListAssertionsDescRow
-	if order[0].desc {
-		rows, err = h.db.ListAssertionsDesc(r.Context(), params)
-	} else {
-		var asc []db.ListAssertionsAscRow
-		asc, err = h.db.ListAssertionsAsc(r.Context(), db.ListAssertionsAscParams(params))
-		for _, a := range asc {
-			rows = append(rows, db.ListAssertionsDescRow(a)) // the same columns; only the ORDER BY differs
-		}
-	}
+	created, _ := order.find("createdAt")
+	rows, err := h.db.ListAssertions(r.Context(), db.ListAssertionsParams{OrgID: org, BadgeID: f.badgeID,
+		ProgramID: f.programID, IssuanceID: f.issuanceID, State: f.state, Email: f.email, Phone: f.phone,
+		SourcedID: f.sourcedID, StartAt: f.startAt, EndAt: f.endAt, Now: now,
+		IDFirst: order[0].field == "id", CreatedDesc: created.desc, IDDesc: order.idDesc(),
+		Lim: int32(page.size), Off: page.offset()})
 	if err != nil {
 		return err
 	}
@@ -291,7 +284,7 @@ func (h *handler) getAssertionAs(w http.ResponseWriter, r *http.Request, v versi
 	if err != nil {
 		return err
 	}
-	row := toAssertionRow(db.ListAssertionsDescRow(a)) // the list and detail queries select the same columns
+	row := toAssertionRow(db.ListAssertionsRow(a)) // the list and detail queries select the same columns
 	out := assertionDetail{assertionResponse: h.toAssertionResponse(v, row, now)}
 	out.CredentialURL, out.OpenbadgeImageURL = h.assertionLinks(v, row)
 	h.ok(w, out)

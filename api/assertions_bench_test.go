@@ -76,6 +76,13 @@ func BenchmarkListAssertions1M(b *testing.B) {
 		{"issuanceId", "issuanceId=" + issuance},
 		{"month_range", "startAt=2024-09-01T00:00:00Z&endAt=2024-09-30T23:59:59Z"},
 		{"page_500", "page=500"},
+		// Repeated sort: mixed directions take an Incremental Sort over the (created_at DESC, id DESC) indexes.
+		{"sort_createdAt_asc", "sort=createdAt,asc"},
+		{"sort_mixed", "sort=createdAt,desc&sort=id,asc"},
+		{"sort_mixed_page_500", "sort=createdAt,asc&sort=id,desc&page=500"},
+		{"sort_mixed_badgeId", "badgeId=" + f.vars["{badge}"] + "&sort=createdAt,desc&sort=id,asc"},
+		{"sort_mixed_issuanceId", "issuanceId=" + issuance + "&sort=createdAt,desc&sort=id,asc"},
+		{"sort_id", "sort=id,asc"},
 	}
 	key := f.keys["viewer"]
 	for _, c := range cases {
@@ -114,11 +121,11 @@ func benchMonthRange(b *testing.B, f *issFixture, handler http.Handler) {
 	endBefore := endAt.Add(time.Microsecond)
 	wholeFrom, wholeTo := startAt, endBefore.Truncate(time.Hour)
 	now := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
-	page := db.ListAssertionsDescParams{OrgID: f.org.ID, StartAt: &startAt, EndAt: &endAt, Now: now, Lim: 20}
+	page := db.ListAssertionsParams{OrgID: f.org.ID, StartAt: &startAt, EndAt: &endAt, Now: now, CreatedDesc: true, IDDesc: true, Lim: 20}
 	oldCount := func() int64 {
 		n, err := f.d.CountAssertions(ctx, db.CountAssertionsParams{OrgID: f.org.ID, StartAt: &startAt, EndAt: &endAt, Now: now})
 		require.NoError(b, err)
-		_, err = f.d.ListAssertionsDesc(ctx, page)
+		_, err = f.d.ListAssertions(ctx, page)
 		require.NoError(b, err)
 		return n
 	}
@@ -126,7 +133,7 @@ func benchMonthRange(b *testing.B, f *issFixture, handler http.Handler) {
 		n, err := f.d.CountAssertionsByHours(ctx, db.CountAssertionsByHoursParams{OrgID: f.org.ID,
 			WholeFrom: &wholeFrom, WholeTo: &wholeTo, StartAt: &startAt, EndBefore: &endBefore})
 		require.NoError(b, err)
-		_, err = f.d.ListAssertionsDesc(ctx, page)
+		_, err = f.d.ListAssertions(ctx, page)
 		require.NoError(b, err)
 		return n
 	}

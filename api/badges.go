@@ -370,8 +370,12 @@ func (h *handler) listBadges(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rows, err := h.db.ListBadges(r.Context(), db.ListBadgesParams{OrgID: org, CategoryCode: category,
-		ProgramID: programID, SortKey: order[0].field, SortDesc: order[0].desc, Lim: int32(page.size), Off: page.offset()})
+	params := db.ListBadgesParams{OrgID: org, CategoryCode: category, ProgramID: programID, IDDesc: order.idDesc(),
+		Lim: int32(page.size), Off: page.offset()}
+	params.Sort1, params.Desc1 = order.at(0)
+	params.Sort2, params.Desc2 = order.at(1)
+	params.Sort3, params.Desc3 = order.at(2)
+	rows, err := h.db.ListBadges(r.Context(), params)
 	if err != nil {
 		return err
 	}

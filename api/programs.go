@@ -224,8 +224,12 @@ func (h *handler) listPrograms(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rows, err := h.db.ListPrograms(r.Context(), db.ListProgramsParams{OrgID: org, CategoryCode: category,
-		SortKey: order[0].field, SortDesc: order[0].desc, Lim: int32(page.size), Off: page.offset()})
+	params := db.ListProgramsParams{OrgID: org, CategoryCode: category, IDDesc: order.idDesc(),
+		Lim: int32(page.size), Off: page.offset()}
+	params.Sort1, params.Desc1 = order.at(0)
+	params.Sort2, params.Desc2 = order.at(1)
+	params.Sort3, params.Desc3 = order.at(2)
+	rows, err := h.db.ListPrograms(r.Context(), params)
 	if err != nil {
 		return err
 	}

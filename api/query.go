@@ -62,15 +62,17 @@ type sortOrder struct {
 	desc  bool
 }
 
-// parseSort reads the repeatable sort parameter against a whitelist. Unknown fields are COM020; a bad direction
-// is COM002. The default is createdAt descending (id descending breaks ties in every query).
-func parseSort(q url.Values, allowed ...string) ([]sortOrder, error) {
-	values := q["sort"]
-	if len(values) == 0 {
-		return []sortOrder{{field: "createdAt", desc: true}}, nil
-	}
-	var out []sortOrder
-	for _, v := range values {
+// sortOrders is a normalized sort: each field once, in the caller's order, ending with createdAt and id as the
+// tie-breakers unless given. Every list query orders by exactly these keys.
+type sortOrders []sortOrder
+
+// parseSort reads the repeatable sort parameter against a whitelist, each `field,direction` applied in turn.
+// Unknown fields are COM020; a bad direction is COM002. A field given again is ignored (the first one already
+// decided). The default is the contract's `createdAt,desc` then `id,desc`; a sort that does not name them gets
+// createdAt and then id in the direction of its first field, so that pages never overlap.
+func parseSort(q url.Values, allowed ...string) (sortOrders, error) {
+	var out sortOrders
+	for _, v := range q["sort"] {
 		field, dir, _ := strings.Cut(strings.TrimSpace(v), ",")
 		field = strings.TrimSpace(field)
 		if !slices.Contains(allowed, field) {
@@ -85,9 +87,48 @@ func parseSort(q url.Values, allowed ...string) ([]sortOrder, error) {
 			return nil, &apiError{status: statusOf(codeFormat), code: codeFormat, msg: "sort direction must be asc or desc",
 				fields: []fieldError{{Field: "sort", Message: fmt.Sprintf("direction %q must be asc or desc", dir), format: true}}}
 		}
-		out = append(out, o)
+		if _, seen := out.find(field); !seen {
+			out = append(out, o)
+		}
+	}
+	desc := len(out) == 0 || out[0].desc
+	for _, tie := range []string{"createdAt", "id"} {
+		if _, seen := out.find(tie); !seen {
+			out = append(out, sortOrder{field: tie, desc: desc})
+		}
 	}
 	return out, nil
+}
+
+// find returns the order of field and whether it is in s.
+func (s sortOrders) find(field string) (sortOrder, bool) {
+	for _, o := range s {
+		if o.field == field {
+			return o, true
+		}
+	}
+	return sortOrder{}, false
+}
+
+// idDesc is the direction of the final tie-breaker, id.
+func (s sortOrders) idDesc() bool {
+	o, _ := s.find("id")
+	return o.desc
+}
+
+// at is the i-th sort key before id, for the list queries' sortN/descN parameters; "" past the end. Keys after
+// id are never reached (ids are unique), so they are left out.
+func (s sortOrders) at(i int) (string, bool) {
+	for _, o := range s {
+		if o.field == "id" {
+			break
+		}
+		if i == 0 {
+			return o.field, o.desc
+		}
+		i--
+	}
+	return "", false
 }
 
 // queryEnum reads an optional query parameter that must be one of values; nil when absent.

@@ -275,7 +275,7 @@ func (q *Queries) GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPubl
 	return i, err
 }
 
-const listAssertionsAsc = `-- name: ListAssertionsAsc :many
+const listAssertions = `-- name: ListAssertions :many
 SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
@@ -295,150 +295,34 @@ WHERE a.org_id = $1 AND a.mode = 'live'
   AND ($9::text IS NULL OR a.recipient_sourced_id = $9)
   AND ($10::timestamptz IS NULL OR a.created_at >= $10)
   AND ($11::timestamptz IS NULL OR a.created_at <= $11)
-ORDER BY a.created_at ASC, a.id ASC
-LIMIT $13 OFFSET $12
+ORDER BY
+    CASE WHEN NOT $12::bool AND $13::bool THEN a.created_at END DESC,
+    CASE WHEN NOT $12::bool AND NOT $13::bool THEN a.created_at END,
+    CASE WHEN $14::bool THEN a.id END DESC,
+    CASE WHEN NOT $14::bool THEN a.id END
+LIMIT $16 OFFSET $15
 `
 
-type ListAssertionsAscParams struct {
-	OrgID      uuid.UUID
-	BadgeID    *uuid.UUID
-	ProgramID  *uuid.UUID
-	IssuanceID *uuid.UUID
-	State      *string
-	Now        time.Time
-	Email      *string
-	Phone      *string
-	SourcedID  *string
-	StartAt    *time.Time
-	EndAt      *time.Time
-	Off        int32
-	Lim        int32
+type ListAssertionsParams struct {
+	OrgID       uuid.UUID
+	BadgeID     *uuid.UUID
+	ProgramID   *uuid.UUID
+	IssuanceID  *uuid.UUID
+	State       *string
+	Now         time.Time
+	Email       *string
+	Phone       *string
+	SourcedID   *string
+	StartAt     *time.Time
+	EndAt       *time.Time
+	IDFirst     bool
+	CreatedDesc bool
+	IDDesc      bool
+	Off         int32
+	Lim         int32
 }
 
-type ListAssertionsAscRow struct {
-	Assertion      Assertion
-	BadgeName      string
-	BadgeImageID   uuid.UUID
-	ProgramName    string
-	ProgramImageID uuid.UUID
-}
-
-func (q *Queries) ListAssertionsAsc(ctx context.Context, arg ListAssertionsAscParams) ([]ListAssertionsAscRow, error) {
-	rows, err := q.db.Query(ctx, listAssertionsAsc,
-		arg.OrgID,
-		arg.BadgeID,
-		arg.ProgramID,
-		arg.IssuanceID,
-		arg.State,
-		arg.Now,
-		arg.Email,
-		arg.Phone,
-		arg.SourcedID,
-		arg.StartAt,
-		arg.EndAt,
-		arg.Off,
-		arg.Lim,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []ListAssertionsAscRow{}
-	for rows.Next() {
-		var i ListAssertionsAscRow
-		if err := rows.Scan(
-			&i.Assertion.ID,
-			&i.Assertion.OrgID,
-			&i.Assertion.IssuanceID,
-			&i.Assertion.BadgeID,
-			&i.Assertion.ProgramID,
-			&i.Assertion.Mode,
-			&i.Assertion.ApiVersion,
-			&i.Assertion.Seq,
-			&i.Assertion.SerialNumber,
-			&i.Assertion.RecipientName,
-			&i.Assertion.RecipientEmail,
-			&i.Assertion.RecipientPhone,
-			&i.Assertion.RecipientSourcedID,
-			&i.Assertion.ReceiveType,
-			&i.Assertion.State,
-			&i.Assertion.ErrorCode,
-			&i.Assertion.Step,
-			&i.Assertion.IssuedAt,
-			&i.Assertion.ExpiredAt,
-			&i.Assertion.StatusListID,
-			&i.Assertion.StatusListIndex,
-			&i.Assertion.CredentialJson,
-			&i.Assertion.CredentialSha256,
-			&i.Assertion.CredentialKey,
-			&i.Assertion.AnchorTxHash,
-			&i.Assertion.AnchorBlock,
-			&i.Assertion.AnchorChainID,
-			&i.Assertion.AnchorProof,
-			&i.Assertion.BakedKey,
-			&i.Assertion.BakedContentType,
-			&i.Assertion.NotifiedAt,
-			&i.Assertion.RevokedAt,
-			&i.Assertion.CreatedAt,
-			&i.Assertion.UpdatedAt,
-			&i.Assertion.AnchorKey,
-			&i.Assertion.CertificateToken,
-			&i.BadgeName,
-			&i.BadgeImageID,
-			&i.ProgramName,
-			&i.ProgramImageID,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const listAssertionsDesc = `-- name: ListAssertionsDesc :many
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
-FROM assertions a
-JOIN badges b ON b.id = a.badge_id
-JOIN programs p ON p.id = a.program_id
-WHERE a.org_id = $1 AND a.mode = 'live'
-  AND ($2::uuid IS NULL OR a.badge_id = $2)
-  AND ($3::uuid IS NULL OR a.program_id = $3)
-  AND ($4::uuid IS NULL OR a.issuance_id = $4)
-  AND ($5::text IS NULL
-       OR ($5 NOT IN ('ISSUED', 'RECEIVED', 'EXPIRED') AND a.state = $5)
-       OR ($5 IN ('ISSUED', 'RECEIVED') AND a.state = $5
-           AND (a.expired_at IS NULL OR a.expired_at > $6::timestamptz))
-       OR ($5 = 'EXPIRED' AND (a.state = 'EXPIRED'
-           OR (a.state IN ('ISSUED', 'RECEIVED') AND a.expired_at <= $6::timestamptz))))
-  AND ($7::text IS NULL OR a.recipient_email = $7)
-  AND ($8::text IS NULL OR a.recipient_phone = $8)
-  AND ($9::text IS NULL OR a.recipient_sourced_id = $9)
-  AND ($10::timestamptz IS NULL OR a.created_at >= $10)
-  AND ($11::timestamptz IS NULL OR a.created_at <= $11)
-ORDER BY a.created_at DESC, a.id DESC
-LIMIT $13 OFFSET $12
-`
-
-type ListAssertionsDescParams struct {
-	OrgID      uuid.UUID
-	BadgeID    *uuid.UUID
-	ProgramID  *uuid.UUID
-	IssuanceID *uuid.UUID
-	State      *string
-	Now        time.Time
-	Email      *string
-	Phone      *string
-	SourcedID  *string
-	StartAt    *time.Time
-	EndAt      *time.Time
-	Off        int32
-	Lim        int32
-}
-
-type ListAssertionsDescRow struct {
+type ListAssertionsRow struct {
 	Assertion      Assertion
 	BadgeName      string
 	BadgeImageID   uuid.UUID
@@ -449,8 +333,12 @@ type ListAssertionsDescRow struct {
 // Filters are optional (NULL = no filter). The state filter reads the effective state: an ISSUED/RECEIVED
 // assertion past expired_at is EXPIRED even before the expiry job has rewritten it. The pool plans each call with its values (plan_cache_mode
 // force_custom_plan), so the unused filters fold away and the matching index walks in the sort order.
-func (q *Queries) ListAssertionsDesc(ctx context.Context, arg ListAssertionsDescParams) ([]ListAssertionsDescRow, error) {
-	rows, err := q.db.Query(ctx, listAssertionsDesc,
+// The order is (created_at, id) in any directions, or id alone (id_first). With the custom plan the CASEs fold to
+// plain columns: the default and the all-ascending orders walk the (created_at DESC, id DESC) indexes forwards or
+// backwards; mixed directions take an Incremental Sort over the same index (only rows sharing one created_at are
+// sorted); id alone walks the primary key.
+func (q *Queries) ListAssertions(ctx context.Context, arg ListAssertionsParams) ([]ListAssertionsRow, error) {
+	rows, err := q.db.Query(ctx, listAssertions,
 		arg.OrgID,
 		arg.BadgeID,
 		arg.ProgramID,
@@ -462,6 +350,9 @@ func (q *Queries) ListAssertionsDesc(ctx context.Context, arg ListAssertionsDesc
 		arg.SourcedID,
 		arg.StartAt,
 		arg.EndAt,
+		arg.IDFirst,
+		arg.CreatedDesc,
+		arg.IDDesc,
 		arg.Off,
 		arg.Lim,
 	)
@@ -469,9 +360,9 @@ func (q *Queries) ListAssertionsDesc(ctx context.Context, arg ListAssertionsDesc
 		return nil, err
 	}
 	defer rows.Close()
-	items := []ListAssertionsDescRow{}
+	items := []ListAssertionsRow{}
 	for rows.Next() {
-		var i ListAssertionsDescRow
+		var i ListAssertionsRow
 		if err := rows.Scan(
 			&i.Assertion.ID,
 			&i.Assertion.OrgID,

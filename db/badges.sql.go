@@ -201,33 +201,58 @@ WHERE b.org_id = $1 AND b.deleted_at IS NULL
         SELECT 1 FROM program_badges pb WHERE pb.badge_id = b.id AND pb.program_id = $3))
 ORDER BY
     CASE WHEN $4::text = 'name' AND $5::bool THEN name END DESC,
-    CASE WHEN $4::text = 'name' AND NOT $5::bool THEN name END ASC,
+    CASE WHEN $4::text = 'name' AND NOT $5::bool THEN name END,
     CASE WHEN $4::text = 'updatedAt' AND $5::bool THEN updated_at END DESC,
-    CASE WHEN $4::text = 'updatedAt' AND NOT $5::bool THEN updated_at END ASC,
-    CASE WHEN $5::bool THEN created_at END DESC,
-    CASE WHEN NOT $5::bool THEN created_at END ASC,
-    CASE WHEN $5::bool THEN id END DESC,
-    CASE WHEN NOT $5::bool THEN id END ASC
-LIMIT $7 OFFSET $6
+    CASE WHEN $4::text = 'updatedAt' AND NOT $5::bool THEN updated_at END,
+    CASE WHEN $4::text = 'createdAt' AND $5::bool THEN created_at END DESC,
+    CASE WHEN $4::text = 'createdAt' AND NOT $5::bool THEN created_at END,
+    CASE WHEN $6::text = 'name' AND $7::bool THEN name END DESC,
+    CASE WHEN $6::text = 'name' AND NOT $7::bool THEN name END,
+    CASE WHEN $6::text = 'updatedAt' AND $7::bool THEN updated_at END DESC,
+    CASE WHEN $6::text = 'updatedAt' AND NOT $7::bool THEN updated_at END,
+    CASE WHEN $6::text = 'createdAt' AND $7::bool THEN created_at END DESC,
+    CASE WHEN $6::text = 'createdAt' AND NOT $7::bool THEN created_at END,
+    CASE WHEN $8::text = 'name' AND $9::bool THEN name END DESC,
+    CASE WHEN $8::text = 'name' AND NOT $9::bool THEN name END,
+    CASE WHEN $8::text = 'updatedAt' AND $9::bool THEN updated_at END DESC,
+    CASE WHEN $8::text = 'updatedAt' AND NOT $9::bool THEN updated_at END,
+    CASE WHEN $8::text = 'createdAt' AND $9::bool THEN created_at END DESC,
+    CASE WHEN $8::text = 'createdAt' AND NOT $9::bool THEN created_at END,
+    CASE WHEN $10::bool THEN id END DESC,
+    CASE WHEN NOT $10::bool THEN id END
+LIMIT $12 OFFSET $11
 `
 
 type ListBadgesParams struct {
 	OrgID        uuid.UUID
 	CategoryCode *string
 	ProgramID    *uuid.UUID
-	SortKey      string
-	SortDesc     bool
+	Sort1        string
+	Desc1        bool
+	Sort2        string
+	Desc2        bool
+	Sort3        string
+	Desc3        bool
+	IDDesc       bool
 	Off          int32
 	Lim          int32
 }
 
+// sort1..sort3 are the sort fields in order (createdAt, updatedAt, name; empty = unused) with their directions, and id
+// breaks the remaining ties (api/query.go normalizes the list). Each CASE not chosen is NULL for every row, which
+// sorts nothing; the tables hold one organization's programs/badges, so the sort needs no index.
 func (q *Queries) ListBadges(ctx context.Context, arg ListBadgesParams) ([]Badge, error) {
 	rows, err := q.db.Query(ctx, listBadges,
 		arg.OrgID,
 		arg.CategoryCode,
 		arg.ProgramID,
-		arg.SortKey,
-		arg.SortDesc,
+		arg.Sort1,
+		arg.Desc1,
+		arg.Sort2,
+		arg.Desc2,
+		arg.Sort3,
+		arg.Desc3,
+		arg.IDDesc,
 		arg.Off,
 		arg.Lim,
 	)

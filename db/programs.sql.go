@@ -185,32 +185,56 @@ WHERE org_id = $1 AND deleted_at IS NULL
   AND ($2::text IS NULL OR category_code = $2)
 ORDER BY
     CASE WHEN $3::text = 'name' AND $4::bool THEN name END DESC,
-    CASE WHEN $3::text = 'name' AND NOT $4::bool THEN name END ASC,
+    CASE WHEN $3::text = 'name' AND NOT $4::bool THEN name END,
     CASE WHEN $3::text = 'updatedAt' AND $4::bool THEN updated_at END DESC,
-    CASE WHEN $3::text = 'updatedAt' AND NOT $4::bool THEN updated_at END ASC,
-    CASE WHEN $4::bool THEN created_at END DESC,
-    CASE WHEN NOT $4::bool THEN created_at END ASC,
-    CASE WHEN $4::bool THEN id END DESC,
-    CASE WHEN NOT $4::bool THEN id END ASC
-LIMIT $6 OFFSET $5
+    CASE WHEN $3::text = 'updatedAt' AND NOT $4::bool THEN updated_at END,
+    CASE WHEN $3::text = 'createdAt' AND $4::bool THEN created_at END DESC,
+    CASE WHEN $3::text = 'createdAt' AND NOT $4::bool THEN created_at END,
+    CASE WHEN $5::text = 'name' AND $6::bool THEN name END DESC,
+    CASE WHEN $5::text = 'name' AND NOT $6::bool THEN name END,
+    CASE WHEN $5::text = 'updatedAt' AND $6::bool THEN updated_at END DESC,
+    CASE WHEN $5::text = 'updatedAt' AND NOT $6::bool THEN updated_at END,
+    CASE WHEN $5::text = 'createdAt' AND $6::bool THEN created_at END DESC,
+    CASE WHEN $5::text = 'createdAt' AND NOT $6::bool THEN created_at END,
+    CASE WHEN $7::text = 'name' AND $8::bool THEN name END DESC,
+    CASE WHEN $7::text = 'name' AND NOT $8::bool THEN name END,
+    CASE WHEN $7::text = 'updatedAt' AND $8::bool THEN updated_at END DESC,
+    CASE WHEN $7::text = 'updatedAt' AND NOT $8::bool THEN updated_at END,
+    CASE WHEN $7::text = 'createdAt' AND $8::bool THEN created_at END DESC,
+    CASE WHEN $7::text = 'createdAt' AND NOT $8::bool THEN created_at END,
+    CASE WHEN $9::bool THEN id END DESC,
+    CASE WHEN NOT $9::bool THEN id END
+LIMIT $11 OFFSET $10
 `
 
 type ListProgramsParams struct {
 	OrgID        uuid.UUID
 	CategoryCode *string
-	SortKey      string
-	SortDesc     bool
+	Sort1        string
+	Desc1        bool
+	Sort2        string
+	Desc2        bool
+	Sort3        string
+	Desc3        bool
+	IDDesc       bool
 	Off          int32
 	Lim          int32
 }
 
-// sort_key is one of createdAt, updatedAt, name; id breaks ties in the same direction.
+// sort1..sort3 are the sort fields in order (createdAt, updatedAt, name; empty = unused) with their directions, and id
+// breaks the remaining ties (api/query.go normalizes the list). Each CASE not chosen is NULL for every row, which
+// sorts nothing; the tables hold one organization's programs/badges, so the sort needs no index.
 func (q *Queries) ListPrograms(ctx context.Context, arg ListProgramsParams) ([]Program, error) {
 	rows, err := q.db.Query(ctx, listPrograms,
 		arg.OrgID,
 		arg.CategoryCode,
-		arg.SortKey,
-		arg.SortDesc,
+		arg.Sort1,
+		arg.Desc1,
+		arg.Sort2,
+		arg.Desc2,
+		arg.Sort3,
+		arg.Desc3,
+		arg.IDDesc,
 		arg.Off,
 		arg.Lim,
 	)

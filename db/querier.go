@@ -106,13 +106,19 @@ type Querier interface {
 	// became of its recipient since: the root covers them all.
 	ListAnchorMembers(ctx context.Context, anchorKey string) ([]ListAnchorMembersRow, error)
 	ListAnchorState(ctx context.Context, ids []uuid.UUID) ([]ListAnchorStateRow, error)
-	ListAssertionsAsc(ctx context.Context, arg ListAssertionsAscParams) ([]ListAssertionsAscRow, error)
 	// Filters are optional (NULL = no filter). The state filter reads the effective state: an ISSUED/RECEIVED
 	// assertion past expired_at is EXPIRED even before the expiry job has rewritten it. The pool plans each call with its values (plan_cache_mode
 	// force_custom_plan), so the unused filters fold away and the matching index walks in the sort order.
-	ListAssertionsDesc(ctx context.Context, arg ListAssertionsDescParams) ([]ListAssertionsDescRow, error)
+	// The order is (created_at, id) in any directions, or id alone (id_first). With the custom plan the CASEs fold to
+	// plain columns: the default and the all-ascending orders walk the (created_at DESC, id DESC) indexes forwards or
+	// backwards; mixed directions take an Incremental Sort over the same index (only rows sharing one created_at are
+	// sorted); id alone walks the primary key.
+	ListAssertions(ctx context.Context, arg ListAssertionsParams) ([]ListAssertionsRow, error)
 	// Joins the badge so that a link racing a badge delete never shows a deleted badge.
 	ListBadgeIDsOfPrograms(ctx context.Context, arg ListBadgeIDsOfProgramsParams) ([]ListBadgeIDsOfProgramsRow, error)
+	// sort1..sort3 are the sort fields in order (createdAt, updatedAt, name; empty = unused) with their directions, and id
+	// breaks the remaining ties (api/query.go normalizes the list). Each CASE not chosen is NULL for every row, which
+	// sorts nothing; the tables hold one organization's programs/badges, so the sort needs no index.
 	ListBadges(ctx context.Context, arg ListBadgesParams) ([]Badge, error)
 	// Queries of the issuance pipeline. Every step works on a chunk of one issuance's assertions at once: one round
 	// trip reads the chunk, one statement records the step for all of it. Each update is conditional on the step the
@@ -137,7 +143,9 @@ type Querier interface {
 	// reconciler starts the workflow of each one that has none (the process died between the commit and the start).
 	ListProcessingIssuances(ctx context.Context, arg ListProcessingIssuancesParams) ([]Issuance, error)
 	ListProgramIDsOfBadges(ctx context.Context, arg ListProgramIDsOfBadgesParams) ([]ListProgramIDsOfBadgesRow, error)
-	// sort_key is one of createdAt, updatedAt, name; id breaks ties in the same direction.
+	// sort1..sort3 are the sort fields in order (createdAt, updatedAt, name; empty = unused) with their directions, and id
+	// breaks the remaining ties (api/query.go normalizes the list). Each CASE not chosen is NULL for every row, which
+	// sorts nothing; the tables hold one organization's programs/badges, so the sort needs no index.
 	ListPrograms(ctx context.Context, arg ListProgramsParams) ([]Program, error)
 	ListRecipientsByIDs(ctx context.Context, arg ListRecipientsByIDsParams) ([]ListRecipientsByIDsRow, error)
 	// The signed credentials of a chunk not yet assigned to an anchor transaction, locked until the assignment commits.

@@ -1,4 +1,4 @@
--- name: ListAssertionsDesc :many
+-- name: ListAssertions :many
 -- Filters are optional (NULL = no filter). The state filter reads the effective state: an ISSUED/RECEIVED
 -- assertion past expired_at is EXPIRED even before the expiry job has rewritten it. The pool plans each call with its values (plan_cache_mode
 -- force_custom_plan), so the unused filters fold away and the matching index walks in the sort order.
@@ -21,30 +21,15 @@ WHERE a.org_id = sqlc.arg(org_id) AND a.mode = 'live'
   AND (sqlc.narg(sourced_id)::text IS NULL OR a.recipient_sourced_id = sqlc.narg(sourced_id))
   AND (sqlc.narg(start_at)::timestamptz IS NULL OR a.created_at >= sqlc.narg(start_at))
   AND (sqlc.narg(end_at)::timestamptz IS NULL OR a.created_at <= sqlc.narg(end_at))
-ORDER BY a.created_at DESC, a.id DESC
-LIMIT sqlc.arg(lim) OFFSET sqlc.arg(off);
-
--- name: ListAssertionsAsc :many
-SELECT sqlc.embed(a), b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
-FROM assertions a
-JOIN badges b ON b.id = a.badge_id
-JOIN programs p ON p.id = a.program_id
-WHERE a.org_id = sqlc.arg(org_id) AND a.mode = 'live'
-  AND (sqlc.narg(badge_id)::uuid IS NULL OR a.badge_id = sqlc.narg(badge_id))
-  AND (sqlc.narg(program_id)::uuid IS NULL OR a.program_id = sqlc.narg(program_id))
-  AND (sqlc.narg(issuance_id)::uuid IS NULL OR a.issuance_id = sqlc.narg(issuance_id))
-  AND (sqlc.narg(state)::text IS NULL
-       OR (sqlc.narg(state) NOT IN ('ISSUED', 'RECEIVED', 'EXPIRED') AND a.state = sqlc.narg(state))
-       OR (sqlc.narg(state) IN ('ISSUED', 'RECEIVED') AND a.state = sqlc.narg(state)
-           AND (a.expired_at IS NULL OR a.expired_at > sqlc.arg(now)::timestamptz))
-       OR (sqlc.narg(state) = 'EXPIRED' AND (a.state = 'EXPIRED'
-           OR (a.state IN ('ISSUED', 'RECEIVED') AND a.expired_at <= sqlc.arg(now)::timestamptz))))
-  AND (sqlc.narg(email)::text IS NULL OR a.recipient_email = sqlc.narg(email))
-  AND (sqlc.narg(phone)::text IS NULL OR a.recipient_phone = sqlc.narg(phone))
-  AND (sqlc.narg(sourced_id)::text IS NULL OR a.recipient_sourced_id = sqlc.narg(sourced_id))
-  AND (sqlc.narg(start_at)::timestamptz IS NULL OR a.created_at >= sqlc.narg(start_at))
-  AND (sqlc.narg(end_at)::timestamptz IS NULL OR a.created_at <= sqlc.narg(end_at))
-ORDER BY a.created_at ASC, a.id ASC
+-- The order is (created_at, id) in any directions, or id alone (id_first). With the custom plan the CASEs fold to
+-- plain columns: the default and the all-ascending orders walk the (created_at DESC, id DESC) indexes forwards or
+-- backwards; mixed directions take an Incremental Sort over the same index (only rows sharing one created_at are
+-- sorted); id alone walks the primary key.
+ORDER BY
+    CASE WHEN NOT sqlc.arg(id_first)::bool AND sqlc.arg(created_desc)::bool THEN a.created_at END DESC,
+    CASE WHEN NOT sqlc.arg(id_first)::bool AND NOT sqlc.arg(created_desc)::bool THEN a.created_at END,
+    CASE WHEN sqlc.arg(id_desc)::bool THEN a.id END DESC,
+    CASE WHEN NOT sqlc.arg(id_desc)::bool THEN a.id END
 LIMIT sqlc.arg(lim) OFFSET sqlc.arg(off);
 
 -- name: CountAssertions :one

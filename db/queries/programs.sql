@@ -26,19 +26,33 @@ WHERE org_id = $1 AND deleted_at IS NULL
   AND (sqlc.narg(category_code)::text IS NULL OR category_code = sqlc.narg(category_code));
 
 -- name: ListPrograms :many
--- sort_key is one of createdAt, updatedAt, name; id breaks ties in the same direction.
+-- sort1..sort3 are the sort fields in order (createdAt, updatedAt, name; empty = unused) with their directions, and id
+-- breaks the remaining ties (api/query.go normalizes the list). Each CASE not chosen is NULL for every row, which
+-- sorts nothing; the tables hold one organization's programs/badges, so the sort needs no index.
 SELECT * FROM programs
 WHERE org_id = $1 AND deleted_at IS NULL
   AND (sqlc.narg(category_code)::text IS NULL OR category_code = sqlc.narg(category_code))
 ORDER BY
-    CASE WHEN sqlc.arg(sort_key)::text = 'name' AND sqlc.arg(sort_desc)::bool THEN name END DESC,
-    CASE WHEN sqlc.arg(sort_key)::text = 'name' AND NOT sqlc.arg(sort_desc)::bool THEN name END ASC,
-    CASE WHEN sqlc.arg(sort_key)::text = 'updatedAt' AND sqlc.arg(sort_desc)::bool THEN updated_at END DESC,
-    CASE WHEN sqlc.arg(sort_key)::text = 'updatedAt' AND NOT sqlc.arg(sort_desc)::bool THEN updated_at END ASC,
-    CASE WHEN sqlc.arg(sort_desc)::bool THEN created_at END DESC,
-    CASE WHEN NOT sqlc.arg(sort_desc)::bool THEN created_at END ASC,
-    CASE WHEN sqlc.arg(sort_desc)::bool THEN id END DESC,
-    CASE WHEN NOT sqlc.arg(sort_desc)::bool THEN id END ASC
+    CASE WHEN sqlc.arg(sort1)::text = 'name' AND sqlc.arg(desc1)::bool THEN name END DESC,
+    CASE WHEN sqlc.arg(sort1)::text = 'name' AND NOT sqlc.arg(desc1)::bool THEN name END,
+    CASE WHEN sqlc.arg(sort1)::text = 'updatedAt' AND sqlc.arg(desc1)::bool THEN updated_at END DESC,
+    CASE WHEN sqlc.arg(sort1)::text = 'updatedAt' AND NOT sqlc.arg(desc1)::bool THEN updated_at END,
+    CASE WHEN sqlc.arg(sort1)::text = 'createdAt' AND sqlc.arg(desc1)::bool THEN created_at END DESC,
+    CASE WHEN sqlc.arg(sort1)::text = 'createdAt' AND NOT sqlc.arg(desc1)::bool THEN created_at END,
+    CASE WHEN sqlc.arg(sort2)::text = 'name' AND sqlc.arg(desc2)::bool THEN name END DESC,
+    CASE WHEN sqlc.arg(sort2)::text = 'name' AND NOT sqlc.arg(desc2)::bool THEN name END,
+    CASE WHEN sqlc.arg(sort2)::text = 'updatedAt' AND sqlc.arg(desc2)::bool THEN updated_at END DESC,
+    CASE WHEN sqlc.arg(sort2)::text = 'updatedAt' AND NOT sqlc.arg(desc2)::bool THEN updated_at END,
+    CASE WHEN sqlc.arg(sort2)::text = 'createdAt' AND sqlc.arg(desc2)::bool THEN created_at END DESC,
+    CASE WHEN sqlc.arg(sort2)::text = 'createdAt' AND NOT sqlc.arg(desc2)::bool THEN created_at END,
+    CASE WHEN sqlc.arg(sort3)::text = 'name' AND sqlc.arg(desc3)::bool THEN name END DESC,
+    CASE WHEN sqlc.arg(sort3)::text = 'name' AND NOT sqlc.arg(desc3)::bool THEN name END,
+    CASE WHEN sqlc.arg(sort3)::text = 'updatedAt' AND sqlc.arg(desc3)::bool THEN updated_at END DESC,
+    CASE WHEN sqlc.arg(sort3)::text = 'updatedAt' AND NOT sqlc.arg(desc3)::bool THEN updated_at END,
+    CASE WHEN sqlc.arg(sort3)::text = 'createdAt' AND sqlc.arg(desc3)::bool THEN created_at END DESC,
+    CASE WHEN sqlc.arg(sort3)::text = 'createdAt' AND NOT sqlc.arg(desc3)::bool THEN created_at END,
+    CASE WHEN sqlc.arg(id_desc)::bool THEN id END DESC,
+    CASE WHEN NOT sqlc.arg(id_desc)::bool THEN id END
 LIMIT sqlc.arg(lim) OFFSET sqlc.arg(off);
 
 -- name: CountLivePrograms :one
