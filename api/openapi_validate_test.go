@@ -1,0 +1,253 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/stretchr/testify/require"
+
+	"github.com/badged/badged/api"
+)
+
+// The contract check: every test server of this package (startServer, and the tests that build their own) runs
+// behind validateContract, which checks each request a test sends and each response it gets against the version's
+// OpenAPI document (api/openapi.yaml). A field a handler adds without the document, a code an operation answers
+// without listing it, or a document stricter than the server fails the test that met it.
+//
+// Requests are checked when the server accepted them (2xx): a rejected request is usually the test's point, and
+// the rejection itself is checked as a response. Responses are checked always, errors included; an answer to a path
+// no operation matches (404, 405, or 401 before routing) must be the error body.
+
+// notContract are the routes outside the JSON API: media, credentials, verification pages, issuer documents, status
+// lists, health and metrics. Their answers are not the contract's and are not checked.
+var notContract = []string{"/media/", "/credentials/", "/verify/", "/issuers/", "/status-lists/", "/healthz", "/readyz", "/metrics"}
+
+// requestsNotChecked are the tests whose accepted requests are deliberately outside the document (hostile input
+// the server tolerates); only their responses are checked. Keep it short and say why.
+var requestsNotChecked = map[string]string{}
+
+// contractCount counts what the checks saw in this test process (reported by TestMain).
+var contractCount struct{ requests, responses, skipped atomic.Int64 }
+
+type contractDoc struct {
+	doc    *openapi3.T
+	router routers.Router
+}
+
+var contractDocs = sync.OnceValues(func() (map[string]contractDoc, error) {
+	openapi3filter.RegisterBodyDecoder("application/pdf", openapi3filter.FileBodyDecoder)
+	out := map[string]contractDoc{}
+	for _, v := range []int{2, 3} {
+		raw, err := api.OpenAPIDocument(v)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := openapi3.NewLoader().LoadFromData(raw)
+		if err != nil {
+			return nil, err
+		}
+		if err := doc.Validate(context.Background()); err != nil {
+			return nil, err
+		}
+		router, err := gorillamux.NewRouter(doc)
+		if err != nil {
+			return nil, err
+		}
+		out[fmt.Sprintf("/public/v%d/", v)] = contractDoc{doc: doc, router: router}
+	}
+	return out, nil
+})
+
+// validateContract wraps a test server's handler with the contract check; failures are reported when the test
+// ends (after its servers closed, as the registration order makes this cleanup run last).
+func validateContract(tb testing.TB, next http.Handler) http.Handler {
+	tb.Helper()
+	docs, err := contractDocs()
+	require.NoError(tb, err)
+	c := &contractCheck{docs: docs, checkRequests: true}
+	if why, ok := requestsNotChecked[strings.Split(tb.Name(), "/")[0]]; ok && why != "" {
+		c.checkRequests = false
+	}
+	tb.Cleanup(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, f := range c.failures {
+			tb.Errorf("OpenAPI contract: %s", f)
+		}
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.serve(next, w, r)
+	})
+}
+
+type contractCheck struct {
+	docs          map[string]contractDoc
+	checkRequests bool
+	mu            sync.Mutex
+	failures      []string
+}
+
+func (c *contractCheck) fail(r *http.Request, status int, format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failures = append(c.failures, fmt.Sprintf("%s %s -> %d: %s", r.Method, r.URL.RequestURI(), status, fmt.Sprintf(format, args...)))
+}
+
+// maxCapture bounds what is kept of a request or response body; larger bodies are limit tests, not contract.
+const maxCapture = 16 << 20
+
+func (c *contractCheck) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
+	for _, p := range notContract {
+		if strings.HasPrefix(r.URL.Path, p) {
+			contractCount.skipped.Add(1)
+			next.ServeHTTP(w, r)
+			return
+		}
+	}
+	reqBody := &captureBody{ReadCloser: r.Body}
+	r.Body = reqBody
+	rec := &captureWriter{ResponseWriter: w}
+	next.ServeHTTP(rec, r)
+	status := rec.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if status < 300 {
+		// The handler may stop before the end of a body it accepted (a multipart part it needs): read the rest so
+		// the whole request is checked.
+		_, _ = io.Copy(io.Discard, r.Body)
+	}
+	var doc contractDoc
+	for prefix, d := range c.docs {
+		if strings.HasPrefix(r.URL.Path, prefix) {
+			doc = d
+		}
+	}
+	if doc.doc == nil {
+		c.checkErrorBody(r, status, rec, c.docs["/public/v3/"])
+		return
+	}
+	route, params, err := doc.router.FindRoute(r)
+	if err != nil {
+		c.checkErrorBody(r, status, rec, doc)
+		return
+	}
+	ctx := context.Background()
+	in := &openapi3filter.RequestValidationInput{Request: r.Clone(ctx), PathParams: params, Route: route,
+		Options: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+	if c.checkRequests && status < 300 && !reqBody.over {
+		in.Request.Body = io.NopCloser(bytes.NewReader(reqBody.buf.Bytes()))
+		if err := openapi3filter.ValidateRequest(ctx, in); err != nil {
+			c.fail(r, status, "request does not match the document: %v", err)
+		}
+		contractCount.requests.Add(1)
+	}
+	if rec.over {
+		c.fail(r, status, "response larger than %d bytes: not checked", maxCapture)
+		return
+	}
+	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: status, Header: rec.Header(),
+		Body:    io.NopCloser(bytes.NewReader(rec.buf.Bytes())),
+		Options: &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true}}
+	if err := openapi3filter.ValidateResponse(ctx, out); err != nil {
+		c.fail(r, status, "response does not match the document: %v\nbody: %.2000s", err, rec.buf.Bytes())
+	}
+	contractCount.responses.Add(1)
+}
+
+// checkErrorBody checks the answer to a request no operation matches: it must be an error of the contract.
+func (c *contractCheck) checkErrorBody(r *http.Request, status int, rec *captureWriter, doc contractDoc) {
+	contractCount.responses.Add(1)
+	if status < 400 {
+		c.fail(r, status, "a success on a path the document does not have")
+		return
+	}
+	var body any
+	if err := json.Unmarshal(rec.buf.Bytes(), &body); err != nil {
+		c.fail(r, status, "error answer is not JSON: %.200s", rec.buf.Bytes())
+		return
+	}
+	schema := doc.doc.Components.Schemas["Error"].Value
+	if err := schema.VisitJSON(body, openapi3.EnableJSONSchema2020()); err != nil {
+		c.fail(r, status, "error answer does not match the Error schema: %v", err)
+	}
+	if m, _ := body.(map[string]any); m != nil {
+		if e, _ := m["error"].(map[string]any); e != nil && e["status"] != float64(status) {
+			c.fail(r, status, "error.status %v is not the HTTP status", e["status"])
+		}
+	}
+}
+
+// captureBody keeps what the handler reads of a request body.
+type captureBody struct {
+	io.ReadCloser
+	buf  bytes.Buffer
+	over bool
+}
+
+func (b *captureBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if !b.over && b.buf.Len()+n <= maxCapture {
+		b.buf.Write(p[:n])
+	} else {
+		b.over = true
+	}
+	return n, err
+}
+
+// captureWriter keeps the status and body a handler writes, passing both on.
+type captureWriter struct {
+	http.ResponseWriter
+	status int
+	buf    bytes.Buffer
+	over   bool
+}
+
+func (w *captureWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *captureWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	if !w.over && w.buf.Len()+len(p) <= maxCapture {
+		w.buf.Write(p)
+	} else {
+		w.over = true
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the connection (drainBody sets read deadlines through it).
+func (w *captureWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *captureWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// TestMain reports how many requests and responses the contract check validated.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	fmt.Fprintf(os.Stderr, "openapi contract: %d requests and %d responses validated, %d answers of non-API routes not checked\n",
+		contractCount.requests.Load(), contractCount.responses.Load(), contractCount.skipped.Load())
+	os.Exit(code)
+}
