@@ -82,6 +82,7 @@ func validateContract(tb testing.TB, next http.Handler) http.Handler {
 		c.checkRequests = false
 	}
 	tb.Cleanup(func() {
+		c.pending.Wait()
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		for _, f := range c.failures {
@@ -96,6 +97,7 @@ func validateContract(tb testing.TB, next http.Handler) http.Handler {
 type contractCheck struct {
 	docs          map[string]contractDoc
 	checkRequests bool
+	pending       sync.WaitGroup // checks still running
 	mu            sync.Mutex
 	failures      []string
 }
@@ -105,6 +107,11 @@ func (c *contractCheck) fail(r *http.Request, status int, format string, args ..
 	defer c.mu.Unlock()
 	c.failures = append(c.failures, fmt.Sprintf("%s %s -> %d: %s", r.Method, r.URL.RequestURI(), status, fmt.Sprintf(format, args...)))
 }
+
+// checkSlots bounds the checks running at once. A check costs a few milliseconds of CPU (kin-openapi compiles
+// the JSON Schema 2020-12 validator of every schema it applies), so it runs after the answer, off the request's
+// path, where it cannot slow the timing-sensitive tests (rate limits, deadlines) beyond one core.
+var checkSlots = make(chan struct{}, 1)
 
 // maxCapture bounds what is kept of a request or response body; larger bodies are limit tests, not contract.
 const maxCapture = 16 << 20
@@ -130,6 +137,29 @@ func (c *contractCheck) serve(next http.Handler, w http.ResponseWriter, r *http.
 		// the whole request is checked.
 		_, _ = io.Copy(io.Discard, r.Body)
 	}
+	// r and rec belong to the server once this returns: the check gets copies.
+	req := r.Clone(context.Background())
+	req.Body = io.NopCloser(bytes.NewReader(reqBody.buf.Bytes()))
+	res := capturedResponse{status: status, header: rec.Header().Clone(), body: rec.buf.Bytes(), over: rec.over}
+	bodyComplete := !reqBody.over
+	c.pending.Add(1)
+	go func() {
+		defer c.pending.Done()
+		checkSlots <- struct{}{}
+		defer func() { <-checkSlots }()
+		c.check(req, bodyComplete, res)
+	}()
+}
+
+type capturedResponse struct {
+	status int
+	header http.Header
+	body   []byte
+	over   bool
+}
+
+func (c *contractCheck) check(r *http.Request, bodyComplete bool, res capturedResponse) {
+	status := res.status
 	var doc contractDoc
 	for prefix, d := range c.docs {
 		if strings.HasPrefix(r.URL.Path, prefix) {
@@ -137,47 +167,46 @@ func (c *contractCheck) serve(next http.Handler, w http.ResponseWriter, r *http.
 		}
 	}
 	if doc.doc == nil {
-		c.checkErrorBody(r, status, rec, c.docs["/public/v3/"])
+		c.checkErrorBody(r, status, res.body, c.docs["/public/v3/"])
 		return
 	}
 	route, params, err := doc.router.FindRoute(r)
 	if err != nil {
-		c.checkErrorBody(r, status, rec, doc)
+		c.checkErrorBody(r, status, res.body, doc)
 		return
 	}
 	ctx := context.Background()
-	in := &openapi3filter.RequestValidationInput{Request: r.Clone(ctx), PathParams: params, Route: route,
+	in := &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: route,
 		Options: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
-	if c.checkRequests && status < 300 && !reqBody.over {
-		in.Request.Body = io.NopCloser(bytes.NewReader(reqBody.buf.Bytes()))
+	if c.checkRequests && status < 300 && bodyComplete {
 		if err := openapi3filter.ValidateRequest(ctx, in); err != nil {
 			c.fail(r, status, "request does not match the document: %v", err)
 		}
 		contractCount.requests.Add(1)
 	}
-	if rec.over {
+	if res.over {
 		c.fail(r, status, "response larger than %d bytes: not checked", maxCapture)
 		return
 	}
-	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: status, Header: rec.Header(),
-		Body:    io.NopCloser(bytes.NewReader(rec.buf.Bytes())),
+	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: status, Header: res.header,
+		Body:    io.NopCloser(bytes.NewReader(res.body)),
 		Options: &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true}}
 	if err := openapi3filter.ValidateResponse(ctx, out); err != nil {
-		c.fail(r, status, "response does not match the document: %v\nbody: %.2000s", err, rec.buf.Bytes())
+		c.fail(r, status, "response does not match the document: %v\nbody: %.2000s", err, res.body)
 	}
 	contractCount.responses.Add(1)
 }
 
 // checkErrorBody checks the answer to a request no operation matches: it must be an error of the contract.
-func (c *contractCheck) checkErrorBody(r *http.Request, status int, rec *captureWriter, doc contractDoc) {
+func (c *contractCheck) checkErrorBody(r *http.Request, status int, raw []byte, doc contractDoc) {
 	contractCount.responses.Add(1)
 	if status < 400 {
 		c.fail(r, status, "a success on a path the document does not have")
 		return
 	}
 	var body any
-	if err := json.Unmarshal(rec.buf.Bytes(), &body); err != nil {
-		c.fail(r, status, "error answer is not JSON: %.200s", rec.buf.Bytes())
+	if err := json.Unmarshal(raw, &body); err != nil {
+		c.fail(r, status, "error answer is not JSON: %.200s", raw)
 		return
 	}
 	schema := doc.doc.Components.Schemas["Error"].Value

@@ -297,6 +297,21 @@ func (e CriterionCategory) Valid() bool {
 	}
 }
 
+// Defines values for CustomSkillInputSourceType.
+const (
+	CustomSkillInputSourceTypeCUSTOM CustomSkillInputSourceType = "CUSTOM"
+)
+
+// Valid indicates whether the value is a known member of the CustomSkillInputSourceType enum.
+func (e CustomSkillInputSourceType) Valid() bool {
+	switch e {
+	case CustomSkillInputSourceTypeCUSTOM:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DeletedDeleted.
 const (
 	DeletedDeletedTrue DeletedDeleted = true
@@ -576,6 +591,39 @@ func (e ReceiveType) Valid() bool {
 	}
 }
 
+// Defines values for ServiceSkillInputLanguage.
+const (
+	ServiceSkillInputLanguageEn ServiceSkillInputLanguage = "en"
+	ServiceSkillInputLanguageKo ServiceSkillInputLanguage = "ko"
+)
+
+// Valid indicates whether the value is a known member of the ServiceSkillInputLanguage enum.
+func (e ServiceSkillInputLanguage) Valid() bool {
+	switch e {
+	case ServiceSkillInputLanguageEn:
+		return true
+	case ServiceSkillInputLanguageKo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ServiceSkillInputSourceType.
+const (
+	ServiceSkillInputSourceTypeSERVICESKILL ServiceSkillInputSourceType = "SERVICE_SKILL"
+)
+
+// Valid indicates whether the value is a known member of the ServiceSkillInputSourceType enum.
+func (e ServiceSkillInputSourceType) Valid() bool {
+	switch e {
+	case ServiceSkillInputSourceTypeSERVICESKILL:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SkillLanguage.
 const (
 	SkillLanguageEn          SkillLanguage = "en"
@@ -609,54 +657,6 @@ func (e SkillSourceType) Valid() bool {
 	case SkillSourceTypeCUSTOM:
 		return true
 	case SkillSourceTypeSERVICESKILL:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for SkillInput0SourceType.
-const (
-	SkillInput0SourceTypeCUSTOM SkillInput0SourceType = "CUSTOM"
-)
-
-// Valid indicates whether the value is a known member of the SkillInput0SourceType enum.
-func (e SkillInput0SourceType) Valid() bool {
-	switch e {
-	case SkillInput0SourceTypeCUSTOM:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for SkillInput1Language.
-const (
-	SkillInput1LanguageEn SkillInput1Language = "en"
-	SkillInput1LanguageKo SkillInput1Language = "ko"
-)
-
-// Valid indicates whether the value is a known member of the SkillInput1Language enum.
-func (e SkillInput1Language) Valid() bool {
-	switch e {
-	case SkillInput1LanguageEn:
-		return true
-	case SkillInput1LanguageKo:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for SkillInput1SourceType.
-const (
-	SkillInput1SourceTypeSERVICESKILL SkillInput1SourceType = "SERVICE_SKILL"
-)
-
-// Valid indicates whether the value is a known member of the SkillInput1SourceType enum.
-func (e SkillInput1SourceType) Valid() bool {
-	switch e {
-	case SkillInput1SourceTypeSERVICESKILL:
 		return true
 	default:
 		return false
@@ -839,6 +839,17 @@ type Criterion struct {
 
 // CriterionCategory defines model for Criterion.Category.
 type CriterionCategory string
+
+// CustomSkillInput defines model for CustomSkillInput.
+type CustomSkillInput struct {
+	Language       any                        `json:"language,omitempty"`
+	ServiceSkillId any                        `json:"serviceSkillId,omitempty"`
+	SkillName      string                     `json:"skillName"`
+	SourceType     CustomSkillInputSourceType `json:"sourceType"`
+}
+
+// CustomSkillInputSourceType defines model for CustomSkillInput.SourceType.
+type CustomSkillInputSourceType string
 
 // DateTime UTC instant
 //
@@ -1151,6 +1162,20 @@ type RecipientInput struct {
 	SourcedId *string `json:"sourcedId,omitempty"`
 }
 
+// ServiceSkillInput defines model for ServiceSkillInput.
+type ServiceSkillInput struct {
+	Language       ServiceSkillInputLanguage   `json:"language"`
+	ServiceSkillId string                      `json:"serviceSkillId"`
+	SkillName      any                         `json:"skillName,omitempty"`
+	SourceType     ServiceSkillInputSourceType `json:"sourceType"`
+}
+
+// ServiceSkillInputLanguage defines model for ServiceSkillInput.Language.
+type ServiceSkillInputLanguage string
+
+// ServiceSkillInputSourceType defines model for ServiceSkillInput.SourceType.
+type ServiceSkillInputSourceType string
+
 // Skill a CUSTOM skill has skillName; a SERVICE_SKILL skill has serviceSkillId and language
 type Skill struct {
 	Language       *SkillLanguage  `json:"language"`
@@ -1169,31 +1194,6 @@ type SkillSourceType string
 type SkillInput struct {
 	union json.RawMessage
 }
-
-// SkillInput0 defines model for SkillInput.0.
-type SkillInput0 struct {
-	Language       any                   `json:"language,omitempty"`
-	ServiceSkillId any                   `json:"serviceSkillId,omitempty"`
-	SkillName      string                `json:"skillName"`
-	SourceType     SkillInput0SourceType `json:"sourceType"`
-}
-
-// SkillInput0SourceType defines model for SkillInput.0.SourceType.
-type SkillInput0SourceType string
-
-// SkillInput1 defines model for SkillInput.1.
-type SkillInput1 struct {
-	Language       SkillInput1Language   `json:"language"`
-	ServiceSkillId string                `json:"serviceSkillId"`
-	SkillName      any                   `json:"skillName,omitempty"`
-	SourceType     SkillInput1SourceType `json:"sourceType"`
-}
-
-// SkillInput1Language defines model for SkillInput.1.Language.
-type SkillInput1Language string
-
-// SkillInput1SourceType defines model for SkillInput.1.SourceType.
-type SkillInput1SourceType string
 
 // URL defines model for URL.
 type URL = string
@@ -1326,22 +1326,22 @@ type CreateProgramJSONRequestBody = ProgramCreate
 // UpdateProgramJSONRequestBody defines body for UpdateProgram for application/json ContentType.
 type UpdateProgramJSONRequestBody = ProgramUpdate
 
-// AsSkillInput0 returns the union data inside the SkillInput as a SkillInput0
-func (t SkillInput) AsSkillInput0() (SkillInput0, error) {
-	var body SkillInput0
+// AsCustomSkillInput returns the union data inside the SkillInput as a CustomSkillInput
+func (t SkillInput) AsCustomSkillInput() (CustomSkillInput, error) {
+	var body CustomSkillInput
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromSkillInput0 overwrites any union data inside the SkillInput as the provided SkillInput0
-func (t *SkillInput) FromSkillInput0(v SkillInput0) error {
+// FromCustomSkillInput overwrites any union data inside the SkillInput as the provided CustomSkillInput
+func (t *SkillInput) FromCustomSkillInput(v CustomSkillInput) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeSkillInput0 performs a merge with any union data inside the SkillInput, using the provided SkillInput0
-func (t *SkillInput) MergeSkillInput0(v SkillInput0) error {
+// MergeCustomSkillInput performs a merge with any union data inside the SkillInput, using the provided CustomSkillInput
+func (t *SkillInput) MergeCustomSkillInput(v CustomSkillInput) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -1352,22 +1352,22 @@ func (t *SkillInput) MergeSkillInput0(v SkillInput0) error {
 	return err
 }
 
-// AsSkillInput1 returns the union data inside the SkillInput as a SkillInput1
-func (t SkillInput) AsSkillInput1() (SkillInput1, error) {
-	var body SkillInput1
+// AsServiceSkillInput returns the union data inside the SkillInput as a ServiceSkillInput
+func (t SkillInput) AsServiceSkillInput() (ServiceSkillInput, error) {
+	var body ServiceSkillInput
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromSkillInput1 overwrites any union data inside the SkillInput as the provided SkillInput1
-func (t *SkillInput) FromSkillInput1(v SkillInput1) error {
+// FromServiceSkillInput overwrites any union data inside the SkillInput as the provided ServiceSkillInput
+func (t *SkillInput) FromServiceSkillInput(v ServiceSkillInput) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeSkillInput1 performs a merge with any union data inside the SkillInput, using the provided SkillInput1
-func (t *SkillInput) MergeSkillInput1(v SkillInput1) error {
+// MergeServiceSkillInput performs a merge with any union data inside the SkillInput, using the provided ServiceSkillInput
+func (t *SkillInput) MergeServiceSkillInput(v ServiceSkillInput) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
