@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,7 +38,9 @@ var notContract = []string{"/media/", "/credentials/", "/verify/", "/issuers/", 
 
 // requestsNotChecked are the tests whose accepted requests are deliberately outside the document (hostile input
 // the server tolerates); only their responses are checked. Keep it short and say why.
-var requestsNotChecked = map[string]string{}
+var requestsNotChecked = map[string]string{
+	"TestHTTPFuzz": "generated requests the server tolerates though the document does not describe them (a JSON body without Content-Type)",
+}
 
 // contractCount counts what the checks saw in this test process (reported by TestMain).
 var contractCount struct{ requests, responses, skipped atomic.Int64 }
@@ -110,8 +113,8 @@ func (c *contractCheck) fail(r *http.Request, status int, format string, args ..
 
 // checkSlots bounds the checks running at once. A check costs a few milliseconds of CPU (kin-openapi compiles
 // the JSON Schema 2020-12 validator of every schema it applies), so it runs after the answer, off the request's
-// path, where it cannot slow the timing-sensitive tests (rate limits, deadlines) beyond one core.
-var checkSlots = make(chan struct{}, 1)
+// path, where it does not add to the latency that timing-sensitive tests (rate limits, deadlines) measure.
+var checkSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
 
 // maxCapture bounds what is kept of a request or response body; larger bodies are limit tests, not contract.
 const maxCapture = 16 << 20
@@ -270,6 +273,67 @@ func (w *captureWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func (w *captureWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
+	}
+}
+
+// TestOpenAPI_Served: each version's document is served without an API key, is the rendered one, and describes its
+// own version.
+func TestOpenAPI_Served(t *testing.T) {
+	e := newEnv(t)
+	for _, v := range []int{2, 3} {
+		r := e.do(t, http.MethodGet, fmt.Sprintf("/public/v%d/openapi.json", v), "", "")
+		require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
+		want, err := api.OpenAPIDocument(v)
+		require.NoError(t, err)
+		require.Equal(t, want, r.Raw)
+		require.Equal(t, "3.1.0", r.Body["openapi"])
+		require.Equal(t, fmt.Sprintf("/public/v%d", v), jstr(t, r.Body, "servers.0.url"))
+		sourced := "components.schemas.Recipient.properties.sourcedId"
+		if v == 2 {
+			require.NotContains(t, jget(t, r.Body, "components.schemas.Recipient.properties"), "sourcedId")
+		} else {
+			require.Equal(t, []any{"string", "null"}, jget(t, r.Body, sourced+".type"))
+		}
+	}
+}
+
+// TestContractCheck_CatchesDrift: the check fails a response with a field the document does not have, an error
+// code the operation does not list, and an accepted request the document forbids.
+func TestContractCheck_CatchesDrift(t *testing.T) {
+	docs, err := contractDocs()
+	require.NoError(t, err)
+	org := `{"id":"6f1c1c3e-1111-4111-8111-111111111111","name":"Acme","roleCode":"ORG_VIEWER"`
+	errBody := func(code string, status int) string {
+		return fmt.Sprintf(`{"success":false,"error":{"timestamp":"2025-03-01T00:00:00Z","code":%q,"message":"m","status":%d,"path":"/p","errors":[]}}`, code, status)
+	}
+	for _, tc := range []struct {
+		name, method, path, reqBody string
+		status                      int
+		body                        string
+		fails                       bool
+	}{
+		{"matching answer", "GET", "/public/v3/organization", "", 200, `{"success":true,"message":null,"data":` + org + `}}`, false},
+		{"field added by a handler", "GET", "/public/v3/organization", "", 200, `{"success":true,"message":null,"data":` + org + `,"plan":"gold"}}`, true},
+		{"listed error code", "GET", "/public/v3/issuances/6f1c1c3e-1111-4111-8111-111111111111", "", 404, errBody("ISS001", 404), false},
+		{"unlisted error code", "GET", "/public/v3/issuances/6f1c1c3e-1111-4111-8111-111111111111", "", 404, errBody("AST001", 404), true},
+		{"v3-only field on v2", "POST", "/public/v2/programs", `{"name":"P","categoryCode":"EDUCATION","imageId":"6f1c1c3e-1111-4111-8111-111111111111","issuedAt":"x"}`, 200, "{}", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &contractCheck{docs: docs, checkRequests: true}
+			req, err := http.NewRequest(tc.method, "http://badged.test"+tc.path, strings.NewReader(tc.reqBody))
+			require.NoError(t, err)
+			req.Header.Set("X-API-KEY", "k")
+			if tc.reqBody != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			c.check(req, true, capturedResponse{status: tc.status, body: []byte(tc.body),
+				header: http.Header{"Content-Type": {"application/json; charset=utf-8"}}})
+			if tc.fails {
+				require.NotEmpty(t, c.failures)
+			} else {
+				require.Empty(t, c.failures)
+			}
+		})
 	}
 }
 
