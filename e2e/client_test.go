@@ -96,7 +96,7 @@ func TestClient_IssuanceFlowV3(t *testing.T) {
 	require.Len(t, items, 2)
 	require.EqualValues(t, 2, list.JSON200.Data.Pagination.TotalElement)
 	for _, a := range items {
-		require.Equal(t, badged.RECEIVED, a.StateCode, "%+v", a)
+		require.Equal(t, badged.AssertionStateRECEIVED, a.StateCode, "%+v", a)
 		require.Nil(t, a.ErrorCode)
 		require.Equal(t, badgeID, a.Badge.Id)
 		require.NotNil(t, a.ExpiredAt, "a relative policy gives an expiry")
