@@ -50,7 +50,7 @@ func TestClient_IssuanceFlowV3(t *testing.T) {
 	programID := prog.JSON200.Data.Id
 
 	var skill badged.SkillInput
-	require.NoError(t, skill.FromCustomSkillInput(badged.CustomSkillInput{SourceType: badged.CUSTOM, SkillName: "Go"}))
+	require.NoError(t, skill.FromCustomSkillInput(badged.CustomSkillInput{SourceType: badged.CustomSkillInputSourceTypeCUSTOM, SkillName: "Go"}))
 	months := 12
 	badge, err := c.CreateBadgeWithResponse(ctx, badged.BadgeCreate{Name: "Client badge", Description: "Awarded on completion",
 		CategoryCode: badged.BadgeCategoryCOMPLETION, ImageId: imageID, ProgramIds: &[]badged.UUID{programID},
