@@ -7,6 +7,7 @@ TOOLBIN := $(shell $(GO) env GOPATH)/bin
 SQLC_VERSION := v1.31.1
 STATICCHECK_VERSION := v0.8.2
 VERSITYGW_VERSION := v1.8.0
+OAPI_CODEGEN_VERSION := v2.8.2
 
 .PHONY: run build test test-race test-faults bench bench-issuance lint check-compose generate check-generate tools os-deps postgres clean
 
@@ -38,20 +39,23 @@ lint: tools
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(TOOLBIN)/staticcheck ./...
 	$(TOOLBIN)/staticcheck -tags faults ./e2e/
+	$(GO) test -count=1 -run '^TestOpenAPIDocument$$' ./api/ # the OpenAPI documents validate and match the route table
 
 check-compose: ## `docker compose config` on docker-compose.yml where the compose plugin exists (go test ./deploy/ checks it everywhere)
 	@sh deploy/check-compose.sh
 
-generate: tools ## regenerate the sqlc code in db/
+generate: tools ## regenerate the sqlc code in db/ and the OpenAPI client in client/
 	$(TOOLBIN)/sqlc generate -f db/sqlc.yaml
+	PATH="$(TOOLBIN):$$PATH" $(GO) generate ./client/...
 
-check-generate: generate ## CI: the committed sqlc code matches the queries
-	@git diff --exit-code -- db/ || (echo "db/ is stale: run make generate and commit"; exit 1)
-	@test -z "$$(git status --porcelain -- db/)" || (git status --porcelain -- db/; echo "db/ has untracked generated files"; exit 1)
+check-generate: generate ## CI: the committed sqlc code matches the queries, the client matches api/openapi.yaml
+	@git diff --exit-code -- db/ client/ || (echo "db/ or client/ is stale: run make generate and commit"; exit 1)
+	@test -z "$$(git status --porcelain -- db/ client/)" || (git status --porcelain -- db/ client/; echo "db/ or client/ has untracked generated files"; exit 1)
 
 tools: ## install the tools the targets use
 	@test -x $(TOOLBIN)/sqlc || $(GO) install github.com/sqlc-dev/sqlc/cmd/sqlc@$(SQLC_VERSION)
 	@test -x $(TOOLBIN)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	@$(TOOLBIN)/oapi-codegen -version 2>/dev/null | grep -qx '$(OAPI_CODEGEN_VERSION)' || $(GO) install github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@$(OAPI_CODEGEN_VERSION)
 	@test -x $(TOOLBIN)/versitygw || $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION) # S3 server of the blob tests
 
 os-deps: ## Debian packages the tests use (poppler-utils: pdftoppm/pdftotext/pdffonts check certificates)

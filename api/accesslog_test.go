@@ -26,8 +26,8 @@ func TestAccessLog_CarriesIDs(t *testing.T) {
 	store, err := blob.NewLocal(t.TempDir())
 	require.NoError(t, err)
 	var logs lockedBuffer
-	srv := httptest.NewServer(api.NewHandler(api.Deps{DB: d, Blob: store, PublicBaseURL: baseURL,
-		Log: slog.New(slog.NewJSONHandler(&logs, nil))}))
+	srv := httptest.NewServer(validateContract(t, api.NewHandler(api.Deps{DB: d, Blob: store, PublicBaseURL: baseURL,
+		Log: slog.New(slog.NewJSONHandler(&logs, nil))})))
 	e := &env{d: d, srv: srv}
 	org := mustOrg(t, d, "Logged Org")
 	key, row := mustKey(t, d, org, apikey.RoleManager)

@@ -199,8 +199,8 @@ func TestDefaultLocation(t *testing.T) {
 	d := dbtest.New(t)
 	store, err := blob.NewLocal(t.TempDir())
 	require.NoError(t, err)
-	srv := httptest.NewServer(api.NewHandler(api.Deps{DB: d, Blob: store, PublicBaseURL: baseURL,
-		Log: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))}))
+	srv := httptest.NewServer(validateContract(t, api.NewHandler(api.Deps{DB: d, Blob: store, PublicBaseURL: baseURL,
+		Log: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))})))
 	t.Cleanup(srv.Close)
 	e := &env{d: d, srv: srv}
 	org := mustOrg(t, d, "Default zone")
@@ -220,8 +220,8 @@ func TestAuthentication_KeyCache(t *testing.T) {
 	store, err := blob.NewLocal(t.TempDir())
 	require.NoError(t, err)
 	const ttl = 300 * time.Millisecond
-	h := api.NewHandler(api.Deps{DB: d, Blob: store, PublicBaseURL: baseURL, KeyCacheTTL: ttl,
-		Log: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	h := validateContract(t, api.NewHandler(api.Deps{DB: d, Blob: store, PublicBaseURL: baseURL, KeyCacheTTL: ttl,
+		Log: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))}))
 	key, row := mustKey(t, d, mustOrg(t, d, "Cache Org"), apikey.RoleViewer)
 	get := func() int {
 		req := httptest.NewRequestWithContext(context.Background(), http.MethodGet, "/public/v3/organization", nil)

@@ -83,13 +83,17 @@ func checkRequest(mux *chi.Mux, r *http.Request) error {
 	}
 	var fields []fieldError
 	for _, name := range slices.Sorted(maps.Keys(q)) {
+		field := name
+		if field == "" {
+			field = "query" // "?=x": error.errors[].field must name something
+		}
 		if p := validText(name); p != bodyOK {
-			fields = append(fields, p.field(name))
+			fields = append(fields, p.field(field))
 			continue
 		}
 		for _, v := range q[name] {
 			if p := validText(v); p != bodyOK {
-				fields = append(fields, p.field(name))
+				fields = append(fields, p.field(field))
 				break
 			}
 		}

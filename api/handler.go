@@ -100,6 +100,7 @@ func NewHandler(d Deps) http.Handler {
 	}
 	viewer, manager := h.require(apikey.RoleViewer), h.require(apikey.RoleManager)
 	for _, v := range versions {
+		r.Get(v.prefix()+"/openapi.json", h.handle(h.serveOpenAPI(v))) // public: integrators read it before they have a key
 		r.Route(v.prefix(), func(r chi.Router) {
 			r.Use(versionMiddleware(v), h.authenticate, h.rateLimit)
 			r.NotFound(h.notFound) // behind authentication: an unknown path under a version needs a key too

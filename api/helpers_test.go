@@ -71,7 +71,7 @@ func newEnv(tb testing.TB, limits ...media.Limits) *env {
 // that gives net/http's own error answers the contract's body.
 func startServer(tb testing.TB, h http.Handler) *httptest.Server {
 	tb.Helper()
-	srv := httptest.NewUnstartedServer(h)
+	srv := httptest.NewUnstartedServer(validateContract(tb, h))
 	srv.Config.MaxHeaderBytes = api.ServerMaxHeaderBytes
 	srv.Listener = api.GuardListener(srv.Listener, nil)
 	srv.Start()

@@ -23,8 +23,8 @@ import (
 func TestMetrics_RoutePatternNotRawPath(t *testing.T) {
 	d := dbtest.New(t)
 	m := metrics.New()
-	srv := httptest.NewServer(api.NewHandler(api.Deps{DB: d, PublicBaseURL: baseURL, Metrics: m,
-		Log: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))}))
+	srv := httptest.NewServer(validateContract(t, api.NewHandler(api.Deps{DB: d, PublicBaseURL: baseURL, Metrics: m,
+		Log: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))})))
 	t.Cleanup(srv.Close)
 	org := mustOrg(t, d, "Metrics Org")
 	key, _ := mustKey(t, d, org, apikey.RoleViewer)
@@ -64,9 +64,9 @@ func TestMetrics_IssuanceStartedOnlyOnce(t *testing.T) {
 	require.NoError(t, err)
 	seoul, err := time.LoadLocation("Asia/Seoul")
 	require.NoError(t, err)
-	srv := httptest.NewServer(api.NewHandler(api.Deps{DB: f.d, Blob: store, Location: seoul, PublicBaseURL: baseURL,
+	srv := httptest.NewServer(validateContract(t, api.NewHandler(api.Deps{DB: f.d, Blob: store, Location: seoul, PublicBaseURL: baseURL,
 		Clock: f.clock.Now, Issuances: f.starter, Metrics: m,
-		Log: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))}))
+		Log: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))})))
 	t.Cleanup(srv.Close)
 	f.env = &env{d: f.d, srv: srv}
 

@@ -21,8 +21,8 @@ func newLimitedEnv(tb testing.TB, limit api.RateLimit) *env {
 	d := dbtest.New(tb)
 	store, err := blob.NewLocal(tb.TempDir())
 	require.NoError(tb, err)
-	srv := httptest.NewServer(api.NewHandler(api.Deps{DB: d, Blob: store, PublicBaseURL: baseURL, RateLimit: limit,
-		Log: slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))}))
+	srv := httptest.NewServer(validateContract(tb, api.NewHandler(api.Deps{DB: d, Blob: store, PublicBaseURL: baseURL, RateLimit: limit,
+		Log: slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))})))
 	tb.Cleanup(srv.Close)
 	return &env{d: d, srv: srv}
 }
