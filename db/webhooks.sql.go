@@ -129,7 +129,7 @@ func (q *Queries) CreateDispatchedDeliveries(ctx context.Context, id string) err
 
 const createRedelivery = `-- name: CreateRedelivery :one
 INSERT INTO webhook_deliveries (id, event_id, endpoint_id, redelivery_of, manual)
-SELECT $1, d.event_id, d.endpoint_id, d.id, true FROM webhook_deliveries d WHERE d.id = $2
+SELECT $1::uuid, d.event_id, d.endpoint_id, d.id, true FROM webhook_deliveries d WHERE d.id = $2::uuid
 RETURNING id, event_id, endpoint_id, redelivery_of, manual, status, attempts, last_status_code, last_error, created_at, completed_at
 `
 
@@ -197,9 +197,9 @@ func (q *Queries) CreateWebhookEndpoint(ctx context.Context, arg CreateWebhookEn
 
 const createWebhookEvent = `-- name: CreateWebhookEvent :execrows
 INSERT INTO webhook_events (id, org_id, type, data)
-SELECT $1, $2, $3, $4
+SELECT $1::text, $2::uuid, $3::text, $4::jsonb
 WHERE EXISTS (SELECT 1 FROM webhook_endpoints e
-              WHERE e.org_id = $2 AND e.disabled_at IS NULL
+              WHERE e.org_id = $2::uuid AND e.disabled_at IS NULL
                 AND (cardinality(e.events) = 0 OR $3::text = ANY (e.events)))
 `
 
@@ -482,7 +482,7 @@ func (q *Queries) GetWebhookEvent(ctx context.Context, id string) (WebhookEvent,
 
 const hasWebhookSubscriber = `-- name: HasWebhookSubscriber :one
 SELECT EXISTS (SELECT 1 FROM webhook_endpoints e
-               WHERE e.org_id = $1 AND e.disabled_at IS NULL
+               WHERE e.org_id = $1::uuid AND e.disabled_at IS NULL
                  AND (cardinality(e.events) = 0 OR $2::text = ANY (e.events)))
 `
 

@@ -80,8 +80,9 @@ func TestWebhooks_Events(t *testing.T) {
 	require.Equal(t, before, s.count(t, `SELECT count(*) FROM webhook_events`))
 
 	// Redelivery: a new delivery, the same event id; the log lists both with their attempts.
-	list := s.deliveries(t, tn.Key, endpoint)
-	require.Len(t, list, 4)
+	var list []map[string]any
+	s.waitDeliveries(t, tn.Key, endpoint, 4, "SUCCEEDED")
+	list = s.deliveries(t, tn.Key, endpoint)
 	var first map[string]any
 	for _, d := range list {
 		require.Equal(t, "SUCCEEDED", d["status"], "%v", d)
@@ -151,6 +152,7 @@ func TestWebhooks_RetriesUntilReceiverRecovers(t *testing.T) {
 		s.postJSON(t, "/public/v3/assertions/"+r.ID.String()+"/cancel", tn.Key, nil, "").data(t)
 	}
 	flaky.waitFor(t, "every event", time.Minute, func() bool { return len(flaky.events) == n+1 })
+	s.waitDeliveries(t, tn.Key, flakyID, n+1, "SUCCEEDED")
 	retried := 0
 	for _, d := range s.deliveries(t, tn.Key, flakyID) {
 		require.Equal(t, "SUCCEEDED", d["status"])
@@ -276,4 +278,19 @@ func TestWebhooks_API(t *testing.T) {
 		require.Equal(t, "COM006", e.Error.Code, url)
 		require.Contains(t, e.Error.Message, want, url)
 	}
+}
+
+// waitDeliveries waits until the endpoint has want deliveries, all in status (the receiver answers before the
+// worker records the outcome).
+func (s *stack) waitDeliveries(tb testing.TB, key, endpoint string, want int, status string) {
+	tb.Helper()
+	require.Eventually(tb, func() bool {
+		list := s.deliveries(tb, key, endpoint)
+		for _, d := range list {
+			if d["status"] != status {
+				return false
+			}
+		}
+		return len(list) == want
+	}, time.Minute, 20*time.Millisecond)
 }

@@ -24,14 +24,14 @@ DELETE FROM webhook_endpoints WHERE id = $1;
 -- Records an event in the outbox, in the caller's transaction, when the organization has an enabled endpoint
 -- subscribed to its type; zero rows means nobody listens.
 INSERT INTO webhook_events (id, org_id, type, data)
-SELECT sqlc.arg(id), sqlc.arg(org_id), sqlc.arg(type), sqlc.arg(data)
+SELECT sqlc.arg(id)::text, sqlc.arg(org_id)::uuid, sqlc.arg(type)::text, sqlc.arg(data)::jsonb
 WHERE EXISTS (SELECT 1 FROM webhook_endpoints e
-              WHERE e.org_id = sqlc.arg(org_id) AND e.disabled_at IS NULL
+              WHERE e.org_id = sqlc.arg(org_id)::uuid AND e.disabled_at IS NULL
                 AND (cardinality(e.events) = 0 OR sqlc.arg(type)::text = ANY (e.events)));
 
 -- name: HasWebhookSubscriber :one
 SELECT EXISTS (SELECT 1 FROM webhook_endpoints e
-               WHERE e.org_id = sqlc.arg(org_id) AND e.disabled_at IS NULL
+               WHERE e.org_id = sqlc.arg(org_id)::uuid AND e.disabled_at IS NULL
                  AND (cardinality(e.events) = 0 OR sqlc.arg(type)::text = ANY (e.events)));
 
 -- name: GetWebhookEvent :one
@@ -59,7 +59,7 @@ UPDATE webhook_events SET dispatched_at = now() WHERE id = $1;
 -- name: CreateRedelivery :one
 -- A manual delivery of an earlier delivery's event to the same endpoint: the event id (webhook-id) is the same.
 INSERT INTO webhook_deliveries (id, event_id, endpoint_id, redelivery_of, manual)
-SELECT sqlc.arg(id), d.event_id, d.endpoint_id, d.id, true FROM webhook_deliveries d WHERE d.id = sqlc.arg(of)
+SELECT sqlc.arg(id)::uuid, d.event_id, d.endpoint_id, d.id, true FROM webhook_deliveries d WHERE d.id = sqlc.arg(of)::uuid
 RETURNING *;
 
 -- name: GetWebhookDelivery :one
