@@ -206,7 +206,11 @@ func TestWebhooks_WorkerKilledMidDelivery(t *testing.T) {
 
 	ev := rcv.waitEvent(t, webhook.IssuanceCompleted, "issuanceId", id)
 	require.GreaterOrEqual(t, rcv.count(ev.ID), 2, "the held request, then the new worker's")
-	require.Equal(t, 1, s.count(t, `SELECT count(*) FROM webhook_deliveries WHERE event_id = $1 AND status = 'SUCCEEDED'`, ev.ID))
+	// The receiver answered before the worker recorded the outcome: wait for the record.
+	require.Eventually(t, func() bool {
+		return s.count(t, `SELECT count(*) FROM webhook_deliveries WHERE event_id = $1 AND status = 'SUCCEEDED'`, ev.ID) == 1
+	}, time.Minute, 20*time.Millisecond)
+	require.Equal(t, 1, s.count(t, `SELECT count(*) FROM webhook_deliveries WHERE event_id = $1`, ev.ID), "one delivery, retried")
 }
 
 // TestWebhooks_API: the v3 extension's roles, validation, URL policy and organization scoping.
