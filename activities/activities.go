@@ -47,6 +47,7 @@ type Activities struct {
 	// AnchorWait is how long a credential waits for others to share its anchor transaction (anchorpool.go);
 	// zero means DefaultAnchorWait.
 	AnchorWait time.Duration
+	Webhooks   Webhooks // webhook deliveries (webhook.go)
 
 	images  imageCache // badge images read by bake (see images.go)
 	anchors anchorPool // credentials waiting for an anchor transaction (anchorpool.go)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/errcode"
+	"github.com/badged/badged/internal/webhook"
 )
 
 // LoadBatch lists the recipients of a batch with their progress, so a re-run resumes where each one stopped.
@@ -113,12 +114,17 @@ func (a *Activities) CompleteIssuance(ctx context.Context, in CompleteIssuanceIn
 				return err
 			}
 		}
-		_, err := q.SetIssuanceStatus(ctx, db.SetIssuanceStatusParams{ID: in.IssuanceID, ProcessingStatus: status, Failure: failure})
+		iss, err := q.SetIssuanceStatus(ctx, db.SetIssuanceStatusParams{ID: in.IssuanceID, ProcessingStatus: status, Failure: failure})
 		if db.IsNotFound(err) {
 			return nil // already closed by an earlier attempt
 		}
-		closed = err == nil
-		return err
+		if err != nil {
+			return err
+		}
+		closed = true
+		// issuance.completed/failed joins the outbox in this transaction: sent if and only if the close commits.
+		// Its delivery runs in workflows of its own; this issuance never waits for it.
+		return webhook.RecordIssuanceClosed(ctx, q, iss)
 	})
 	if err == nil && closed {
 		a.Metrics.IssuanceFinished(status)

@@ -12,7 +12,8 @@ const expireBatch = 1000
 
 // ExpireAssertions moves every ISSUED/RECEIVED assertion past its expiredAt to EXPIRED and returns how many it
 // moved. Reads are right before it runs (they compute the effective state); this keeps the stored state and the
-// counters in line.
+// counters in line. Each batch records the assertion.expired webhook events of its assertions in the same
+// statement (db/queries/pipeline.sql), so an event exists exactly for each committed expiry.
 func (a *Activities) ExpireAssertions(ctx context.Context) (int64, error) {
 	var total int64
 	for {

@@ -21,6 +21,7 @@ const (
 	codeBadgeNotFound    = "BDG001"
 	codeIssuanceNotFound = "ISS001"
 	codeAssertionMissing = "AST001"
+	codeWebhookNotFound  = "WHK001" // webhook endpoint or delivery (v3 extension)
 	codeTimeRange        = "AST008"
 	codeFilterConflictV2 = "AST023" // version.recipientFilterConflict picks one
 	codeFilterConflictV3 = "AST024"
@@ -45,7 +46,7 @@ func statusOf(code string) int {
 		return http.StatusUnauthorized
 	case codeRole:
 		return http.StatusForbidden
-	case codeProgramNotFound, codeBadgeNotFound, codeIssuanceNotFound, codeAssertionMissing, codeNotFound:
+	case codeProgramNotFound, codeBadgeNotFound, codeIssuanceNotFound, codeAssertionMissing, codeWebhookNotFound, codeNotFound:
 		return http.StatusNotFound
 	case codeMethod:
 		return http.StatusMethodNotAllowed

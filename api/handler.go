@@ -17,6 +17,7 @@ import (
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/media"
 	"github.com/badged/badged/internal/metrics"
+	"github.com/badged/badged/internal/webhook"
 )
 
 // Deps are what the handlers need; cmd/badged builds them from configuration.
@@ -36,6 +37,8 @@ type Deps struct {
 	// KeyCacheTTL is how long an API-key row read for authentication is reused, and so how long a revoked key may
 	// still work on this process; zero: every request reads the key (cmd/badged: API_KEY_CACHE_TTL).
 	KeyCacheTTL time.Duration
+	Webhooks    WebhookStarter    // starts webhook (re)deliveries; nil: redelivery answers 500
+	WebhookURLs webhook.URLPolicy // what endpoint URLs may point at (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE)
 }
 
 type handler struct {
@@ -53,7 +56,9 @@ type handler struct {
 	limiter *keyLimiter // nil: no rate limit
 	keys    *keyCache   // nil: every request reads its API key
 	// renders bounds concurrent PDF certificate renders (CPU-heavy, ~38 MB allocated each).
-	renders chan struct{}
+	renders     chan struct{}
+	webhooks    WebhookStarter
+	webhookURLs webhook.URLPolicy
 }
 
 // maxConcurrentRenders is the capacity of handler.renders.
@@ -63,7 +68,8 @@ const maxConcurrentRenders = 4
 func NewHandler(d Deps) http.Handler {
 	h := &handler{db: d.DB, blob: d.Blob, log: d.Log, loc: d.Location, baseURL: strings.TrimRight(d.PublicBaseURL, "/"),
 		images: media.NewProcessor(d.MediaLimits), clock: d.Clock, starter: d.Issuances,
-		issuer: d.Issuer, chain: d.Chain, metrics: d.Metrics, renders: make(chan struct{}, maxConcurrentRenders)}
+		issuer: d.Issuer, chain: d.Chain, metrics: d.Metrics, renders: make(chan struct{}, maxConcurrentRenders),
+		webhooks: d.Webhooks, webhookURLs: d.WebhookURLs}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -125,6 +131,13 @@ func NewHandler(d Deps) http.Handler {
 			r.With(viewer).Get("/assertions/{assertionId}", h.handle(h.getAssertion))
 			r.With(manager).Post("/assertions/{assertionId}/cancel", h.handle(h.cancelAssertion))
 			r.With(viewer).Get("/assertions/{assertionId}/pdf", h.handle(h.getAssertionPDF))
+			if v == v3 { // an extension of v3 (webhooks.go); every operation needs a manager key
+				r.With(manager).Get("/webhooks", h.handle(h.listWebhooks))
+				r.With(manager).Post("/webhooks", h.handle(h.createWebhook))
+				r.With(manager).Delete("/webhooks/{webhookId}", h.handle(h.deleteWebhook))
+				r.With(manager).Get("/webhooks/{webhookId}/deliveries", h.handle(h.listWebhookDeliveries))
+				r.With(manager).Post("/webhooks/deliveries/{deliveryId}/redeliver", h.handle(h.redeliverWebhook))
+			}
 		})
 	}
 	return r

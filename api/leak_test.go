@@ -32,6 +32,7 @@ type leakCase struct {
 	idem     bool   // send an Idempotency-Key header
 	wantCode string // "" expects a success that shows only B's own data; else a 404 with this code
 	empty    bool   // the success is a list that must be empty (B owns none of them)
+	v3only   bool   // an extension route of v3 (webhooks)
 }
 
 // leakCases call every versioned route with B's manager key and A's ids.
@@ -67,6 +68,13 @@ var leakCases = []leakCase{
 	{route: "/assertions/{assertionId}", method: http.MethodGet, path: "/assertions/{assertion}", wantCode: "AST001"},
 	{route: "/assertions/{assertionId}/cancel", method: http.MethodPost, path: "/assertions/{assertion}/cancel", wantCode: "AST001"},
 	{route: "/assertions/{assertionId}/pdf", method: http.MethodGet, path: "/assertions/{assertion}/pdf", wantCode: "AST001"},
+
+	{route: "/webhooks", method: http.MethodGet, path: "/webhooks", empty: true, v3only: true},
+	{route: "/webhooks", method: http.MethodPost, path: "/webhooks", body: `{"url":"https://93.184.215.14/b"}`, v3only: true},
+	{route: "/webhooks/{webhookId}", method: http.MethodDelete, path: "/webhooks/{webhook}", wantCode: "WHK001", v3only: true},
+	{route: "/webhooks/{webhookId}/deliveries", method: http.MethodGet, path: "/webhooks/{webhook}/deliveries", wantCode: "WHK001", v3only: true},
+	{route: "/webhooks/deliveries/{deliveryId}/redeliver", method: http.MethodPost, path: "/webhooks/deliveries/{delivery}/redeliver",
+		wantCode: "WHK001", v3only: true},
 }
 
 // publicRoutes are the unversioned routes: they take no API key and show only what a credential holder may
@@ -85,7 +93,9 @@ func TestLeak_RouteTableCovered(t *testing.T) {
 	covered := map[string]bool{}
 	for _, v := range testVersions {
 		for _, c := range leakCases {
-			covered[c.method+" /public/"+v+c.route] = true
+			if !c.v3only || v == "v3" {
+				covered[c.method+" /public/"+v+c.route] = true
+			}
 		}
 	}
 	for _, r := range publicRoutes {
@@ -129,13 +139,26 @@ func TestLeak_NoEndpointShowsAnotherOrganization(t *testing.T) {
 		f.vars["{assertion}"])
 	require.NoError(t, err)
 
+	// A's webhook endpoint, with one delivery of an event.
+	hook := f.mustOK(t, http.MethodPost, "/public/v3/webhooks", f.keys["manager"], `{"url":"https://93.184.215.14/a"}`)
+	f.vars["{webhook}"], f.vars["{delivery}"] = jstr(t, hook, "id"), uuid.NewString()
+	_, err = f.d.Pool.Exec(t.Context(), `INSERT INTO webhook_events (id, org_id, type, data) VALUES ('evt_leak', $1, 'assertion.revoked', '{}')`, f.org.ID)
+	require.NoError(t, err)
+	_, err = f.d.Pool.Exec(t.Context(), `INSERT INTO webhook_deliveries (id, event_id, endpoint_id) VALUES ($1, 'evt_leak', $2)`,
+		f.vars["{delivery}"], f.vars["{webhook}"])
+	require.NoError(t, err)
+
 	// Everything of A's that B must never see unless B sent it in the request.
 	secrets := []string{f.org.ID.String(), f.org.Name, f.vars["{image}"], f.vars["{image2}"], f.vars["{program}"],
 		"Fixture program", f.vars["{badge}"], "Fixture badge", f.vars["{issuance}"], f.vars["{assertion}"],
-		secondAssertion, recipient, email, "Second Secret", "+821055557777", f.keys["manager"], f.keys["viewer"]}
+		secondAssertion, recipient, email, "Second Secret", "+821055557777", f.keys["manager"], f.keys["viewer"],
+		f.vars["{webhook}"], jstr(t, hook, "secret"), "https://93.184.215.14/a", "evt_leak"}
 
 	for _, v := range testVersions {
 		for _, c := range leakCases {
+			if c.v3only && v != "v3" {
+				continue
+			}
 			t.Run(v+" "+c.method+" "+c.path, func(t *testing.T) {
 				path := "/public/" + v + f.expand(c.path)
 				body := f.expand(c.body)
@@ -154,7 +177,8 @@ func TestLeak_NoEndpointShowsAnotherOrganization(t *testing.T) {
 					if statusFor(c.wantCode) == http.StatusNotFound {
 						// A's id must get exactly the answer of an id that exists nowhere: no existence oracle.
 						miss := strings.NewReplacer(f.vars["{program}"], f.vars["{missing}"], f.vars["{badge}"], f.vars["{missing}"],
-							f.vars["{issuance}"], f.vars["{missing}"], f.vars["{assertion}"], f.vars["{missing}"]).Replace(path)
+							f.vars["{issuance}"], f.vars["{missing}"], f.vars["{assertion}"], f.vars["{missing}"],
+							f.vars["{webhook}"], f.vars["{missing}"], f.vars["{delivery}"], f.vars["{missing}"]).Replace(path)
 						rm := f.leakRequest(t, c, v, miss, body, f.keys["otherManager"])
 						require.Equal(t, r.Status, rm.Status, "%s", rm.Raw)
 						require.Equal(t, jget(t, r.Body, "error.code"), jget(t, rm.Body, "error.code"))

@@ -14,6 +14,7 @@ import (
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/blob"
 	"github.com/badged/badged/internal/issuer"
+	"github.com/badged/badged/internal/webhook"
 )
 
 // issuedStates are the states in which an assertion's credential exists and is served.
@@ -158,9 +159,11 @@ func (h *handler) cancelAssertion(w http.ResponseWriter, r *http.Request) error 
 			return err
 		}
 		if a.StatusListID != nil && a.StatusListIndex != nil {
-			return issuer.Revoke(r.Context(), q, *a.StatusListID, int(*a.StatusListIndex))
+			if err := issuer.Revoke(r.Context(), q, *a.StatusListID, int(*a.StatusListIndex)); err != nil {
+				return err
+			}
 		}
-		return nil
+		return webhook.RecordAssertionRevoked(r.Context(), q, a) // in the revoking transaction
 	})
 	if err != nil {
 		return err

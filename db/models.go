@@ -226,3 +226,48 @@ type StatusList struct {
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
+
+type WebhookAttempt struct {
+	DeliveryID uuid.UUID
+	Attempt    int32
+	StatusCode *int32
+	LatencyMs  int32
+	Error      *string
+	At         time.Time
+}
+
+type WebhookDelivery struct {
+	ID             uuid.UUID
+	EventID        string
+	EndpointID     uuid.UUID
+	RedeliveryOf   *uuid.UUID
+	Manual         bool
+	Status         string
+	Attempts       int32
+	LastStatusCode *int32
+	LastError      *string
+	CreatedAt      time.Time
+	CompletedAt    *time.Time
+}
+
+type WebhookEndpoint struct {
+	ID                  uuid.UUID
+	OrgID               uuid.UUID
+	Url                 string
+	Secret              string
+	Events              []string
+	CreatedAt           time.Time
+	DisabledAt          *time.Time
+	DisabledReason      *string
+	ConsecutiveFailures int32
+	FailingSince        *time.Time
+}
+
+type WebhookEvent struct {
+	ID           string
+	OrgID        uuid.UUID
+	Type         string
+	Data         json.RawMessage
+	CreatedAt    time.Time
+	DispatchedAt *time.Time
+}

@@ -135,21 +135,35 @@ func (q *Queries) CreateStatusList(ctx context.Context, arg CreateStatusListPara
 	return i, err
 }
 
-const expireAssertions = `-- name: ExpireAssertions :execrows
-UPDATE assertions SET state = 'EXPIRED', updated_at = now()
-WHERE id IN (SELECT id FROM assertions
-             WHERE state IN ('ISSUED', 'RECEIVED') AND expired_at <= now()
-             ORDER BY expired_at LIMIT $1::int
-             FOR UPDATE SKIP LOCKED)
+const expireAssertions = `-- name: ExpireAssertions :one
+WITH expired AS (
+    UPDATE assertions SET state = 'EXPIRED', updated_at = now()
+    WHERE id IN (SELECT id FROM assertions
+                 WHERE state IN ('ISSUED', 'RECEIVED') AND expired_at <= now()
+                 ORDER BY expired_at LIMIT $1::int
+                 FOR UPDATE SKIP LOCKED)
+    RETURNING id, org_id, issuance_id, badge_id, program_id, mode, state, error_code
+), events AS (
+    INSERT INTO webhook_events (id, org_id, type, data)
+    SELECT 'evt_' || gen_random_uuid(), x.org_id, 'assertion.expired',
+           jsonb_build_object('assertionId', x.id, 'issuanceId', x.issuance_id, 'badgeId', x.badge_id,
+                              'programId', x.program_id, 'stateCode', x.state, 'errorCode', x.error_code, 'mode', x.mode)
+    FROM expired x
+    WHERE EXISTS (SELECT 1 FROM webhook_endpoints e
+                  WHERE e.org_id = x.org_id AND e.disabled_at IS NULL
+                    AND (cardinality(e.events) = 0 OR 'assertion.expired' = ANY (e.events)))
+)
+SELECT count(*) FROM expired
 `
 
-// One bounded batch of the expiry job; the caller repeats until it returns 0.
+// One bounded batch of the expiry job; the caller repeats until it returns less than the batch. In the same
+// statement (so the same transaction), an assertion.expired webhook event per expired assertion whose
+// organization has an enabled endpoint subscribed to it (internal/webhook: the payload's keys match AssertionData).
 func (q *Queries) ExpireAssertions(ctx context.Context, batch int32) (int64, error) {
-	result, err := q.db.Exec(ctx, expireAssertions, batch)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+	row := q.db.QueryRow(ctx, expireAssertions, batch)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }
 
 const failRemainingAssertions = `-- name: FailRemainingAssertions :one

@@ -6,6 +6,7 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -15,6 +16,8 @@ type Querier interface {
 	AdvanceAssertions(ctx context.Context, arg AdvanceAssertionsParams) (int64, error)
 	// Assigns credentials to the anchor transaction stored under anchor_key, with each one's Merkle inclusion proof.
 	AssignAnchor(ctx context.Context, arg AssignAnchorParams) (int64, error)
+	// The dispatcher's next events, locked for its transaction; other dispatchers skip them.
+	ClaimUndispatchedWebhookEvents(ctx context.Context, maxRows int32) ([]WebhookEvent, error)
 	// A delivered resend of an issued credential whose notification had failed: the error code is cleared and a v3
 	// assertion becomes RECEIVED, as if the worker's notification had succeeded.
 	ClearNotificationError(ctx context.Context, id uuid.UUID) (int64, error)
@@ -24,7 +27,11 @@ type Querier interface {
 	// (assertions_list_idx). NULL bounds are open. The caller aligns whole_from/whole_to to hours inside the range.
 	CountAssertionsByHours(ctx context.Context, arg CountAssertionsByHoursParams) (int64, error)
 	CountBadges(ctx context.Context, arg CountBadgesParams) (int64, error)
+	// A delivery ran out of attempts.
+	CountEndpointFailure(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
 	CountIssuanceFailures(ctx context.Context, issuanceID uuid.UUID) (int64, error)
+	// The issuance.completed/failed payload: recipients by state and errorCode.
+	CountIssuanceOutcomes(ctx context.Context, issuanceID uuid.UUID) ([]CountIssuanceOutcomesRow, error)
 	// Operator inspect: recipients still in the pipeline per last completed step.
 	CountIssuanceProcessingSteps(ctx context.Context, issuanceID uuid.UUID) ([]CountIssuanceProcessingStepsRow, error)
 	// Operator inspect: recipients of an issuance per state.
@@ -39,8 +46,11 @@ type Querier interface {
 	CountLivePrograms(ctx context.Context, arg CountLiveProgramsParams) (int64, error)
 	CountProcessingOf(ctx context.Context, ids []uuid.UUID) (int64, error)
 	CountPrograms(ctx context.Context, arg CountProgramsParams) (int64, error)
+	CountWebhookDeliveries(ctx context.Context, endpointID uuid.UUID) (int64, error)
 	CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (ApiKey, error)
 	CreateBadge(ctx context.Context, arg CreateBadgeParams) (Badge, error)
+	// One delivery per enabled, subscribed endpoint of the event's organization; existing ones are kept.
+	CreateDispatchedDeliveries(ctx context.Context, id string) error
 	// ON CONFLICT DO NOTHING: of concurrent identical requests exactly one inserts; the others read the winner.
 	CreateIssuance(ctx context.Context, arg CreateIssuanceParams) (Issuance, error)
 	// Of concurrent first uses exactly one key is kept; the others read it.
@@ -51,13 +61,27 @@ type Querier interface {
 	CreateNotifications(ctx context.Context, arg CreateNotificationsParams) error
 	CreateOrganization(ctx context.Context, arg CreateOrganizationParams) (Organization, error)
 	CreateProgram(ctx context.Context, arg CreateProgramParams) (Program, error)
+	// A manual delivery of an earlier delivery's event to the same endpoint: the event id (webhook-id) is the same.
+	CreateRedelivery(ctx context.Context, arg CreateRedeliveryParams) (WebhookDelivery, error)
 	CreateRedrive(ctx context.Context, arg CreateRedriveParams) (IssuanceRedriveRun, error)
 	CreateStatusList(ctx context.Context, arg CreateStatusListParams) (StatusList, error)
+	CreateWebhookEndpoint(ctx context.Context, arg CreateWebhookEndpointParams) (WebhookEndpoint, error)
+	// Records an event in the outbox, in the caller's transaction, when the organization has an enabled endpoint
+	// subscribed to its type; zero rows means nobody listens.
+	CreateWebhookEvent(ctx context.Context, arg CreateWebhookEventParams) (int64, error)
 	// Takes the org row lock (serialising debits) and reserves serial numbers; no row means not enough credits.
 	DebitCredits(ctx context.Context, arg DebitCreditsParams) (int64, error)
 	DeleteBadge(ctx context.Context, arg DeleteBadgeParams) (int64, error)
+	// Retention: events (with their deliveries and attempts) older than the cutoff and no longer pending.
+	DeleteOldWebhookEvents(ctx context.Context, before time.Time) (int64, error)
 	DeleteProgram(ctx context.Context, arg DeleteProgramParams) (int64, error)
-	// One bounded batch of the expiry job; the caller repeats until it returns 0.
+	DeleteWebhookEndpoint(ctx context.Context, arg DeleteWebhookEndpointParams) (int64, error)
+	DeleteWebhookEndpointAnyOrg(ctx context.Context, id uuid.UUID) (int64, error)
+	DisableWebhookEndpoint(ctx context.Context, arg DisableWebhookEndpointParams) (int64, error)
+	EnableWebhookEndpoint(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
+	// One bounded batch of the expiry job; the caller repeats until it returns less than the batch. In the same
+	// statement (so the same transaction), an assertion.expired webhook event per expired assertion whose
+	// organization has an enabled endpoint subscribed to it (internal/webhook: the payload's keys match AssertionData).
 	ExpireAssertions(ctx context.Context, batch int32) (int64, error)
 	// Closes a failed run: recipients without an outcome fail with INTERNAL_SERVER_ERROR and live ones are refunded.
 	// It returns how many it failed.
@@ -68,6 +92,7 @@ type Querier interface {
 	FindConflicts(ctx context.Context, ids []uuid.UUID) ([]FindConflictsRow, error)
 	// Writes outcomes once; an assertion already finished (a retried activity) is left as it is and not returned.
 	FinishAssertions(ctx context.Context, arg FinishAssertionsParams) ([]uuid.UUID, error)
+	FinishWebhookDelivery(ctx context.Context, arg FinishWebhookDeliveryParams) (int64, error)
 	// The node lacks these transactions: the blocks recorded for them are not on its chain.
 	ForgetChainMined(ctx context.Context, arg ForgetChainMinedParams) (int64, error)
 	// The key id travels inside the key; the caller compares key_hash in constant time.
@@ -78,6 +103,8 @@ type Querier interface {
 	GetBadge(ctx context.Context, arg GetBadgeParams) (Badge, error)
 	GetBadgeForUpdate(ctx context.Context, arg GetBadgeForUpdateParams) (Badge, error)
 	GetChainTx(ctx context.Context, anchorKey string) (ChainTx, error)
+	// Everything one attempt needs.
+	GetDeliveryToSend(ctx context.Context, id uuid.UUID) (GetDeliveryToSendRow, error)
 	GetIssuance(ctx context.Context, arg GetIssuanceParams) (Issuance, error)
 	// For the workflow, which is handed ids it created itself.
 	GetIssuanceAnyOrg(ctx context.Context, id uuid.UUID) (Issuance, error)
@@ -97,11 +124,17 @@ type Querier interface {
 	// The public verification routes: an assertion by its (random) id with what the page shows.
 	GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPublicAssertionRow, error)
 	GetStatusList(ctx context.Context, id uuid.UUID) (StatusList, error)
+	GetWebhookDelivery(ctx context.Context, id uuid.UUID) (GetWebhookDeliveryRow, error)
+	GetWebhookEndpoint(ctx context.Context, arg GetWebhookEndpointParams) (WebhookEndpoint, error)
+	GetWebhookEndpointAnyOrg(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
+	GetWebhookEvent(ctx context.Context, id string) (WebhookEvent, error)
 	GrantCredits(ctx context.Context, arg GrantCreditsParams) (Organization, error)
+	HasWebhookSubscriber(ctx context.Context, arg HasWebhookSubscriberParams) (bool, error)
 	InsertAssertions(ctx context.Context, arg []InsertAssertionsParams) (int64, error)
 	InsertChainFiller(ctx context.Context, arg InsertChainFillerParams) error
 	InsertChainReservation(ctx context.Context, arg InsertChainReservationParams) error
 	LinkProgramBadge(ctx context.Context, arg LinkProgramBadgeParams) error
+	ListAllWebhookEndpoints(ctx context.Context) ([]WebhookEndpoint, error)
 	// Every credential assigned to an anchor transaction, in the order of the Merkle leaves (digest bytes), whatever
 	// became of its recipient since: the root covers them all.
 	ListAnchorMembers(ctx context.Context, anchorKey string) ([]ListAnchorMembersRow, error)
@@ -129,6 +162,8 @@ type Querier interface {
 	ListChainReservations(ctx context.Context, arg ListChainReservationsParams) ([]ListChainReservationsRow, error)
 	// Ages come from the database clock, the one created_at was set by, so workers' clocks need not agree.
 	ListChainUnsettled(ctx context.Context, arg ListChainUnsettledParams) ([]ListChainUnsettledRow, error)
+	// The latest delivery of an event to each endpoint.
+	ListDeliveriesOfEvent(ctx context.Context, eventID string) ([]WebhookDelivery, error)
 	ListFailedOfIssuance(ctx context.Context, issuanceID uuid.UUID) ([]ListFailedOfIssuanceRow, error)
 	// Recipients with an error code (FAILED, or ISSUED whose notification failed), in seq order.
 	ListIssuanceFailures(ctx context.Context, arg ListIssuanceFailuresParams) ([]ListIssuanceFailuresRow, error)
@@ -137,6 +172,7 @@ type Querier interface {
 	ListMediaFilesByIDs(ctx context.Context, arg ListMediaFilesByIDsParams) ([]MediaFile, error)
 	ListNotifications(ctx context.Context, ids []uuid.UUID) ([]Notification, error)
 	ListOutcomeInputs(ctx context.Context, ids []uuid.UUID) ([]ListOutcomeInputsRow, error)
+	ListPendingDeliveriesOfEvent(ctx context.Context, eventID string) ([]uuid.UUID, error)
 	// GetPipelineAssertion for a chunk, in seq order.
 	ListPipelineAssertions(ctx context.Context, ids []uuid.UUID) ([]ListPipelineAssertionsRow, error)
 	// Issuances still PROCESSING, committed before a moment, whose workflow start was never recorded, oldest first: the
@@ -148,6 +184,9 @@ type Querier interface {
 	// sorts nothing; the tables hold one organization's programs/badges, so the sort needs no index.
 	ListPrograms(ctx context.Context, arg ListProgramsParams) ([]Program, error)
 	ListRecipientsByIDs(ctx context.Context, arg ListRecipientsByIDsParams) ([]ListRecipientsByIDsRow, error)
+	ListWebhookAttempts(ctx context.Context, ids []uuid.UUID) ([]WebhookAttempt, error)
+	ListWebhookDeliveries(ctx context.Context, arg ListWebhookDeliveriesParams) ([]ListWebhookDeliveriesRow, error)
+	ListWebhookEndpoints(ctx context.Context, orgID uuid.UUID) ([]WebhookEndpoint, error)
 	// The signed credentials of a chunk not yet assigned to an anchor transaction, locked until the assignment commits.
 	LockAnchorCandidates(ctx context.Context, ids []uuid.UUID) ([]LockAnchorCandidatesRow, error)
 	// Serialises re-drive commands of one issuance.
@@ -161,16 +200,21 @@ type Querier interface {
 	// fill one list instead of each opening its own (a list with one entry tells its host whose badge is checked).
 	LockStatusAllocation(ctx context.Context, arg LockStatusAllocationParams) error
 	MarkChainMined(ctx context.Context, arg MarkChainMinedParams) (int64, error)
+	// An attempt failed: the endpoint has been failing since its first failure after the last success.
+	MarkEndpointFailing(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
+	MarkEndpointSucceeded(ctx context.Context, id uuid.UUID) error
 	MarkNotificationFailed(ctx context.Context, arg MarkNotificationFailedParams) error
 	MarkNotificationResendFailed(ctx context.Context, arg MarkNotificationResendFailedParams) error
 	MarkNotificationResendSent(ctx context.Context, arg MarkNotificationResendSentParams) error
 	MarkNotificationSent(ctx context.Context, assertionID uuid.UUID) error
+	MarkWebhookEventDispatched(ctx context.Context, id string) error
 	// Temporal accepted the start of the issuance's workflow: replays need not start it again.
 	MarkWorkflowStarted(ctx context.Context, id uuid.UUID) error
 	// An anchor transaction mined again in another block (re-broadcast after the node lost it): the credentials
 	// already recorded under its key follow. Those still at SIGNED get the block from RecordAnchorMined.
 	MoveAnchorBlock(ctx context.Context, arg MoveAnchorBlockParams) error
 	RecordAnchorMined(ctx context.Context, arg RecordAnchorMinedParams) (int64, error)
+	RecordWebhookAttempt(ctx context.Context, arg RecordWebhookAttemptParams) error
 	RefundCredits(ctx context.Context, arg RefundCreditsParams) error
 	// Only an unsigned reservation of exactly this nonce is released; the row lock makes a racing release wait and
 	// then find nothing.

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 	_ "time/tzdata" // Asia/Seoul must load on machines without a zoneinfo database
@@ -33,6 +34,7 @@ import (
 	"github.com/badged/badged/internal/notify"
 	"github.com/badged/badged/internal/notify/smtptest"
 	"github.com/badged/badged/internal/retrypolicy"
+	"github.com/badged/badged/internal/webhook"
 	"github.com/badged/badged/temporal"
 	"github.com/badged/badged/temporal/devserver"
 	"github.com/badged/badged/workflows"
@@ -63,7 +65,8 @@ const testClasses = `{
   "transient": {"retryable": true, "initialInterval": "50ms", "backoffCoefficient": 2.0, "maximumInterval": "500ms", "maximumAttempts": 5},
   "remote":    {"retryable": true, "initialInterval": "50ms", "backoffCoefficient": 2.0, "maximumInterval": "500ms", "maximumAttempts": 8},
   "chain":     {"retryable": true, "initialInterval": "50ms", "backoffCoefficient": 2.0, "maximumInterval": "500ms", "maximumAttempts": 4},
-  "lock":      {"retryable": true, "initialInterval": "50ms", "backoffCoefficient": 2.0, "maximumInterval": "500ms", "maximumAttempts": 5}
+  "lock":      {"retryable": true, "initialInterval": "50ms", "backoffCoefficient": 2.0, "maximumInterval": "500ms", "maximumAttempts": 5},
+  "webhook":   {"retryable": true, "initialInterval": "50ms", "backoffCoefficient": 2.0, "maximumInterval": "200ms", "maximumAttempts": 40}
 }`
 
 // stackOptions tune a stack; the zero value is what the tests use.
@@ -73,6 +76,9 @@ type stackOptions struct {
 	anchorWait       time.Duration       // activities.AnchorWait; 0 = testAnchorWait
 	starter          api.IssuanceStarter // how the API starts workflows; nil = temporal.Starter on the stack's client
 }
+
+// testWebhookURLs is the webhook URL policy of `badged dev`: test receivers listen on http://127.0.0.1.
+var testWebhookURLs = webhook.URLPolicy{AllowHTTP: true, AllowPrivate: true}
 
 // testAnchorWait is how long credentials gather for a shared anchor transaction in tests: shorter than the
 // production default (activities.DefaultAnchorWait), so tests that issue one after another do not wait for it.
@@ -90,6 +96,9 @@ type stack struct {
 	Outbox   *notify.Outbox
 	HTTP     *httptest.Server
 	BaseURL  string // PublicBaseURL = the httptest server's URL
+	// StopWorker stops the worker started by newStack (idempotent); tests that kill it start another with
+	// temporal.NewWorker on Client and Acts.
+	StopWorker func()
 }
 
 // newStack starts every component on loopback ports and stops them when the test ends (in reverse order).
@@ -147,17 +156,30 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	require.NoError(tb, err)
 	s.Acts = &activities.Activities{DB: workerDB, Blob: store, Issuer: issuer.New(workerDB, ring, s.BaseURL), Anchor: anchorer,
 		Notifier: &notify.Notifier{Email: smtpSender, Kakao: s.Outbox}, Outbox: s.Outbox, MessageDomain: mailDomain,
-		Policy: testPolicy(tb), Location: seoul, Log: log, AnchorWait: o.anchorWait}
+		Policy: testPolicy(tb), Location: seoul, Log: log, AnchorWait: o.anchorWait,
+		// Receivers are httptest servers on loopback: private addresses allowed, as under `badged dev`.
+		Webhooks: activities.Webhooks{Sender: webhook.NewSender(testWebhookURLs, 5*time.Second),
+			DisableAfter: time.Hour, DisableAfterFailures: 5}}
 	w := temporal.NewWorker(s.Client, s.Acts, temporal.WorkerOptions{MaxConcurrentActivities: o.workerActivities})
 	require.NoError(tb, w.Start(), "start worker")
-	tb.Cleanup(w.Stop)
+	s.StopWorker = sync.OnceFunc(w.Stop)
+	tb.Cleanup(s.StopWorker)
+	dispatchCtx, stopDispatch := context.WithCancel(context.Background())
+	dispatched := make(chan struct{})
+	go func() {
+		defer close(dispatched)
+		temporal.WebhookDispatcher{DB: workerDB, Starter: temporal.Starter{Client: s.Client}, Log: log,
+			Interval: 20 * time.Millisecond}.Run(dispatchCtx)
+	}()
+	tb.Cleanup(func() { stopDispatch(); <-dispatched })
 
 	verifier, err := chain.NewVerifier(s.Chain.URL())
 	require.NoError(tb, err)
 	tb.Cleanup(verifier.Close)
 	s.HTTP.Config.Handler = api.NewHandler(api.Deps{DB: s.DB, Blob: store, Log: log, Location: seoul,
 		PublicBaseURL: s.BaseURL, Issuances: cmp.Or[api.IssuanceStarter](o.starter, temporal.Starter{Client: s.Client}),
-		Issuer: s.Issuer, Chain: verifier, KeyCacheTTL: 5 * time.Second}) // API_KEY_CACHE_TTL's default, as `badged dev` runs
+		Issuer: s.Issuer, Chain: verifier, KeyCacheTTL: 5 * time.Second, // API_KEY_CACHE_TTL's default, as `badged dev` runs
+		Webhooks: temporal.Starter{Client: s.Client}, WebhookURLs: testWebhookURLs})
 	s.HTTP.Start()
 	tb.Cleanup(s.HTTP.Close)
 	return s

@@ -41,6 +41,7 @@ func NewWorker(c client.Client, acts *activities.Activities, o WorkerOptions) wo
 	w.RegisterWorkflow(workflows.IssueBatch)
 	w.RegisterWorkflow(workflows.ExpireAssertions)
 	w.RegisterWorkflow(workflows.RedriveIssuance)
+	w.RegisterWorkflow(workflows.DeliverWebhook)
 	w.RegisterActivity(acts)
 	return w
 }

@@ -27,6 +27,8 @@ func runAdmin(ctx context.Context, cfg config.Config, args []string, stdout io.W
 		return adminNotification(ctx, cfg, args[1:], stdout)
 	case "retry-policy":
 		return adminRetryPolicy(args[1:], stdout)
+	case "webhook":
+		return adminWebhook(ctx, cfg, args[1:], stdout)
 	}
 	d, err := db.Open(ctx, cfg.DatabaseURL)
 	if err != nil {

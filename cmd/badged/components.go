@@ -22,6 +22,7 @@ import (
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/notify"
 	"github.com/badged/badged/internal/retrypolicy"
+	"github.com/badged/badged/internal/webhook"
 	"github.com/badged/badged/temporal"
 )
 
@@ -135,7 +136,9 @@ func newActivities(ctx context.Context, cfg config.Config, d *db.DB, store blob.
 		return nil, err
 	}
 	acts := &activities.Activities{DB: d, Blob: store, Issuer: iss, Notifier: notifier, Outbox: outbox,
-		MessageDomain: domain, Policy: policy, Location: cfg.TimeZone, Log: log, AnchorWait: cfg.AnchorWait}
+		MessageDomain: domain, Policy: policy, Location: cfg.TimeZone, Log: log, AnchorWait: cfg.AnchorWait,
+		Webhooks: activities.Webhooks{Sender: webhook.NewSender(webhookURLs(cfg), cfg.WebhookTimeout),
+			DisableAfter: cfg.WebhookDisableAfter, DisableAfterFailures: cfg.WebhookDisableAfterFailures}}
 	anchorer, err := newAnchorer(cfg, d, log)
 	if err != nil {
 		return nil, err
@@ -144,4 +147,9 @@ func newActivities(ctx context.Context, cfg config.Config, d *db.DB, store blob.
 		acts.Anchor = anchorer
 	}
 	return acts, nil
+}
+
+// webhookURLs is what webhook endpoint URLs may point at, checked at creation (API, admin) and at delivery.
+func webhookURLs(cfg config.Config) webhook.URLPolicy {
+	return webhook.URLPolicy{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate}
 }

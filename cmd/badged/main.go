@@ -43,6 +43,12 @@ commands:
                              validate a retry table (each mistake named by its line) and print the effective table
   admin notification resend --assertion ID --request TICKET
                              send an issued credential's notification again, at most once per request id
+  admin webhook create --org ID --url URL [--events TYPE,…]
+                             a webhook endpoint; prints its id and secret (shown only here)
+  admin webhook list [--org ID] | delete ID | enable ID | deliveries ID
+                             endpoints (disabled ones with their reason), removal, re-enabling, delivery log
+  admin webhook redeliver DELIVERY_ID|EVENT_ID
+                             send an event again (same webhook-id) as a new delivery (needs Temporal)
   credential verify [--controller FILE]... [--offline] [--rpc URL --anchor-tx HASH] FILE
                              verify an eddsa-rdfc-2022 credential (JSON, or a baked PNG/SVG); exit 0 only if valid
   credential unbake [--raw] FILE

@@ -122,6 +122,9 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 		stopReconciler := startReconciler(ctx, temporal.Reconciler{DB: wd, Starter: temporal.Starter{Client: tc}, Log: log,
 			Grace: cfg.OrphanAfter})
 		defer stopReconciler()
+		stopDispatcher := startBackground(ctx, temporal.WebhookDispatcher{DB: wd, Starter: temporal.Starter{Client: tc}, Log: log,
+			Interval: cfg.WebhookDispatchInterval, Retention: cfg.WebhookRetention}.Run)
+		defer stopDispatcher()
 		log.Info("worker running", "task_queue", workflows.TaskQueue)
 		if !r.api {
 			msrv, err := serveMetrics(cfg.MetricsAddr, m, errc)
@@ -156,11 +159,16 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 
 // startReconciler runs r until the returned function is called, which waits for its pass to end.
 func startReconciler(ctx context.Context, r temporal.Reconciler) (stop func()) {
+	return startBackground(ctx, r.Run)
+}
+
+// startBackground runs loop until the returned function is called, which waits for loop to return.
+func startBackground(ctx context.Context, loop func(context.Context)) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		r.Run(ctx)
+		loop(ctx)
 	}()
 	return func() {
 		cancel()
@@ -172,7 +180,8 @@ func newHTTPServer(ctx context.Context, cfg config.Config, d *db.DB, store blob.
 	m *metrics.Metrics, log *slog.Logger) (*http.Server, error) {
 	deps := api.Deps{DB: d, Blob: store, Log: log, Location: cfg.TimeZone, PublicBaseURL: cfg.PublicBaseURL,
 		MediaLimits: media.Limits{MaxBytes: cfg.MediaMaxBytes, MaxPixels: cfg.MediaMaxPixels, DecodeBudget: cfg.MediaDecodeMem},
-		Issuances:   temporal.Starter{Client: tc}, Issuer: iss, Metrics: m}
+		Issuances:   temporal.Starter{Client: tc}, Issuer: iss, Metrics: m,
+		Webhooks: temporal.Starter{Client: tc}, WebhookURLs: webhookURLs(cfg)}
 	deps.RateLimit = api.RateLimit{PerSecond: float64(cfg.RateLimitRPS), Burst: cfg.RateLimitBurst}
 	deps.KeyCacheTTL = cfg.KeyCacheTTL
 	if cfg.ChainRPCURL != "" {

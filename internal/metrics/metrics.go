@@ -30,6 +30,7 @@ type Metrics struct {
 	attempts          *prometheus.CounterVec
 	retries           *prometheus.CounterVec
 	activityDuration  *prometheus.HistogramVec
+	webhook           webhookMetrics // webhook.go
 }
 
 // New returns the metrics on a fresh registry that also carries the Go runtime and process collectors.
@@ -64,6 +65,7 @@ func New() *Metrics {
 	reg.MustRegister(m.httpRequests, m.httpDuration, m.issuancesStarted, m.issuancesFinished, m.recipients,
 		m.attempts, m.retries, m.activityDuration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.webhook = newWebhookMetrics(reg)
 	return m
 }
 

@@ -113,6 +113,9 @@ func Parse(data []byte) (*Policy, error) {
 		}
 		p.Classes[n] = c
 	}
+	if c, ok := p.Classes[WebhookClass]; !ok || !c.Retryable {
+		errs = append(errs, fmt.Errorf(`class %s is required and must be retryable: it times webhook deliveries`, WebhookClass))
+	}
 	for _, c := range errcode.All {
 		if _, ok := p.Codes[c]; !ok {
 			errs = append(errs, fmt.Errorf(`code %s has no class: add it under "codes"`, c))
@@ -210,9 +213,18 @@ func (p *Policy) ClassOf(code errcode.Code) string {
 	return p.Codes[errcode.Unknown]
 }
 
+// WebhookClass is the class of webhook deliveries: no errorCode maps to it, a delivery attempt that fails (no
+// answer, or not 2xx) is retried by its rule, and after its maximumAttempts the delivery has failed.
+const WebhookClass = "webhook"
+
 // Decide says whether a failure with code on the given attempt (1 = first try) is retried, and after what delay.
 func (p *Policy) Decide(code errcode.Code, attempt int) (retry bool, delay time.Duration) {
-	c := p.Classes[p.ClassOf(code)]
+	return p.DecideClass(p.ClassOf(code), attempt)
+}
+
+// DecideClass is Decide for a class by name.
+func (p *Policy) DecideClass(class string, attempt int) (retry bool, delay time.Duration) {
+	c := p.Classes[class]
 	if !c.Retryable || attempt >= c.MaximumAttempts {
 		return false, 0
 	}

@@ -133,3 +133,27 @@ func TestFormatPrintsTheEffectiveTable(t *testing.T) {
 		t.Errorf("%d lines, want %d:\n%s", got, want, out)
 	}
 }
+
+// The shipped webhook class retries a delivery for about a day, then gives up (the delivery is FAILED).
+func TestWebhookClassSchedule(t *testing.T) {
+	p, err := retrypolicy.Parse(temporal.DefaultRetryPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total time.Duration
+	attempts := 1
+	for ; ; attempts++ {
+		retry, delay := p.DecideClass(retrypolicy.WebhookClass, attempts)
+		if !retry {
+			break
+		}
+		total += delay
+	}
+	if attempts != 11 || total < 20*time.Hour || total > 28*time.Hour {
+		t.Fatalf("webhook class: %d attempts over %s; want 11 over about 24h", attempts, total)
+	}
+	noWebhook := strings.Replace(string(temporal.DefaultRetryPolicy), `"webhook":`, `"webhooks":`, 1)
+	if _, err := retrypolicy.Parse([]byte(noWebhook)); err == nil || !strings.Contains(err.Error(), "class webhook is required") {
+		t.Fatalf("a policy without the webhook class: %v", err)
+	}
+}

@@ -80,6 +80,16 @@ type Config struct {
 	S3AccessKey string // S3_ACCESS_KEY
 	S3SecretKey string // S3_SECRET_KEY (masked)
 	S3PathStyle bool   // S3_PATH_STYLE: true for MinIO/versitygw
+
+	// Webhooks. The URL rules default to true in builds with `badged dev` and to false in production builds
+	// (-tags production), so local receivers work under `make run` and production refuses them.
+	WebhookAllowHTTP            bool          // WEBHOOK_ALLOW_HTTP: http:// endpoint URLs besides https://
+	WebhookAllowPrivate         bool          // WEBHOOK_ALLOW_PRIVATE: loopback, private, link-local addresses, at create and at delivery
+	WebhookTimeout              time.Duration // WEBHOOK_TIMEOUT: one attempt's HTTP timeout, default 10s, at most 30s
+	WebhookDispatchInterval     time.Duration // WEBHOOK_DISPATCH_INTERVAL: how often the outbox is read, default 1s
+	WebhookDisableAfter         time.Duration // WEBHOOK_DISABLE_AFTER: an endpoint failing every attempt this long is disabled, default 72h; 0 off
+	WebhookDisableAfterFailures int           // WEBHOOK_DISABLE_AFTER_FAILURES: disabled after this many deliveries in a row failed, default 20; 0 off
+	WebhookRetention            time.Duration // WEBHOOK_RETENTION: finished events and their delivery logs are kept this long, default 720h
 }
 
 // Load reads the configuration with getenv (os.Getenv in main, a map in tests) and validates it.
@@ -193,7 +203,38 @@ func Load(getenv func(string) string) (Config, error) {
 	case c.BlobBackend == "s3" && c.S3Bucket == "":
 		errs = append(errs, errors.New("S3_BUCKET is required with BLOB_BACKEND=s3"))
 	}
+	c.loadWebhooks(env, &errs)
 	return c, errors.Join(errs...)
+}
+
+func (c *Config) loadWebhooks(env func(string, string) string, errs *[]error) {
+	c.WebhookAllowHTTP = boolEnv(env, "WEBHOOK_ALLOW_HTTP", devBuild, errs)
+	c.WebhookAllowPrivate = boolEnv(env, "WEBHOOK_ALLOW_PRIVATE", devBuild, errs)
+	c.WebhookTimeout = durationEnv(env, "WEBHOOK_TIMEOUT", "10s", time.Second, 30*time.Second, errs)
+	c.WebhookDispatchInterval = durationEnv(env, "WEBHOOK_DISPATCH_INTERVAL", "1s", 10*time.Millisecond, time.Minute, errs)
+	c.WebhookDisableAfter = durationEnv(env, "WEBHOOK_DISABLE_AFTER", "72h", 0, 90*24*time.Hour, errs)
+	c.WebhookDisableAfterFailures = intEnv(env, "WEBHOOK_DISABLE_AFTER_FAILURES", 20, 0, 1_000_000, errs)
+	c.WebhookRetention = durationEnv(env, "WEBHOOK_RETENTION", "720h", time.Hour, 10*365*24*time.Hour, errs)
+}
+
+func boolEnv(env func(string, string) string, name string, def bool, errs *[]error) bool {
+	s := env(name, strconv.FormatBool(def))
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("%s %q: must be true or false", name, s))
+		return def
+	}
+	return v
+}
+
+func durationEnv(env func(string, string) string, name, def string, min, max time.Duration, errs *[]error) time.Duration {
+	s := env(name, def)
+	d, err := time.ParseDuration(s)
+	if err != nil || d < min || d > max {
+		*errs = append(*errs, fmt.Errorf("%s %q: must be a duration between %s and %s", name, s, min, max))
+		d, _ = time.ParseDuration(def)
+	}
+	return d
 }
 
 func intEnv(env func(string, string) string, name string, def, min, max int, errs *[]error) int {
@@ -257,6 +298,10 @@ func (c Config) LogValue() slog.Value {
 		slog.String("smtp_tls", c.SMTPTLS), slog.String("outbox_dir", c.OutboxDir),
 		slog.String("kakao_endpoint", orDefault(c.KakaoEndpoint, "(outbox)")),
 		slog.String("blob_backend", c.BlobBackend), slog.String("s3_endpoint", c.S3Endpoint), slog.String("s3_bucket", c.S3Bucket),
+		slog.Bool("webhook_allow_http", c.WebhookAllowHTTP), slog.Bool("webhook_allow_private", c.WebhookAllowPrivate),
+		slog.Duration("webhook_timeout", c.WebhookTimeout), slog.Duration("webhook_dispatch_interval", c.WebhookDispatchInterval),
+		slog.Duration("webhook_disable_after", c.WebhookDisableAfter), slog.Int("webhook_disable_after_failures", c.WebhookDisableAfterFailures),
+		slog.Duration("webhook_retention", c.WebhookRetention),
 	)
 }
 

@@ -1,0 +1,191 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/metrics"
+	"github.com/badged/badged/internal/retrypolicy"
+	"github.com/badged/badged/internal/webhook"
+)
+
+// Webhooks configures webhook deliveries (cmd/badged: WEBHOOK_*).
+type Webhooks struct {
+	Sender *webhook.Sender // nil: deliveries fail (a worker without webhook configuration)
+	// An endpoint is disabled, and its pending deliveries cancelled, when every attempt failed for DisableAfter, or
+	// when DisableAfterFailures deliveries in a row ran out of attempts. Zero turns that rule off.
+	DisableAfter         time.Duration
+	DisableAfterFailures int
+}
+
+// Delivery statuses.
+const (
+	DeliveryPending   = "PENDING"
+	DeliverySucceeded = "SUCCEEDED"
+	DeliveryFailed    = "FAILED"
+	DeliveryCancelled = "CANCELLED"
+)
+
+// ErrTypeWebhookAttempt types a failed attempt that the webhook class retries.
+const ErrTypeWebhookAttempt = "WEBHOOK_ATTEMPT_FAILED"
+
+// DeliverWebhookInput names one delivery (one event to one endpoint).
+type DeliverWebhookInput struct {
+	DeliveryID uuid.UUID
+}
+
+// DeliverWebhookResult is how the delivery ended.
+type DeliverWebhookResult struct {
+	Status     string // SUCCEEDED, FAILED or CANCELLED
+	StatusCode int
+}
+
+// DeliverWebhook makes one attempt at a delivery: it signs the event's body with the endpoint's secret and posts it,
+// records the attempt, and then either finishes the delivery (a 2xx answer; the endpoint disabled or deleted; the
+// webhook class out of attempts) or fails with the class's NextRetryDelay, so Temporal runs the next attempt. The
+// body and webhook-id come from the outbox row, so every attempt and redelivery of an event sends the same bytes
+// under the same id; only webhook-timestamp and the signature change.
+func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverWebhookInput) (DeliverWebhookResult, error) {
+	attempt := 1
+	if activity.IsActivity(ctx) {
+		attempt = int(activity.GetInfo(ctx).Attempt)
+	}
+	d, err := a.DB.GetDeliveryToSend(ctx, in.DeliveryID)
+	if db.IsNotFound(err) {
+		return DeliverWebhookResult{Status: DeliveryCancelled}, nil // its endpoint was deleted
+	}
+	if err != nil {
+		return DeliverWebhookResult{}, fmt.Errorf("load webhook delivery %s: %w", in.DeliveryID, err)
+	}
+	log := a.Log.With("deliveryId", d.ID, "eventId", d.EventID, "endpointId", d.EndpointID, "orgId", d.OrgID, "attempt", attempt)
+	if d.Status != DeliveryPending {
+		return DeliverWebhookResult{Status: d.Status}, nil // finished by an earlier attempt
+	}
+	if d.DisabledAt != nil {
+		return a.finishDelivery(ctx, d.ID, DeliveryCancelled, 0)
+	}
+	if a.Webhooks.Sender == nil {
+		return DeliverWebhookResult{}, errors.New("webhook deliveries are not configured on this worker")
+	}
+	body, err := webhook.Body(d.EventID, d.EventType, d.EventCreatedAt, d.Data)
+	if err != nil {
+		return DeliverWebhookResult{}, err
+	}
+	res := a.Webhooks.Sender.Send(ctx, d.Url, d.Secret, d.EventID, body)
+	if ctx.Err() != nil {
+		// The worker is stopping or the attempt timed out: nothing to record; Temporal runs the attempt again.
+		return DeliverWebhookResult{}, ctx.Err()
+	}
+	a.Metrics.WebhookAttempt(attemptOutcome(res), res.Latency)
+	if err := a.recordAttempt(ctx, d.ID, attempt, res); err != nil {
+		return DeliverWebhookResult{}, err
+	}
+	if res.Err == nil {
+		if err := a.DB.MarkEndpointSucceeded(ctx, d.EndpointID); err != nil {
+			return DeliverWebhookResult{}, err
+		}
+		return a.finishDelivery(ctx, d.ID, DeliverySucceeded, res.StatusCode)
+	}
+	log.InfoContext(ctx, "webhook attempt failed", "status", res.StatusCode, "err", res.Err)
+
+	ep, err := a.DB.MarkEndpointFailing(ctx, d.EndpointID)
+	if err != nil {
+		return DeliverWebhookResult{}, err
+	}
+	if w := a.Webhooks.DisableAfter; w > 0 && ep.FailingSince != nil && time.Since(*ep.FailingSince) >= w {
+		reason := fmt.Sprintf("every delivery attempt failed for %s (since %s)", w, ep.FailingSince.UTC().Format(time.RFC3339))
+		if err := a.disableEndpoint(ctx, ep.ID, "failing_too_long", reason); err != nil {
+			return DeliverWebhookResult{}, err
+		}
+		return a.finishDelivery(ctx, d.ID, DeliveryCancelled, res.StatusCode)
+	}
+	if retry, delay := a.Policy.DecideClass(retrypolicy.WebhookClass, attempt); retry {
+		return DeliverWebhookResult{}, temporal.NewApplicationErrorWithOptions(res.Err.Error(), ErrTypeWebhookAttempt,
+			temporal.ApplicationErrorOptions{NextRetryDelay: delay})
+	}
+	// Out of attempts: the delivery failed; enough of those in a row disable the endpoint.
+	out, err := a.finishDelivery(ctx, d.ID, DeliveryFailed, res.StatusCode)
+	if err != nil {
+		return out, err
+	}
+	ep, err = a.DB.CountEndpointFailure(ctx, d.EndpointID)
+	if err != nil {
+		return out, err
+	}
+	if m := a.Webhooks.DisableAfterFailures; m > 0 && int(ep.ConsecutiveFailures) >= m {
+		reason := fmt.Sprintf("%d deliveries in a row failed after every retry", ep.ConsecutiveFailures)
+		if err := a.disableEndpoint(ctx, ep.ID, "consecutive_failures", reason); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// AbandonWebhookDelivery fails a delivery whose activity ended without finishing it (its ScheduleToClose bound).
+func (a *Activities) AbandonWebhookDelivery(ctx context.Context, in DeliverWebhookInput) error {
+	_, err := a.finishDelivery(ctx, in.DeliveryID, DeliveryFailed, 0)
+	return err
+}
+
+func (a *Activities) recordAttempt(ctx context.Context, id uuid.UUID, attempt int, res webhook.Attempt) error {
+	p := db.RecordWebhookAttemptParams{DeliveryID: id, Attempt: int32(attempt), LatencyMs: int32(res.Latency.Milliseconds())}
+	if res.StatusCode != 0 {
+		code := int32(res.StatusCode)
+		p.StatusCode = &code
+	}
+	if res.Err != nil {
+		msg := res.Err.Error()
+		if len(msg) > 500 {
+			msg = msg[:500]
+		}
+		p.Error = &msg
+	}
+	if err := a.DB.RecordWebhookAttempt(ctx, p); err != nil {
+		return fmt.Errorf("record webhook attempt: %w", err)
+	}
+	return nil
+}
+
+func (a *Activities) finishDelivery(ctx context.Context, id uuid.UUID, status string, code int) (DeliverWebhookResult, error) {
+	n, err := a.DB.FinishWebhookDelivery(ctx, db.FinishWebhookDeliveryParams{ID: id, Status: status})
+	if err != nil {
+		return DeliverWebhookResult{}, fmt.Errorf("finish webhook delivery: %w", err)
+	}
+	if n > 0 {
+		a.Metrics.WebhookDelivery(status)
+	}
+	return DeliverWebhookResult{Status: status, StatusCode: code}, nil
+}
+
+// disableEndpoint stops deliveries to an endpoint that keeps failing: the reason shows in its listing, the log
+// says it, and badged_webhook_endpoints_disabled_total counts it.
+func (a *Activities) disableEndpoint(ctx context.Context, id uuid.UUID, kind, reason string) error {
+	n, err := a.DB.DisableWebhookEndpoint(ctx, db.DisableWebhookEndpointParams{ID: id, DisabledReason: &reason})
+	if err != nil {
+		return fmt.Errorf("disable webhook endpoint: %w", err)
+	}
+	if n > 0 {
+		a.Metrics.WebhookEndpointDisabled(kind)
+		a.Log.WarnContext(ctx, "webhook endpoint disabled", "endpointId", id, "reason", reason)
+	}
+	return nil
+}
+
+func attemptOutcome(r webhook.Attempt) string {
+	switch {
+	case r.Err == nil:
+		return metrics.WebhookSuccess
+	case r.Blocked:
+		return metrics.WebhookBlocked
+	case r.StatusCode != 0:
+		return metrics.WebhookHTTPError
+	}
+	return metrics.WebhookNetworkError
+}
