@@ -64,8 +64,18 @@ func (a *Activities) checkRecipients(ctx context.Context, ids []uuid.UUID) (fail
 	return failed, nil
 }
 
-// recipientComplete refuses a recipient without an identity, a name, or the contact its channel needs.
+// recipientComplete refuses a recipient without an identity, a name, or the contact its channel needs. A reissue's
+// replacement copies its original's recipient, so there the same gap means the recipient record the reissue names
+// is gone (erased since the original was issued): RECIPIENT_NOT_FOUND.
 func recipientComplete(as db.Assertion) error {
+	err := recipientRecord(as)
+	if err != nil && as.ReissuedFrom != nil {
+		return errcode.Wrap(errcode.RecipientNotFound, "the recipient record of the original assertion "+as.ReissuedFrom.String()+" is gone", err)
+	}
+	return err
+}
+
+func recipientRecord(as db.Assertion) error {
 	if as.RecipientEmail == nil && as.RecipientPhone == nil && as.RecipientSourcedID == nil {
 		return errcode.New(errcode.RecipientIdentityMissing, "the recipient has no email, phone number or sourcedId to identify them")
 	}
