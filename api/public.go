@@ -43,6 +43,10 @@ func (h *handler) getCredential(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if a.Assertion.State == "REISSUED" && a.Assertion.ReplacedBy != nil {
+		// RFC 5829: verifiers (badged credential verify) learn from the credential's own URL what replaced it.
+		w.Header().Set("Link", "<"+h.baseURL+"/credentials/"+a.Assertion.ReplacedBy.String()+`>; rel="successor-version"`)
+	}
 	return h.serveBlob(w, r, *a.Assertion.CredentialKey, "application/vc+ld+json", "")
 }
 

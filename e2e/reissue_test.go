@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+
+	"github.com/badged/badged/internal/verifier"
 )
 
 // reissue posts POST /assertions/{id}/reissue with an Idempotency-Key and an empty body.
@@ -67,6 +69,14 @@ func TestReissue_EndToEnd(t *testing.T) {
 			require.Contains(t, page, "This badge is NOT valid: it was replaced by a reissued badge.")
 			require.Contains(t, page, s.BaseURL+"/credentials/"+repl)
 			require.Contains(t, s.verifyPage(t, repl), "This badge is valid.")
+			// The verifier of `badged credential verify` sees the bit and asks the credential's URL what replaced it.
+			rep, err := verifier.Verify(context.Background(), s.get(t, "/credentials/"+orig, "", "").Raw, verifier.Options{})
+			require.NoError(t, err)
+			require.False(t, rep.Valid())
+			status := rep.Checks[2]
+			require.Equal(t, "status", status.Name)
+			require.Equal(t, "replaced", status.Result, "%+v", status)
+			require.Contains(t, status.Detail, s.BaseURL+"/credentials/"+repl)
 			require.Equal(t, before-1, s.credits(t, tn.Org.ID), "a reissue spends one credit")
 
 			assertions := s.count(t, "SELECT count(*) FROM assertions WHERE org_id = $1", tn.Org.ID)
