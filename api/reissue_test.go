@@ -59,13 +59,6 @@ func (f *issFixture) setState(tb testing.TB, id, state string) {
 	require.NoError(tb, err)
 }
 
-func (f *issFixture) count(tb testing.TB, query string, args ...any) int {
-	tb.Helper()
-	var n int
-	require.NoError(tb, f.d.Pool.QueryRow(context.Background(), query, args...).Scan(&n))
-	return n
-}
-
 // TestReissue_CreatesReplacement: the answer is a PROCESSING issuance of one recipient plus the replacement's id; the
 // replacement copies the original's recipient, badge, program and dates, names its original, costs one credit and
 // is started like an issuance; the original is untouched until the pipeline issues the replacement.
