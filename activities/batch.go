@@ -8,6 +8,7 @@ import (
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/errcode"
+	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/webhook"
 )
 
@@ -38,6 +39,7 @@ func (a *Activities) FinishAssertions(ctx context.Context, in FinishBatch) (Tall
 	}
 	out := NewTally()
 	var written []db.ListOutcomeInputsRow // outcomes this call wrote: counted in metrics once, not on a retry
+	var replaced []db.ReplaceOriginalsRow // originals this call turned REISSUED
 	err := a.DB.InTx(ctx, func(q *db.Queries) error {
 		rows, err := q.ListOutcomeInputs(ctx, ids)
 		if err != nil {
@@ -65,6 +67,9 @@ func (a *Activities) FinishAssertions(ctx context.Context, in FinishBatch) (Tall
 		if _, err := q.FinishAssertions(ctx, update); err != nil {
 			return err
 		}
+		if replaced, err = replaceOriginals(ctx, q, update.Ids); err != nil {
+			return err
+		}
 		for org, n := range refunds {
 			if err := q.RefundCredits(ctx, db.RefundCreditsParams{ID: org, N: n}); err != nil {
 				return err
@@ -81,7 +86,37 @@ func (a *Activities) FinishAssertions(ctx context.Context, in FinishBatch) (Tall
 		a.logger(ctx, assertionSubject{r.ID, in.IssuanceID}).InfoContext(ctx, "recipient finished", "state", r.State,
 			"errorCode", code, "stage", byID[r.ID].Stage)
 	}
+	for _, o := range replaced {
+		a.logger(ctx, assertionSubject{o.ID, o.IssuanceID}).InfoContext(ctx, "assertion reissued", "replacementId", o.ReplacementID)
+	}
 	return out, nil
+}
+
+// replaceOriginals turns the originals of the reissue replacements among ids that were just issued REISSUED and
+// sets their status bits (revocation purpose, as a cancel does), in the transaction that records the replacements'
+// outcome: a verifier never sees both valid for long, and never neither. A replacement that FAILED leaves its
+// original as it was: the recipient keeps a valid credential.
+func replaceOriginals(ctx context.Context, q *db.Queries, ids []uuid.UUID) ([]db.ReplaceOriginalsRow, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := q.ReplaceOriginals(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("replace originals: %w", err)
+	}
+	for _, o := range rows {
+		if o.StatusListID != nil && o.StatusListIndex != nil {
+			if err := issuer.Revoke(ctx, q, *o.StatusListID, int(*o.StatusListIndex)); err != nil {
+				return nil, fmt.Errorf("set status bit of reissued %s: %w", o.ID, err)
+			}
+		}
+		original := db.Assertion{ID: o.ID, OrgID: o.OrgID, IssuanceID: o.IssuanceID, BadgeID: o.BadgeID,
+			ProgramID: o.ProgramID, Mode: o.Mode, State: o.State, ErrorCode: o.ErrorCode}
+		if err := webhook.RecordAssertionReissued(ctx, q, original, o.ReplacementID); err != nil {
+			return nil, fmt.Errorf("record assertion.reissued of %s: %w", o.ID, err)
+		}
+	}
+	return rows, nil
 }
 
 // outcomeState is the final state of a recipient that leaves the pipeline with outcome o.

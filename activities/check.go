@@ -66,12 +66,18 @@ func (a *Activities) checkRecipients(ctx context.Context, ids []uuid.UUID) (fail
 }
 
 // recipientComplete refuses a recipient without an identity, a name, or the contact its channel needs
-// (internal/recipient, shared with the API's dry run).
+// (internal/recipient, shared with the API's dry run). A reissue's replacement copies its original's recipient, so
+// there the same gap means the recipient record the reissue names is gone (erased since the original was issued):
+// RECIPIENT_NOT_FOUND.
 func recipientComplete(as db.Assertion) error {
-	if err := rcpt.Incomplete(as.RecipientName, as.ReceiveType, as.RecipientEmail, as.RecipientPhone, as.RecipientSourcedID); err != nil {
-		return err
+	err := rcpt.Incomplete(as.RecipientName, as.ReceiveType, as.RecipientEmail, as.RecipientPhone, as.RecipientSourcedID)
+	switch {
+	case err == nil: // a nil *errcode.Error must not become a non-nil error
+		return nil
+	case as.ReissuedFrom != nil:
+		return errcode.Wrap(errcode.RecipientNotFound, "the recipient record of the original assertion "+as.ReissuedFrom.String()+" is gone", err)
 	}
-	return nil
+	return err
 }
 
 // checkDuplicates takes the identity locks of the chunk, finds the recipients another assertion wins over

@@ -130,6 +130,7 @@ func NewHandler(d Deps) http.Handler {
 			r.With(viewer).Get("/assertions", h.handle(h.listAssertions))
 			r.With(viewer).Get("/assertions/{assertionId}", h.handle(h.getAssertion))
 			r.With(manager).Post("/assertions/{assertionId}/cancel", h.handle(h.cancelAssertion))
+			r.With(manager).Post("/assertions/{assertionId}/reissue", h.handle(h.reissueAssertion))
 			r.With(viewer).Get("/assertions/{assertionId}/pdf", h.handle(h.getAssertionPDF))
 			if v == v3 { // an extension of v3 (webhooks.go); every operation needs a manager key
 				r.With(manager).Get("/webhooks", h.handle(h.listWebhooks))

@@ -120,6 +120,15 @@ func (h *handler) issuanceByKey(ctx context.Context, p principal, badgeID uuid.U
 
 // answerIssuance starts the workflow of an accepted issuance unless its start is recorded, and answers it.
 func (h *handler) answerIssuance(w http.ResponseWriter, r *http.Request, v version, iss db.Issuance) error {
+	if err := h.startIssuance(r, iss); err != nil {
+		return err
+	}
+	h.ok(w, h.toIssuanceResponse(v, iss))
+	return nil
+}
+
+// startIssuance starts the workflow of an accepted issuance (or reissue) unless its start is recorded.
+func (h *handler) startIssuance(r *http.Request, iss db.Issuance) error {
 	setLogAttrs(r.Context(), "issuanceId", iss.ID.String(), "workflowId", iss.WorkflowID)
 	if iss.ProcessingStatus == "PROCESSING" && iss.WorkflowStartedAt == nil {
 		if err := h.starter.StartIssuance(r.Context(), iss); err != nil {
@@ -133,7 +142,6 @@ func (h *handler) answerIssuance(w http.ResponseWriter, r *http.Request, v versi
 			h.log.WarnContext(r.Context(), "record workflow start", "issuanceId", iss.ID, "err", err)
 		}
 	}
-	h.ok(w, h.toIssuanceResponse(v, iss))
 	return nil
 }
 

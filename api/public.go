@@ -17,8 +17,9 @@ import (
 	"github.com/badged/badged/internal/webhook"
 )
 
-// issuedStates are the states in which an assertion's credential exists and is served.
-var issuedStates = []string{"ISSUED", "RECEIVED", "EXPIRED", "REVOKED"}
+// issuedStates are the states in which an assertion's credential exists and is served (a REISSUED original's too:
+// its page says it was replaced, and by what).
+var issuedStates = []string{"ISSUED", "RECEIVED", "EXPIRED", "REVOKED", "REISSUED"}
 
 // publicAssertion loads an assertion for the public routes: only one whose credential was issued exists there.
 func (h *handler) publicAssertion(r *http.Request) (db.GetPublicAssertionRow, error) {
@@ -42,6 +43,10 @@ func (h *handler) getCredential(w http.ResponseWriter, r *http.Request) error {
 	a, err := h.publicAssertion(r)
 	if err != nil {
 		return err
+	}
+	if a.Assertion.State == "REISSUED" && a.Assertion.ReplacedBy != nil {
+		// RFC 5829: verifiers (badged credential verify) learn from the credential's own URL what replaced it.
+		w.Header().Set("Link", "<"+h.baseURL+"/credentials/"+a.Assertion.ReplacedBy.String()+`>; rel="successor-version"`)
 	}
 	return h.serveBlob(w, r, *a.Assertion.CredentialKey, "application/vc+ld+json", "")
 }
@@ -140,19 +145,24 @@ func (h *handler) cancelAssertion(w http.ResponseWriter, r *http.Request) error 
 	}
 	v, org := versionOf(r.Context()), principalOf(r.Context()).OrgID
 	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
-		cur, err := q.GetAssertion(r.Context(), db.GetAssertionParams{OrgID: org, ID: id.UUID})
+		// Locked like a reissue's original (LockReissueOriginal), so a cancel and a reissue of it take turns.
+		cur, err := q.LockReissueOriginal(r.Context(), db.LockReissueOriginalParams{OrgID: org, ID: id.UUID})
 		if db.IsNotFound(err) {
 			return newError(codeAssertionMissing, "assertion %s not found", id)
 		}
 		if err != nil {
 			return err
 		}
-		if cur.Assertion.State == "REVOKED" {
+		if cur.State == "REVOKED" {
 			return nil
+		}
+		// A replacement in flight would be issued valid after its original was revoked; cancel after it ends.
+		if err := refusePending(r.Context(), q, cur.ID, "cancelled"); err != nil {
+			return err
 		}
 		a, err := q.RevokeAssertion(r.Context(), db.RevokeAssertionParams{OrgID: org, ID: id.UUID})
 		if db.IsNotFound(err) {
-			state := effectiveState(cur.Assertion.State, cur.Assertion.ExpiredAt, h.now())
+			state := effectiveState(cur.State, cur.ExpiredAt, h.now())
 			return newError(codeCancelState, "assertion %s is %s; only ISSUED or RECEIVED assertions can be cancelled", id, state)
 		}
 		if err != nil {

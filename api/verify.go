@@ -47,6 +47,10 @@ type verifyView struct {
 	ImageURL      string
 	CredentialURL string
 	Checks        []check
+	// Replaced is set for a REISSUED original: its status bit is set (not valid) because a reissue replaced it.
+	// ReplacementURL is the replacement's credential URL (page for browsers, JSON for verifiers), when known.
+	Replaced       bool
+	ReplacementURL string
 }
 
 // verifyPage is the public verification page (v2's credentialUrl; v3's for browsers). It checks the signature,
@@ -74,6 +78,12 @@ func (h *handler) verify(ctx context.Context, row db.GetPublicAssertionRow) veri
 	if a.ExpiredAt != nil {
 		v.ExpiredAt = a.ExpiredAt.In(h.loc).Format("2006-01-02 15:04 MST")
 	}
+	if a.State == "REISSUED" {
+		v.Replaced = true
+		if a.ReplacedBy != nil {
+			v.ReplacementURL = h.baseURL + "/credentials/" + a.ReplacedBy.String()
+		}
+	}
 	cred, sigCheck := h.checkSignature(ctx, a)
 	v.Checks = append(v.Checks, sigCheck, h.checkAnchor(ctx, a, cred), h.checkStatus(ctx, a),
 		check{Name: "Expiry", OK: a.ExpiredAt == nil || a.ExpiredAt.After(now), Detail: expiryDetail(a.ExpiredAt, now, h.loc)})
@@ -82,7 +92,10 @@ func (h *handler) verify(ctx context.Context, row db.GetPublicAssertionRow) veri
 		v.Valid = v.Valid && c.OK
 	}
 	v.Verdict = "This badge is valid."
-	if !v.Valid {
+	switch {
+	case v.Replaced:
+		v.Verdict = "This badge is NOT valid: it was replaced by a reissued badge."
+	case !v.Valid:
 		v.Verdict = "This badge is NOT valid."
 	}
 	return v
@@ -155,7 +168,7 @@ func (h *handler) checkAnchor(ctx context.Context, a db.Assertion, cred []byte) 
 
 func (h *handler) checkStatus(ctx context.Context, a db.Assertion) check {
 	c := check{Name: "Revocation status"}
-	revoked := a.State == "REVOKED"
+	revoked := a.State == "REVOKED" || a.State == "REISSUED"
 	if a.StatusListID != nil && a.StatusListIndex != nil {
 		l, err := h.db.GetStatusList(ctx, *a.StatusListID)
 		if err != nil {
@@ -165,7 +178,11 @@ func (h *handler) checkStatus(ctx context.Context, a db.Assertion) check {
 		i := int(*a.StatusListIndex)
 		revoked = revoked || l.Bits[i/8]&(0x80>>(i%8)) != 0
 	}
-	if revoked {
+	switch {
+	case revoked && a.State == "REISSUED":
+		c.Detail = "the issuer replaced this badge with a reissued one; its status entry is set"
+		return c
+	case revoked:
 		c.Detail = "the issuer has revoked this badge"
 		return c
 	}

@@ -83,6 +83,17 @@ func (v version) recipientFilterConflict() string {
 	return codeFilterConflictV3
 }
 
+// listHiddenState is the state GET /assertions leaves out when no stateCode is asked for. The contract's viewer
+// display filter shows ISSUED, RECEIVED and REISSUED in v2; v3 excludes REISSUED, a replaced original. An explicit
+// stateCode=REISSUED still lists them in v3, so an integrator can find what was replaced.
+func (v version) listHiddenState() *string {
+	if v == v2 {
+		return nil
+	}
+	s := "REISSUED"
+	return &s
+}
+
 type versionKey struct{}
 
 func withVersion(ctx context.Context, v version) context.Context {

@@ -27,22 +27,24 @@ WHERE a.org_id = $1 AND a.mode = 'live'
   AND ($7::text IS NULL OR a.recipient_email = $7)
   AND ($8::text IS NULL OR a.recipient_phone = $8)
   AND ($9::text IS NULL OR a.recipient_sourced_id = $9)
-  AND ($10::timestamptz IS NULL OR a.created_at >= $10)
-  AND ($11::timestamptz IS NULL OR a.created_at <= $11)
+  AND ($10::text IS NULL OR a.state <> $10)
+  AND ($11::timestamptz IS NULL OR a.created_at >= $11)
+  AND ($12::timestamptz IS NULL OR a.created_at <= $12)
 `
 
 type CountAssertionsParams struct {
-	OrgID      uuid.UUID
-	BadgeID    *uuid.UUID
-	ProgramID  *uuid.UUID
-	IssuanceID *uuid.UUID
-	State      *string
-	Now        time.Time
-	Email      *string
-	Phone      *string
-	SourcedID  *string
-	StartAt    *time.Time
-	EndAt      *time.Time
+	OrgID       uuid.UUID
+	BadgeID     *uuid.UUID
+	ProgramID   *uuid.UUID
+	IssuanceID  *uuid.UUID
+	State       *string
+	Now         time.Time
+	Email       *string
+	Phone       *string
+	SourcedID   *string
+	HiddenState *string
+	StartAt     *time.Time
+	EndAt       *time.Time
 }
 
 func (q *Queries) CountAssertions(ctx context.Context, arg CountAssertionsParams) (int64, error) {
@@ -56,6 +58,7 @@ func (q *Queries) CountAssertions(ctx context.Context, arg CountAssertionsParams
 		arg.Email,
 		arg.Phone,
 		arg.SourcedID,
+		arg.HiddenState,
 		arg.StartAt,
 		arg.EndAt,
 	)
@@ -144,7 +147,7 @@ func (q *Queries) CountLapsedAssertions(ctx context.Context, arg CountLapsedAsse
 }
 
 const getAssertion = `-- name: GetAssertion :one
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.reissued_from, a.replaced_by, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN programs p ON p.id = a.program_id
@@ -204,6 +207,8 @@ func (q *Queries) GetAssertion(ctx context.Context, arg GetAssertionParams) (Get
 		&i.Assertion.UpdatedAt,
 		&i.Assertion.AnchorKey,
 		&i.Assertion.CertificateToken,
+		&i.Assertion.ReissuedFrom,
+		&i.Assertion.ReplacedBy,
 		&i.BadgeName,
 		&i.BadgeImageID,
 		&i.ProgramName,
@@ -213,7 +218,7 @@ func (q *Queries) GetAssertion(ctx context.Context, arg GetAssertionParams) (Get
 }
 
 const getPublicAssertion = `-- name: GetPublicAssertion :one
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, b.name AS badge_name, b.image_id AS badge_image_id, o.name AS org_name
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.reissued_from, a.replaced_by, b.name AS badge_name, b.image_id AS badge_image_id, o.name AS org_name
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN organizations o ON o.id = a.org_id
@@ -268,6 +273,8 @@ func (q *Queries) GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPubl
 		&i.Assertion.UpdatedAt,
 		&i.Assertion.AnchorKey,
 		&i.Assertion.CertificateToken,
+		&i.Assertion.ReissuedFrom,
+		&i.Assertion.ReplacedBy,
 		&i.BadgeName,
 		&i.BadgeImageID,
 		&i.OrgName,
@@ -276,7 +283,7 @@ func (q *Queries) GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPubl
 }
 
 const listAssertions = `-- name: ListAssertions :many
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.reissued_from, a.replaced_by, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN programs p ON p.id = a.program_id
@@ -293,14 +300,15 @@ WHERE a.org_id = $1 AND a.mode = 'live'
   AND ($7::text IS NULL OR a.recipient_email = $7)
   AND ($8::text IS NULL OR a.recipient_phone = $8)
   AND ($9::text IS NULL OR a.recipient_sourced_id = $9)
-  AND ($10::timestamptz IS NULL OR a.created_at >= $10)
-  AND ($11::timestamptz IS NULL OR a.created_at <= $11)
+  AND ($10::text IS NULL OR a.state <> $10)
+  AND ($11::timestamptz IS NULL OR a.created_at >= $11)
+  AND ($12::timestamptz IS NULL OR a.created_at <= $12)
 ORDER BY
-    CASE WHEN NOT $12::bool AND $13::bool THEN a.created_at END DESC,
-    CASE WHEN NOT $12::bool AND NOT $13::bool THEN a.created_at END,
-    CASE WHEN $14::bool THEN a.id END DESC,
-    CASE WHEN NOT $14::bool THEN a.id END
-LIMIT $16 OFFSET $15
+    CASE WHEN NOT $13::bool AND $14::bool THEN a.created_at END DESC,
+    CASE WHEN NOT $13::bool AND NOT $14::bool THEN a.created_at END,
+    CASE WHEN $15::bool THEN a.id END DESC,
+    CASE WHEN NOT $15::bool THEN a.id END
+LIMIT $17 OFFSET $16
 `
 
 type ListAssertionsParams struct {
@@ -313,6 +321,7 @@ type ListAssertionsParams struct {
 	Email       *string
 	Phone       *string
 	SourcedID   *string
+	HiddenState *string
 	StartAt     *time.Time
 	EndAt       *time.Time
 	IDFirst     bool
@@ -331,7 +340,8 @@ type ListAssertionsRow struct {
 }
 
 // Filters are optional (NULL = no filter). The state filter reads the effective state: an ISSUED/RECEIVED
-// assertion past expired_at is EXPIRED even before the expiry job has rewritten it. The pool plans each call with its values (plan_cache_mode
+// assertion past expired_at is EXPIRED even before the expiry job has rewritten it. hidden_state is a state the version's list
+// leaves out when no stateCode is asked for (v3 hides REISSUED; api/version.go). The pool plans each call with its values (plan_cache_mode
 // force_custom_plan), so the unused filters fold away and the matching index walks in the sort order.
 // The order is (created_at, id) in any directions, or id alone (id_first). With the custom plan the CASEs fold to
 // plain columns: the default and the all-ascending orders walk the (created_at DESC, id DESC) indexes forwards or
@@ -348,6 +358,7 @@ func (q *Queries) ListAssertions(ctx context.Context, arg ListAssertionsParams) 
 		arg.Email,
 		arg.Phone,
 		arg.SourcedID,
+		arg.HiddenState,
 		arg.StartAt,
 		arg.EndAt,
 		arg.IDFirst,
@@ -400,6 +411,8 @@ func (q *Queries) ListAssertions(ctx context.Context, arg ListAssertionsParams) 
 			&i.Assertion.UpdatedAt,
 			&i.Assertion.AnchorKey,
 			&i.Assertion.CertificateToken,
+			&i.Assertion.ReissuedFrom,
+			&i.Assertion.ReplacedBy,
 			&i.BadgeName,
 			&i.BadgeImageID,
 			&i.ProgramName,
@@ -419,7 +432,7 @@ const revokeAssertion = `-- name: RevokeAssertion :one
 UPDATE assertions SET state = 'REVOKED', revoked_at = now(), updated_at = now()
 WHERE org_id = $1 AND id = $2 AND mode = 'live' AND state IN ('ISSUED', 'RECEIVED')
   AND (expired_at IS NULL OR expired_at > now())
-RETURNING id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at, anchor_key, certificate_token
+RETURNING id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at, anchor_key, certificate_token, reissued_from, replaced_by
 `
 
 type RevokeAssertionParams struct {
@@ -468,6 +481,8 @@ func (q *Queries) RevokeAssertion(ctx context.Context, arg RevokeAssertionParams
 		&i.UpdatedAt,
 		&i.AnchorKey,
 		&i.CertificateToken,
+		&i.ReissuedFrom,
+		&i.ReplacedBy,
 	)
 	return i, err
 }
@@ -478,22 +493,26 @@ WHERE org_id = $1
   AND ($2::uuid IS NULL OR badge_id = $2)
   AND ($3::uuid IS NULL OR program_id = $3)
   AND ($4::text IS NULL OR state = $4)
+  AND ($5::text IS NULL OR state <> $5)
 `
 
 type SumAssertionCountsParams struct {
-	OrgID     uuid.UUID
-	BadgeID   *uuid.UUID
-	ProgramID *uuid.UUID
-	State     *string
+	OrgID       uuid.UUID
+	BadgeID     *uuid.UUID
+	ProgramID   *uuid.UUID
+	State       *string
+	HiddenState *string
 }
 
 // The total of a list filtered by nothing but badge, program and state, from the trigger-kept counters.
+// hidden_state is a state the version's list leaves out (api/version.go listHiddenState).
 func (q *Queries) SumAssertionCounts(ctx context.Context, arg SumAssertionCountsParams) (int64, error) {
 	row := q.db.QueryRow(ctx, sumAssertionCounts,
 		arg.OrgID,
 		arg.BadgeID,
 		arg.ProgramID,
 		arg.State,
+		arg.HiddenState,
 	)
 	var column_1 int64
 	err := row.Scan(&column_1)

@@ -58,6 +58,8 @@ type Assertion struct {
 	UpdatedAt          time.Time
 	AnchorKey          *string
 	CertificateToken   uuid.UUID
+	ReissuedFrom       *uuid.UUID
+	ReplacedBy         *uuid.UUID
 }
 
 type AssertionCount struct {

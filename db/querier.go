@@ -88,7 +88,8 @@ type Querier interface {
 	FailRemainingAssertions(ctx context.Context, issuanceID uuid.UUID) (int64, error)
 	// For each assertion of the chunk, another assertion of the same badge and identity that wins over it: an issued
 	// one not yet expired or revoked, one being issued by another issuance (past its check), or a lower seq of the
-	// same issuance. The identity is the email, else the phone number, else the sourcedId.
+	// same issuance. The identity is the email, else the phone number, else the sourcedId. A reissue's replacement
+	// passes its own original, which stays issued until the replacement is.
 	FindConflicts(ctx context.Context, ids []uuid.UUID) ([]FindConflictsRow, error)
 	// Writes outcomes once; an assertion already finished (a retried activity) is left as it is and not returned.
 	FinishAssertions(ctx context.Context, arg FinishAssertionsParams) ([]uuid.UUID, error)
@@ -108,6 +109,8 @@ type Querier interface {
 	GetIssuance(ctx context.Context, arg GetIssuanceParams) (Issuance, error)
 	// For the workflow, which is handed ids it created itself.
 	GetIssuanceAnyOrg(ctx context.Context, id uuid.UUID) (Issuance, error)
+	// The first (for a reissue, the only) assertion of an issuance: the answer of a reissue replay.
+	GetIssuanceAssertion(ctx context.Context, issuanceID uuid.UUID) (GetIssuanceAssertionRow, error)
 	GetIssuanceByKey(ctx context.Context, arg GetIssuanceByKeyParams) (Issuance, error)
 	GetIssuerKey(ctx context.Context, orgID uuid.UUID) (IssuerKey, error)
 	GetLatestRedrive(ctx context.Context, issuanceID uuid.UUID) (IssuanceRedriveRun, error)
@@ -117,6 +120,8 @@ type Querier interface {
 	GetNotification(ctx context.Context, assertionID uuid.UUID) (Notification, error)
 	GetOpenStatusList(ctx context.Context, arg GetOpenStatusListParams) (StatusList, error)
 	GetOrganization(ctx context.Context, id uuid.UUID) (Organization, error)
+	// The replacement of an original still in the pipeline, if any.
+	GetPendingReplacement(ctx context.Context, reissuedFrom *uuid.UUID) (GetPendingReplacementRow, error)
 	// Everything a pipeline step reads about one assertion, in one round trip.
 	GetPipelineAssertion(ctx context.Context, id uuid.UUID) (GetPipelineAssertionRow, error)
 	GetProgram(ctx context.Context, arg GetProgramParams) (Program, error)
@@ -133,6 +138,8 @@ type Querier interface {
 	InsertAssertions(ctx context.Context, arg []InsertAssertionsParams) (int64, error)
 	InsertChainFiller(ctx context.Context, arg InsertChainFillerParams) error
 	InsertChainReservation(ctx context.Context, arg InsertChainReservationParams) error
+	// The replacement: the original's recipient, badge, program, dates and mode, in a new issuance of one recipient.
+	InsertReplacement(ctx context.Context, arg InsertReplacementParams) error
 	LinkProgramBadge(ctx context.Context, arg LinkProgramBadgeParams) error
 	ListAllWebhookEndpoints(ctx context.Context) ([]WebhookEndpoint, error)
 	// Every credential assigned to an anchor transaction, in the order of the Merkle leaves (digest bytes), whatever
@@ -140,7 +147,8 @@ type Querier interface {
 	ListAnchorMembers(ctx context.Context, anchorKey string) ([]ListAnchorMembersRow, error)
 	ListAnchorState(ctx context.Context, ids []uuid.UUID) ([]ListAnchorStateRow, error)
 	// Filters are optional (NULL = no filter). The state filter reads the effective state: an ISSUED/RECEIVED
-	// assertion past expired_at is EXPIRED even before the expiry job has rewritten it. The pool plans each call with its values (plan_cache_mode
+	// assertion past expired_at is EXPIRED even before the expiry job has rewritten it. hidden_state is a state the version's list
+	// leaves out when no stateCode is asked for (v3 hides REISSUED; api/version.go). The pool plans each call with its values (plan_cache_mode
 	// force_custom_plan), so the unused filters fold away and the matching index walks in the sort order.
 	// The order is (created_at, id) in any directions, or id alone (id_first). With the custom plan the CASEs fold to
 	// plain columns: the default and the all-ascending orders walk the (created_at DESC, id DESC) indexes forwards or
@@ -196,6 +204,9 @@ type Querier interface {
 	// Serialises the duplicate checks of recipient identities within one badge, for the transaction. The caller
 	// passes the keys sorted, and they are locked in that order, so two chunks never wait for each other in a cycle.
 	LockRecipients(ctx context.Context, lockKeys []string) error
+	// The original of a reissue, locked for the reissue transaction, so that two reissues of it (or a reissue and a
+	// cancel) take turns.
+	LockReissueOriginal(ctx context.Context, arg LockReissueOriginalParams) (Assertion, error)
 	// Serialises status-list allocation per organization and mode for the transaction, so concurrent first issuances
 	// fill one list instead of each opening its own (a list with one entry tells its host whose badge is checked).
 	LockStatusAllocation(ctx context.Context, arg LockStatusAllocationParams) error
@@ -219,6 +230,10 @@ type Querier interface {
 	// Only an unsigned reservation of exactly this nonce is released; the row lock makes a racing release wait and
 	// then find nothing.
 	ReleaseChainReservation(ctx context.Context, arg ReleaseChainReservationParams) (int64, error)
+	// The originals of replacements among ids that were just issued (ISSUED or RECEIVED, credential in place) turn
+	// REISSUED and name their replacement; an original no longer ISSUED or RECEIVED (revoked, expired meanwhile) is
+	// left as it is. Returns what the caller needs to set the originals' status bits and record assertion.reissued.
+	ReplaceOriginals(ctx context.Context, ids []uuid.UUID) ([]ReplaceOriginalsRow, error)
 	// Row-locks the sender's counter for the transaction: nonce allocation is serialised per sender across workers.
 	ReserveChainNonce(ctx context.Context, arg ReserveChainNonceParams) (int64, error)
 	// Back into the pipeline at the step they had reached (the steps recorded before the failure are kept).
@@ -241,6 +256,7 @@ type Querier interface {
 	// (0 when there is none). Served by issuances_processing_idx.
 	StuckIssuances(ctx context.Context, olderThanSeconds float64) (StuckIssuancesRow, error)
 	// The total of a list filtered by nothing but badge, program and state, from the trigger-kept counters.
+	// hidden_state is a state the version's list leaves out (api/version.go listHiddenState).
 	SumAssertionCounts(ctx context.Context, arg SumAssertionCountsParams) (int64, error)
 	// Takes n consecutive entries of a list; the caller takes no more than the list has left.
 	TakeStatusIndexes(ctx context.Context, arg TakeStatusIndexesParams) (int32, error)

@@ -1,6 +1,7 @@
 -- name: ListAssertions :many
 -- Filters are optional (NULL = no filter). The state filter reads the effective state: an ISSUED/RECEIVED
--- assertion past expired_at is EXPIRED even before the expiry job has rewritten it. The pool plans each call with its values (plan_cache_mode
+-- assertion past expired_at is EXPIRED even before the expiry job has rewritten it. hidden_state is a state the version's list
+-- leaves out when no stateCode is asked for (v3 hides REISSUED; api/version.go). The pool plans each call with its values (plan_cache_mode
 -- force_custom_plan), so the unused filters fold away and the matching index walks in the sort order.
 SELECT sqlc.embed(a), b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
 FROM assertions a
@@ -19,6 +20,7 @@ WHERE a.org_id = sqlc.arg(org_id) AND a.mode = 'live'
   AND (sqlc.narg(email)::text IS NULL OR a.recipient_email = sqlc.narg(email))
   AND (sqlc.narg(phone)::text IS NULL OR a.recipient_phone = sqlc.narg(phone))
   AND (sqlc.narg(sourced_id)::text IS NULL OR a.recipient_sourced_id = sqlc.narg(sourced_id))
+  AND (sqlc.narg(hidden_state)::text IS NULL OR a.state <> sqlc.narg(hidden_state))
   AND (sqlc.narg(start_at)::timestamptz IS NULL OR a.created_at >= sqlc.narg(start_at))
   AND (sqlc.narg(end_at)::timestamptz IS NULL OR a.created_at <= sqlc.narg(end_at))
 -- The order is (created_at, id) in any directions, or id alone (id_first). With the custom plan the CASEs fold to
@@ -47,16 +49,19 @@ WHERE a.org_id = sqlc.arg(org_id) AND a.mode = 'live'
   AND (sqlc.narg(email)::text IS NULL OR a.recipient_email = sqlc.narg(email))
   AND (sqlc.narg(phone)::text IS NULL OR a.recipient_phone = sqlc.narg(phone))
   AND (sqlc.narg(sourced_id)::text IS NULL OR a.recipient_sourced_id = sqlc.narg(sourced_id))
+  AND (sqlc.narg(hidden_state)::text IS NULL OR a.state <> sqlc.narg(hidden_state))
   AND (sqlc.narg(start_at)::timestamptz IS NULL OR a.created_at >= sqlc.narg(start_at))
   AND (sqlc.narg(end_at)::timestamptz IS NULL OR a.created_at <= sqlc.narg(end_at));
 
 -- name: SumAssertionCounts :one
 -- The total of a list filtered by nothing but badge, program and state, from the trigger-kept counters.
+-- hidden_state is a state the version's list leaves out (api/version.go listHiddenState).
 SELECT coalesce(sum(n), 0)::bigint FROM assertion_counts
 WHERE org_id = sqlc.arg(org_id)
   AND (sqlc.narg(badge_id)::uuid IS NULL OR badge_id = sqlc.narg(badge_id))
   AND (sqlc.narg(program_id)::uuid IS NULL OR program_id = sqlc.narg(program_id))
-  AND (sqlc.narg(state)::text IS NULL OR state = sqlc.narg(state));
+  AND (sqlc.narg(state)::text IS NULL OR state = sqlc.narg(state))
+  AND (sqlc.narg(hidden_state)::text IS NULL OR state <> sqlc.narg(hidden_state));
 
 -- name: GetAssertion :one
 SELECT sqlc.embed(a), b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id

@@ -38,7 +38,7 @@ type AnchorRef struct {
 // Check is the outcome of one verification step.
 type Check struct {
 	Name   string // signature, expiry, status or anchor
-	Result string // ok, failed, revoked, expired, not yet valid, none, not checked
+	Result string // ok, failed, revoked, replaced (revoked by a reissue), expired, not yet valid, none, not checked
 	Detail string // what was checked, or why it failed
 	Failed bool   // whether this check makes the credential invalid
 }
@@ -199,6 +199,13 @@ func checkStatus(ctx context.Context, cred []byte, doc map[string]any, resolver 
 		}
 		if revoked {
 			c.Result, c.Failed, c.Detail = "revoked", true, fmt.Sprintf("bit %v of %s is set", m["statusListIndex"], listURL)
+			// A reissue sets the bit too; the issuer names the replacement at the credential's own URL.
+			if sf, ok := fetcher.(SuccessorFinder); ok {
+				id, _ := doc["id"].(string)
+				if next, err := sf.Successor(ctx, id); err == nil && next != "" {
+					c.Result, c.Detail = "replaced", c.Detail+"; the issuer replaced this credential with a reissued one: "+next
+				}
+			}
 			return c
 		}
 		checked = append(checked, fmt.Sprintf("bit %v of %s", m["statusListIndex"], listURL))
