@@ -43,7 +43,7 @@ commands:
                              validate a retry table (each mistake named by its line) and print the effective table
   admin notification resend --assertion ID --request TICKET
                              send an issued credential's notification again, at most once per request id
-  credential verify [--controller FILE]... [--offline] [--rpc URL --anchor-tx HASH] FILE
+  credential verify [--controller FILE]... [--offline] [--receipt FILE] [--rpc URL] FILE|URL
                              verify an eddsa-rdfc-2022 credential (JSON, or a baked PNG/SVG); exit 0 only if valid
   credential unbake [--raw] FILE
                              print the credential baked into a PNG or SVG
