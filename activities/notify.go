@@ -74,7 +74,7 @@ func (a *Activities) notifyRecipients(ctx context.Context, ids []uuid.UUID) (fai
 // send delivers one recipient's message and records the outcome on its notifications row.
 func (a *Activities) send(ctx context.Context, row db.ListPipelineAssertionsRow) error {
 	as := row.Assertion
-	n := a.notification(ctx, as, row.BadgeName, row.OrgName)
+	n := a.Notification(ctx, as, row.BadgeName, row.OrgName)
 	var err error
 	if as.Mode == "test" || a.Notifier == nil {
 		_, err = a.Outbox.Send(ctx, n)
@@ -102,10 +102,11 @@ const MaxInlineBadge = 1 << 20
 // DefaultMailFromName is the From display name pattern when MailFromName is empty.
 const DefaultMailFromName = "{org} via badged"
 
-// notification builds a recipient's message: the organization's name as the From display name (the address is
-// the deployment's), the expiry, the badge page and the recipient's PDF certificate, the baked badge inline, in
-// the language the names are written in (notify.LocaleFor).
-func (a *Activities) notification(ctx context.Context, as db.Assertion, badgeName, orgName string) notify.Notification {
+// Notification builds a recipient's message: the organization's name as the From display name (the address is
+// the deployment's), the expiry, the badge page and the recipient's PDF certificate, the baked badge inline (when
+// Blob is set), in the language the names are written in (notify.LocaleFor). It needs Issuer, Location,
+// MailFromName and Log only, so `badged admin notification resend` builds the same message.
+func (a *Activities) Notification(ctx context.Context, as db.Assertion, badgeName, orgName string) notify.Notification {
 	pattern := a.MailFromName
 	if pattern == "" {
 		pattern = DefaultMailFromName
@@ -119,7 +120,7 @@ func (a *Activities) notification(ctx context.Context, as db.Assertion, badgeNam
 		CertificateURL: a.Issuer.CertificateURL(as.ID, as.CertificateToken),
 		ExpiresAt:      as.ExpiredAt, Location: a.Location,
 		FromName: notify.FromDisplayName(pattern, orgName)}
-	if as.ReceiveType == string(notify.Email) && as.BakedKey != nil && as.BakedContentType != nil && *as.BakedContentType == "image/png" {
+	if a.Blob != nil && as.ReceiveType == string(notify.Email) && as.BakedKey != nil && as.BakedContentType != nil && *as.BakedContentType == "image/png" {
 		img, err := a.readInline(ctx, *as.BakedKey)
 		if err != nil {
 			// The link still shows the badge: a mail without the inline copy beats no mail.
