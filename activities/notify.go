@@ -74,7 +74,7 @@ func (a *Activities) notifyRecipients(ctx context.Context, ids []uuid.UUID) (fai
 // send delivers one recipient's message and records the outcome on its notifications row.
 func (a *Activities) send(ctx context.Context, row db.ListPipelineAssertionsRow) error {
 	as := row.Assertion
-	n := a.Notification(ctx, as, row.BadgeName, row.OrgName)
+	n := a.notification(ctx, as, row.BadgeName, row.OrgName)
 	var err error
 	if as.Mode == "test" || a.Notifier == nil {
 		_, err = a.Outbox.Send(ctx, n)
@@ -102,11 +102,17 @@ const MaxInlineBadge = 1 << 20
 // DefaultMailFromName is the From display name pattern when MailFromName is empty.
 const DefaultMailFromName = "{org} via badged"
 
-// Notification builds a recipient's message: the organization's name as the From display name (the address is
+// BuildNotification builds the message the worker sends, for `badged admin notification resend`. It is a function,
+// not a method: every exported method of Activities is registered as a Temporal activity.
+func BuildNotification(ctx context.Context, a *Activities, as db.Assertion, badgeName, orgName string) notify.Notification {
+	return a.notification(ctx, as, badgeName, orgName)
+}
+
+// notification builds a recipient's message: the organization's name as the From display name (the address is
 // the deployment's), the expiry, the badge page and the recipient's PDF certificate, the baked badge inline (when
 // Blob is set), in the language the names are written in (notify.LocaleFor). It needs Issuer, Location,
 // MailFromName and Log only, so `badged admin notification resend` builds the same message.
-func (a *Activities) Notification(ctx context.Context, as db.Assertion, badgeName, orgName string) notify.Notification {
+func (a *Activities) notification(ctx context.Context, as db.Assertion, badgeName, orgName string) notify.Notification {
 	pattern := a.MailFromName
 	if pattern == "" {
 		pattern = DefaultMailFromName

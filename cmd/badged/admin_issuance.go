@@ -302,7 +302,7 @@ func (r resender) resend(ctx context.Context, assertion, request string) (resend
 	if mb == nil {
 		mb = &activities.Activities{Issuer: issuer.New(r.DB, nil, r.BaseURL), Log: r.Log}
 	}
-	n := mb.Notification(ctx, as, row.BadgeName, row.OrgName)
+	n := activities.BuildNotification(ctx, mb, as, row.BadgeName, row.OrgName)
 	n.AssertionID = key
 	messageID := notify.MessageID(key, r.Domain)
 	if n.Channel == notify.KakaoTalk {
