@@ -40,10 +40,13 @@ type Activities struct {
 	Outbox   notify.Sender // test-mode issuances deliver here instead of to recipients
 	// MessageDomain is the right side of Message-IDs (the SMTP sender's domain), recorded before sending.
 	MessageDomain string
-	Policy        *retrypolicy.Policy
-	Location      *time.Location
-	Log           *slog.Logger
-	Metrics       *metrics.Metrics // nil records nothing
+	// MailFromName is the From display name pattern of mails, "{org}" standing for the organization's name
+	// (SMTP_FROM_NAME); empty means DefaultMailFromName.
+	MailFromName string
+	Policy       *retrypolicy.Policy
+	Location     *time.Location
+	Log          *slog.Logger
+	Metrics      *metrics.Metrics // nil records nothing
 	// AnchorWait is how long a credential waits for others to share its anchor transaction (anchorpool.go);
 	// zero means DefaultAnchorWait.
 	AnchorWait time.Duration

@@ -96,6 +96,7 @@ func NewHandler(d Deps) http.Handler {
 	r.Get("/issuers/{orgId}", h.handle(h.getIssuer))
 	r.Get("/credentials/{assertionId}", h.handle(h.getCredential))
 	r.Get("/credentials/{assertionId}/image", h.handle(h.getCredentialImage))
+	r.Get("/credentials/{assertionId}/receipt", h.handle(h.getReceipt))
 	r.Get("/verify/{assertionId}", h.handle(h.verifyPage))
 	r.Get("/status-lists/{listId}", h.handle(h.getStatusList))
 

@@ -82,7 +82,8 @@ var leakCases = []leakCase{
 // not apply to them. A new unversioned route must be added here on purpose.
 var publicRoutes = []string{
 	"GET /healthz", "GET /readyz", "GET /media/{mediaID}/{variant}", "GET /issuers/{orgId}",
-	"GET /credentials/{assertionId}", "GET /credentials/{assertionId}/image", "GET /verify/{assertionId}",
+	"GET /credentials/{assertionId}", "GET /credentials/{assertionId}/image", "GET /credentials/{assertionId}/receipt",
+	"GET /verify/{assertionId}",
 	"GET /status-lists/{listId}", "GET /metrics",
 	"GET /public/v2/openapi.json", "GET /public/v3/openapi.json", // the API description itself
 }

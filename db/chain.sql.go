@@ -7,6 +7,8 @@ package db
 
 import (
 	"context"
+
+	"github.com/google/uuid"
 )
 
 const forgetChainMined = `-- name: ForgetChainMined :execrows
@@ -28,6 +30,41 @@ func (q *Queries) ForgetChainMined(ctx context.Context, arg ForgetChainMinedPara
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const getAnchorReceipt = `-- name: GetAnchorReceipt :one
+SELECT a.credential_sha256, a.anchor_proof, t.tx_hash::text AS tx_hash, t.block_number::bigint AS block,
+       t.chain_id::bigint AS chain_id, t.raw_tx
+FROM assertions a
+JOIN chain_txs t ON t.anchor_key = a.anchor_key
+WHERE a.id = $1 AND a.mode = 'live' AND a.credential_key IS NOT NULL
+  AND a.state IN ('ISSUED', 'RECEIVED', 'EXPIRED', 'REVOKED')
+  AND t.raw_tx IS NOT NULL AND t.tx_hash IS NOT NULL AND t.block_number IS NOT NULL AND t.chain_id IS NOT NULL
+`
+
+type GetAnchorReceiptRow struct {
+	CredentialSha256 []byte
+	AnchorProof      []byte
+	TxHash           string
+	Block            int64
+	ChainID          int64
+	RawTx            []byte
+}
+
+// The public anchor receipt of an issued credential: its digest and proof, and its mined transaction. No row
+// while the credential is not issued or its transaction is not (or no longer) known to be mined.
+func (q *Queries) GetAnchorReceipt(ctx context.Context, id uuid.UUID) (GetAnchorReceiptRow, error) {
+	row := q.db.QueryRow(ctx, getAnchorReceipt, id)
+	var i GetAnchorReceiptRow
+	err := row.Scan(
+		&i.CredentialSha256,
+		&i.AnchorProof,
+		&i.TxHash,
+		&i.Block,
+		&i.ChainID,
+		&i.RawTx,
+	)
+	return i, err
 }
 
 const getChainTx = `-- name: GetChainTx :one

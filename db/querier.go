@@ -98,6 +98,9 @@ type Querier interface {
 	ForgetChainMined(ctx context.Context, arg ForgetChainMinedParams) (int64, error)
 	// The key id travels inside the key; the caller compares key_hash in constant time.
 	GetAPIKey(ctx context.Context, id uuid.UUID) (GetAPIKeyRow, error)
+	// The public anchor receipt of an issued credential: its digest and proof, and its mined transaction. No row
+	// while the credential is not issued or its transaction is not (or no longer) known to be mined.
+	GetAnchorReceipt(ctx context.Context, id uuid.UUID) (GetAnchorReceiptRow, error)
 	GetAssertion(ctx context.Context, arg GetAssertionParams) (GetAssertionRow, error)
 	GetAssertionByID(ctx context.Context, id uuid.UUID) (Assertion, error)
 	GetAssertionOutcome(ctx context.Context, id uuid.UUID) (GetAssertionOutcomeRow, error)

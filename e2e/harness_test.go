@@ -154,6 +154,7 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 		ChainID: devchain.ChainID, PollInterval: 20 * time.Millisecond, ReceiptTimeout: 20 * time.Second},
 		activities.ChainStore{DB: workerDB})
 	require.NoError(tb, err)
+	s.Issuer.Anchoring = &issuer.AnchorAccount{ChainID: devchain.ChainID, Address: anchorer.From()}
 	s.Acts = &activities.Activities{DB: workerDB, Blob: store, Issuer: issuer.New(workerDB, ring, s.BaseURL), Anchor: anchorer,
 		Notifier: &notify.Notifier{Email: smtpSender, Kakao: s.Outbox}, Outbox: s.Outbox, MessageDomain: mailDomain,
 		Policy: testPolicy(tb), Location: seoul, Log: log, AnchorWait: o.anchorWait,

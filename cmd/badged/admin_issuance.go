@@ -76,7 +76,13 @@ func adminNotification(ctx context.Context, cfg config.Config, args []string, st
 	if err != nil {
 		return err
 	}
-	r := resender{DB: d, Notifier: notifier, Outbox: outbox, Domain: domain, BaseURL: cfg.PublicBaseURL, Log: slog.Default()}
+	store, err := openBlob(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	r := resender{DB: d, Notifier: notifier, Outbox: outbox, Domain: domain, BaseURL: cfg.PublicBaseURL, Log: slog.Default(),
+		Mail: &activities.Activities{Issuer: issuer.New(d, nil, cfg.PublicBaseURL), Blob: store, Location: cfg.TimeZone,
+			MailFromName: cfg.SMTPFromName, Log: slog.Default()}}
 	out, err := r.resend(ctx, *assertion, *request)
 	if err != nil {
 		return err
@@ -239,6 +245,8 @@ type resender struct {
 	Domain   string           // Message-ID domain
 	BaseURL  string           // PUBLIC_BASE_URL
 	Log      *slog.Logger
+	// Mail builds the message as the worker does; nil builds it without the inline image, in UTC.
+	Mail *activities.Activities
 }
 
 // resendOut is the output of `admin notification resend`.
@@ -290,11 +298,12 @@ func (r resender) resend(ctx context.Context, assertion, request string) (resend
 		return resendOut{}, fmt.Errorf("notification resend: assertion %s is %s without a published credential", id, as.State)
 	}
 	key := as.ID.String() + "-resend-" + request
-	n := notify.Notification{AssertionID: key, Channel: notify.Channel(as.ReceiveType), Locale: "ko",
-		RecipientName: as.RecipientName, Email: strOrEmpty(as.RecipientEmail), Phone: strOrEmpty(as.RecipientPhone),
-		BadgeName: row.BadgeName, IssuerName: row.OrgName,
-		BadgeImageURL: strings.TrimRight(r.BaseURL, "/") + "/credentials/" + as.ID.String() + "/image",
-		VerifyURL:     issuer.New(r.DB, nil, r.BaseURL).VerifyURL(as.ID)}
+	mb := r.Mail
+	if mb == nil {
+		mb = &activities.Activities{Issuer: issuer.New(r.DB, nil, r.BaseURL), Log: r.Log}
+	}
+	n := activities.BuildNotification(ctx, mb, as, row.BadgeName, row.OrgName)
+	n.AssertionID = key
 	messageID := notify.MessageID(key, r.Domain)
 	if n.Channel == notify.KakaoTalk {
 		messageID = notify.KakaoMessageID(key)

@@ -136,7 +136,8 @@ func newActivities(ctx context.Context, cfg config.Config, d *db.DB, store blob.
 		return nil, err
 	}
 	acts := &activities.Activities{DB: d, Blob: store, Issuer: iss, Notifier: notifier, Outbox: outbox,
-		MessageDomain: domain, Policy: policy, Location: cfg.TimeZone, Log: log, AnchorWait: cfg.AnchorWait,
+		MessageDomain: domain, MailFromName: cfg.SMTPFromName, Policy: policy, Location: cfg.TimeZone, Log: log,
+		AnchorWait: cfg.AnchorWait,
 		Webhooks: activities.Webhooks{Sender: webhook.NewSender(webhookURLs(cfg), cfg.WebhookTimeout),
 			DisableAfter: cfg.WebhookDisableAfter, DisableAfterFailures: cfg.WebhookDisableAfterFailures}}
 	anchorer, err := newAnchorer(cfg, d, log)

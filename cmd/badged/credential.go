@@ -16,23 +16,29 @@ import (
 )
 
 const credentialUsage = `usage:
-  badged credential verify [--controller FILE]... [--offline] [--rpc URL --anchor-tx HASH] FILE
+  badged credential verify [--controller FILE]... [--offline] [--receipt FILE] [--rpc URL] FILE|URL
   badged credential unbake [--raw] FILE
 
-verify checks a credential JSON or a baked PNG/SVG badge, from this service or any eddsa-rdfc-2022 issuer: the
-proof (JSON-LD contexts are embedded, never fetched), the validity period, the revocation status and, with --rpc
-and --anchor-tx, the anchor. It prints one line per check, then VALID or INVALID, and exits 0 only when valid.
+verify checks a credential JSON or a baked PNG/SVG badge (a file, "-" for standard input, or an http(s) URL),
+from this service or any eddsa-rdfc-2022 issuer: the proof (JSON-LD contexts are embedded, never fetched), the
+validity period, the revocation status and the anchor. It prints one line per check, then VALID or INVALID, and
+exits 0 only when valid.
 
 The issuer's key comes from did:key, from a controller document given with --controller, or else from the
-issuer's https:// or did:web controller document (http:// only for localhost). The anchor is recorded by the
-issuer (the assertion shows its transaction), not in the credential: give its hash with --anchor-tx and a JSON-RPC
-endpoint of its chain with --rpc; the transaction data must be the SHA-256 of the credential bytes exactly as
-served (unbake --raw gives them from an image).
+issuer's https:// or did:web controller document (http:// only for localhost).
+
+The anchor is checked from the credential's anchor receipt: the one given with --receipt, or the one the issuer
+serves at the credential's id + "/receipt" (asked only when that id is on the issuer's host). The SHA-256 of the
+credential bytes exactly as found must be the receipt's digest, and its Merkle proof must lead to the root the
+receipt says the transaction carries. With --rpc, the transaction is fetched from the chain: it must exist, have
+succeeded, be in the receipt's block, carry the root as its data, and be sent by the account the issuer's
+controller document names (blockchainAccountId eip155:<chain>:<address>). A credential whose issuer serves no
+receipt has anchor "none"; with --receipt or --rpc a missing receipt is a failure.
 
   --controller FILE  a trusted controller document (repeatable)
-  --offline          no network: status and anchor are not checked
+  --offline          no network: status is not checked, nor the anchor without --receipt
+  --receipt FILE     the credential's anchor receipt (JSON)
   --rpc URL          JSON-RPC endpoint of the anchor's chain
-  --anchor-tx HASH   the anchor transaction
 
 unbake prints the credential baked in a PNG or SVG badge, indented (--raw: exactly as embedded).
 `
@@ -70,7 +76,7 @@ func credentialVerify(ctx context.Context, args []string, stdout io.Writer) erro
 	})
 	offline := fs.Bool("offline", false, "no network access")
 	rpcURL := fs.String("rpc", "", "JSON-RPC endpoint of the anchor's chain")
-	anchorTx := fs.String("anchor-tx", "", "anchor transaction hash")
+	receipt := fs.String("receipt", "", "anchor receipt file")
 	file, err := parseWithFile(fs, args, stdout)
 	if err != nil || file == "" {
 		return err
@@ -83,15 +89,16 @@ func credentialVerify(ctx context.Context, args []string, stdout io.Writer) erro
 		}
 		opts.Controllers = append(opts.Controllers, doc)
 	}
-	switch {
-	case (*rpcURL == "") != (*anchorTx == ""):
-		return errors.New("credential verify: --rpc and --anchor-tx go together")
-	case *rpcURL != "" && *offline:
-		return errors.New("credential verify: --offline cannot check an anchor; drop --rpc/--anchor-tx or --offline")
-	case *rpcURL != "":
-		opts.Anchor = &verifier.AnchorRef{RPCURL: *rpcURL, TxHash: *anchorTx}
+	if *rpcURL != "" && *offline {
+		return errors.New("credential verify: --offline cannot ask the chain; drop --rpc or --offline")
 	}
-	input, err := readFile(file)
+	opts.RPCURL = *rpcURL
+	if *receipt != "" {
+		if opts.Receipt, err = readFile(*receipt); err != nil {
+			return fmt.Errorf("credential verify: --receipt: %w", err)
+		}
+	}
+	input, err := readInput(ctx, file, *offline)
 	if err != nil {
 		return fmt.Errorf("credential verify: %w", err)
 	}
@@ -169,6 +176,18 @@ func parseWithFile(fs *flag.FlagSet, args []string, stdout io.Writer) (string, e
 		return "", fmt.Errorf("%s: want exactly one FILE, got %d\n%s", fs.Name(), len(files), credentialUsage)
 	}
 	return files[0], nil
+}
+
+// readInput reads the credential from a file, or fetches it when it is an http(s) URL (https, or http to
+// localhost, as the verifier fetches issuer documents).
+func readInput(ctx context.Context, file string, offline bool) ([]byte, error) {
+	if !strings.HasPrefix(file, "https://") && !strings.HasPrefix(file, "http://") {
+		return readFile(file)
+	}
+	if offline {
+		return nil, fmt.Errorf("%s is a URL and --offline forbids fetching it", file)
+	}
+	return verifier.NewHTTPFetcher().Fetch(ctx, file)
 }
 
 // readFile reads at most maxInputBytes of path ("-" is standard input).

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/json"
 	"image"
 	"image/color"
@@ -22,8 +21,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/badged/badged/internal/baking"
-	"github.com/badged/badged/internal/chain"
-	"github.com/badged/badged/internal/chain/devchain"
 	"github.com/badged/badged/internal/credential"
 	"github.com/badged/badged/internal/verifier"
 )
@@ -214,14 +211,25 @@ type fakeIssuer struct {
 	mu          sync.Mutex
 	list        []byte // signed status list credential
 	fetchedList int
+	files       map[string][]byte // more documents by path (credentials, receipts)
 }
 
 func newFakeIssuer(t *testing.T) *fakeIssuer {
 	t.Helper()
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	require.NoError(t, err)
-	f := &fakeIssuer{key: priv}
+	f := &fakeIssuer{key: priv, files: map[string][]byte{}}
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /credentials/", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		body, ok := f.files[r.URL.Path]
+		f.mu.Unlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write(body)
+	})
 	mux.HandleFunc("GET /issuers/1", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/did+ld+json")
 		_, _ = w.Write(f.controller)
@@ -315,40 +323,6 @@ func TestCredentialVerify_FetchesControllerAndStatus(t *testing.T) {
 	require.Contains(t, out, "status: failed (status list: fetch "+f.listURL)
 }
 
-func TestCredentialVerify_Anchor(t *testing.T) {
-	c, err := devchain.Start(devchain.Config{BlockInterval: 10 * time.Millisecond})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	a, err := chain.New(chain.Config{RPCURL: c.URL(), PrivateKey: c.PrivateKeyHex(), ChainID: devchain.ChainID,
-		ReceiptTimeout: 20 * time.Second, PollInterval: 10 * time.Millisecond}, chain.NewMemStore())
-	require.NoError(t, err)
-	t.Cleanup(a.Close)
-
-	iss := newDIDKeyIssuer(t)
-	signed := mustSign(t, buildInput(iss.id, time.Now().Add(-time.Hour), time.Time{}), iss.key, iss.vm)
-	anc, err := a.Anchor(context.Background(), "assertion/1", sha256.Sum256(signed))
-	require.NoError(t, err)
-	baked, _, err := baking.Bake(mustBadgePNG(t), signed)
-	require.NoError(t, err)
-
-	for name, data := range map[string][]byte{"json": signed, "png": baked} {
-		t.Run(name, func(t *testing.T) {
-			out, err := runCred(t, "verify", "--rpc", c.URL(), "--anchor-tx", anc.TxHash, writeTemp(t, "c", data))
-			requireVerdict(t, true, out, err)
-			require.Contains(t, out, "anchor: ok (the credential's SHA-256 is the data of transaction "+anc.TxHash)
-		})
-	}
-	t.Run("other credential", func(t *testing.T) {
-		in := buildInput(iss.id, time.Now().Add(-time.Hour), time.Time{})
-		in.ID = "https://badges.example/credentials/2"
-		other := mustSign(t, in, iss.key, iss.vm)
-		out, err := runCred(t, "verify", "--rpc", c.URL(), "--anchor-tx", anc.TxHash, writeTemp(t, "c", other))
-		requireVerdict(t, false, out, err)
-		require.Contains(t, out, "anchor: failed (")
-		require.Contains(t, out, chain.ErrDataMismatch.Error())
-	})
-}
-
 func TestCredentialVerify_NotACredential(t *testing.T) {
 	tests := []struct {
 		name string
@@ -383,8 +357,9 @@ func TestCredentialCommand_Usage(t *testing.T) {
 		{"unknown subcommand", []string{"check", "x"}, `unknown command "check"`},
 		{"no file", []string{"verify", "--offline"}, "want exactly one FILE, got 0"},
 		{"two files", []string{"verify", "a", "b"}, "want exactly one FILE, got 2"},
-		{"rpc without tx", []string{"verify", "--rpc", "http://127.0.0.1:1", "f"}, "--rpc and --anchor-tx go together"},
-		{"offline anchor", []string{"verify", "--offline", "--rpc", "http://127.0.0.1:1", "--anchor-tx", "0x1", "f"}, "--offline cannot check an anchor"},
+		{"offline rpc", []string{"verify", "--offline", "--rpc", "http://127.0.0.1:1", "f"}, "--offline cannot ask the chain"},
+		{"offline url", []string{"verify", "--offline", "http://127.0.0.1:1/credentials/1"}, "--offline forbids fetching"},
+		{"missing receipt", []string{"verify", "--receipt", "/nonexistent/r.json", vectorSigned}, "--receipt"},
 		{"missing file", []string{"verify", "--offline", "/nonexistent/c.json"}, "no such file"},
 		{"bad controller", []string{"verify", "--offline", "--controller", vectorSigned, vectorSigned}, "controller document"},
 	}

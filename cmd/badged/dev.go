@@ -41,6 +41,9 @@ func startEmbedded(ctx context.Context, cfg *config.Config, log *slog.Logger) (s
 		}
 		stops = append(stops, func() { c.Close() })
 		cfg.ChainRPCURL, cfg.ChainPrivateKey = c.URL(), c.PrivateKeyHex()
+		if cfg.ChainID == 0 {
+			cfg.ChainID = devchain.ChainID // known: the controller documents name the sender without asking
+		}
 		r := c.Replayed() // what the chain's journal gave back after a restart (or a kill -9)
 		log.Info("dev chain running", "rpc", c.URL(), "sender", c.Address().Hex(), "replayed_blocks", r.Blocks,
 			"replayed_pool", r.Pooled, "replay_mismatches", r.Differs)

@@ -49,7 +49,7 @@ commands:
                              endpoints (disabled ones with their reason), removal, re-enabling, delivery log
   admin webhook redeliver DELIVERY_ID|EVENT_ID
                              send an event again (same webhook-id) as a new delivery (needs Temporal)
-  credential verify [--controller FILE]... [--offline] [--rpc URL --anchor-tx HASH] FILE
+  credential verify [--controller FILE]... [--offline] [--receipt FILE] [--rpc URL] FILE|URL
                              verify an eddsa-rdfc-2022 credential (JSON, or a baked PNG/SVG); exit 0 only if valid
   credential unbake [--raw] FILE
                              print the credential baked into a PNG or SVG

@@ -76,6 +76,7 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 		return err
 	}
 	iss := issuer.New(d, ring, cfg.PublicBaseURL)
+	iss.Anchoring = anchorAccount(ctx, cfg, log)
 	// One registry per process: the API's /metrics serves it under dev and serve, METRICS_ADDR under worker.
 	m := metrics.New()
 	m.Registry.MustRegister(metrics.NewStuckCollector(d, cfg.StuckAfter, log))
@@ -97,6 +98,7 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 			}
 			defer wd.Close()
 			wiss = issuer.New(wd, ring, cfg.PublicBaseURL)
+			wiss.Anchoring = iss.Anchoring
 		}
 		acts, err := newActivities(ctx, cfg, wd, store, wiss, log)
 		if err != nil {
@@ -155,6 +157,35 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 		log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
 		return nil
 	}
+}
+
+// anchorAccount is the account the issuers' controller documents name as the sender of anchor transactions:
+// the address of CHAIN_PRIVATE_KEY on CHAIN_ID (asked of the node when CHAIN_ID is 0). Nil without a chain, or
+// when the chain id cannot be learned at start (logged: set CHAIN_ID to need no node).
+func anchorAccount(ctx context.Context, cfg config.Config, log *slog.Logger) *issuer.AnchorAccount {
+	if cfg.ChainRPCURL == "" || cfg.ChainPrivateKey == "" {
+		return nil
+	}
+	addr, err := chain.AddressOf(cfg.ChainPrivateKey)
+	if err != nil {
+		log.Warn("controller documents will not name the anchoring account", "err", err)
+		return nil
+	}
+	id := cfg.ChainID
+	if id == 0 {
+		v, err := chain.NewVerifier(cfg.ChainRPCURL)
+		if err == nil {
+			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			id, err = v.ChainID(ctx)
+			cancel()
+			v.Close()
+		}
+		if err != nil {
+			log.Warn("controller documents will not name the anchoring account: set CHAIN_ID", "err", err)
+			return nil
+		}
+	}
+	return &issuer.AnchorAccount{ChainID: id, Address: addr}
 }
 
 // startReconciler runs r until the returned function is called, which waits for its pass to end.

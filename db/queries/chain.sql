@@ -56,3 +56,14 @@ WHERE sender = sqlc.arg(sender) AND nonce >= sqlc.arg(lo)::bigint AND nonce < sq
 UPDATE assertions SET anchor_block = sqlc.arg(block)::bigint, updated_at = now()
 WHERE anchor_key = sqlc.arg(anchor_key)::text AND anchor_tx_hash IS NOT NULL
   AND anchor_block IS DISTINCT FROM sqlc.arg(block)::bigint;
+
+-- name: GetAnchorReceipt :one
+-- The public anchor receipt of an issued credential: its digest and proof, and its mined transaction. No row
+-- while the credential is not issued or its transaction is not (or no longer) known to be mined.
+SELECT a.credential_sha256, a.anchor_proof, t.tx_hash::text AS tx_hash, t.block_number::bigint AS block,
+       t.chain_id::bigint AS chain_id, t.raw_tx
+FROM assertions a
+JOIN chain_txs t ON t.anchor_key = a.anchor_key
+WHERE a.id = $1 AND a.mode = 'live' AND a.credential_key IS NOT NULL
+  AND a.state IN ('ISSUED', 'RECEIVED', 'EXPIRED', 'REVOKED')
+  AND t.raw_tx IS NOT NULL AND t.tx_hash IS NOT NULL AND t.block_number IS NOT NULL AND t.chain_id IS NOT NULL;

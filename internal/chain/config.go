@@ -154,3 +154,12 @@ func IntrinsicGas(data []byte) uint64 {
 	floor := 21_000 + 10*(zero+4*nonZero)
 	return max(standard, floor)
 }
+
+// AddressOf returns the EIP-55 address of a secp256k1 private key written as ParsePrivateKey reads it.
+func AddressOf(hexKey string) (string, error) {
+	key, err := ParsePrivateKey(hexKey)
+	if err != nil {
+		return "", err
+	}
+	return crypto.PubkeyToAddress(key.PublicKey).Hex(), nil
+}

@@ -22,6 +22,12 @@ type Service struct {
 	DB      *db.DB
 	Keyring *credential.Keyring
 	BaseURL string // PUBLIC_BASE_URL, no trailing slash
+	// StatusListSize is the entries of each new status list; zero means StatusListBits. Tests set a tiny size
+	// to watch lists fill in order; a multiple of 8.
+	StatusListSize int
+	// Anchoring names the chain account that sends anchor transactions, so the controller document can name it;
+	// nil when this deployment anchors nothing.
+	Anchoring *AnchorAccount
 }
 
 // New returns a Service.
@@ -100,13 +106,18 @@ func (s *Service) VerificationMethod(org uuid.UUID, pub ed25519.PublicKey) strin
 	return credential.VerificationMethodID(s.IssuerID(org), pub)
 }
 
-// ControllerDocument is what the issuer id serves.
+// ControllerDocument is what the issuer id serves: the Multikey its proofs name and, when this deployment
+// anchors, the account that sends its anchor transactions (anchor.go).
 func (s *Service) ControllerDocument(ctx context.Context, org uuid.UUID) (map[string]any, bool, error) {
 	pub, found, err := s.PublicKey(ctx, org)
 	if err != nil || !found {
 		return nil, found, err
 	}
-	return credential.ControllerDocument(s.IssuerID(org), pub), true, nil
+	doc := credential.ControllerDocument(s.IssuerID(org), pub)
+	if s.Anchoring != nil {
+		AddAnchorAccount(doc, s.IssuerID(org), *s.Anchoring)
+	}
+	return doc, true, nil
 }
 
 // Sign signs a credential document with the organization's key; created is fixed by the caller (the issue

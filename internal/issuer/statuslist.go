@@ -40,6 +40,10 @@ func (s *Service) AllocateStatuses(ctx context.Context, as []db.Assertion) (map[
 		return out, nil
 	}
 	org, mode := as[0].OrgID, as[0].Mode
+	size := s.StatusListSize
+	if size <= 0 {
+		size = StatusListBits
+	}
 	fresh := map[uuid.UUID]StatusEntry{}
 	err := s.DB.InTx(ctx, func(q *db.Queries) error {
 		if err := q.LockStatusAllocation(ctx, db.LockStatusAllocationParams{OrgID: org, Mode: mode}); err != nil {
@@ -49,7 +53,7 @@ func (s *Service) AllocateStatuses(ctx context.Context, as []db.Assertion) (map[
 			l, err := q.GetOpenStatusList(ctx, db.GetOpenStatusListParams{OrgID: org, Mode: mode})
 			if db.IsNotFound(err) {
 				l, err = q.CreateStatusList(ctx, db.CreateStatusListParams{ID: uuid.New(), OrgID: org, Mode: mode,
-					Size: StatusListBits, Bits: make([]byte, StatusListBits/8)})
+					Size: int32(size), Bits: make([]byte, (size+7)/8)})
 			}
 			if err != nil {
 				return err

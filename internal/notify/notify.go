@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/badged/badged/internal/errcode"
 )
@@ -36,6 +37,14 @@ type Notification struct {
 	BadgeImageType string // content type of BadgeImage, "image/png" when empty
 	BadgeImageURL  string
 	VerifyURL      string // the page where anyone can verify the credential
+	// CertificateURL is the recipient's own PDF certificate (an unguessable link); empty leaves it out.
+	CertificateURL string
+	// ExpiresAt is when the credential expires (nil: never), shown in Location (nil: UTC).
+	ExpiresAt *time.Time
+	Location  *time.Location
+	// FromName is the display name of the From header ("Org via badged"); the address stays the deployment's.
+	// Empty keeps the configured From as it is.
+	FromName string
 }
 
 // Receipt says what was sent.

@@ -37,12 +37,14 @@ var errBadRecipient = errors.New("invalid recipient address")
 const badgeContentID = "badge@badged"
 
 type templateData struct {
-	RecipientName string
-	BadgeName     string
-	IssuerName    string
-	VerifyURL     string
-	ImageURL      string           // the linked image for the plain-text body, empty when inline
-	ImageSrc      htmltemplate.URL // cid: for the inline image or the checked http(s) link
+	RecipientName  string
+	BadgeName      string
+	IssuerName     string
+	VerifyURL      string
+	CertificateURL string
+	Expires        string           // the expiry date in the message's language, empty when it never expires
+	ImageURL       string           // the linked image for the plain-text body, empty when inline
+	ImageSrc       htmltemplate.URL // cid: for the inline image or the checked http(s) link
 }
 
 func newTemplateData(n Notification) templateData {
@@ -51,6 +53,12 @@ func newTemplateData(n Notification) templateData {
 		BadgeName:     n.BadgeName,
 		IssuerName:    n.IssuerName,
 		VerifyURL:     n.VerifyURL,
+	}
+	if isHTTPURL(n.CertificateURL) {
+		d.CertificateURL = n.CertificateURL
+	}
+	if n.ExpiresAt != nil {
+		d.Expires = formatExpiry(*n.ExpiresAt, n.Location, locale(n))
 	}
 	switch {
 	case len(n.BadgeImage) > 0:
@@ -61,6 +69,20 @@ func newTemplateData(n Notification) templateData {
 		d.ImageURL = n.BadgeImageURL
 	}
 	return d
+}
+
+// formatExpiry writes the expiry instant as a date and time in loc, in the message's language: expiry falls at
+// 00:00 of a day in the service's zone, so the time is shown too, or a reader would take the day as still valid.
+func formatExpiry(t time.Time, loc *time.Location, lang string) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	t = t.In(loc)
+	zone, _ := t.Zone()
+	if lang == "ko" {
+		return fmt.Sprintf("%d년 %d월 %d일 %02d:%02d (%s)", t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute(), zone)
+	}
+	return t.Format("January 2, 2006 at 15:04 ") + "(" + zone + ")"
 }
 
 func isHTTPURL(s string) bool {
@@ -144,8 +166,8 @@ func buildEmail(n Notification, from, domain string, now time.Time) (*mail.Msg, 
 		return nil, err
 	}
 	m := mail.NewMsg(mail.WithCharset(mail.CharsetUTF8), mail.WithEncoding(mail.EncodingQP))
-	if err := m.From(from); err != nil {
-		return nil, fmt.Errorf("from address: %w", err)
+	if err := setFrom(m, from, n.FromName); err != nil {
+		return nil, err
 	}
 	if n.RecipientName != "" {
 		err = m.AddToFormat(n.RecipientName, n.Email)
@@ -173,6 +195,24 @@ func buildEmail(n Notification, from, domain string, now time.Time) (*mail.Msg, 
 		}
 	}
 	return m, nil
+}
+
+// setFrom sets the From header: the deployment's address, under the notification's display name when it has one.
+func setFrom(m *mail.Msg, from, name string) error {
+	if name == "" {
+		if err := m.From(from); err != nil {
+			return fmt.Errorf("from address: %w", err)
+		}
+		return nil
+	}
+	a, err := netmail.ParseAddress(from)
+	if err != nil {
+		return fmt.Errorf("from address: %w", err)
+	}
+	if err := m.FromFormat(name, a.Address); err != nil {
+		return fmt.Errorf("from address: %w", err)
+	}
+	return nil
 }
 
 func imageExt(contentType string) string {

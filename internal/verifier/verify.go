@@ -2,14 +2,12 @@ package verifier
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/badged/badged/internal/chain"
 	"github.com/badged/badged/internal/credential"
 )
 
@@ -22,22 +20,17 @@ type Options struct {
 	Offline bool
 	// Fetcher fetches controller documents and status lists; nil means NewHTTPFetcher().
 	Fetcher Fetcher
-	// Anchor, when set, is checked: the anchor is recorded by the issuer (its API shows the transaction), not
-	// written in the credential, so the caller has to say where to look.
-	Anchor *AnchorRef
+	// Receipt is the credential's anchor receipt (JSON); nil fetches it from the issuer (ReceiptURL).
+	Receipt []byte
+	// RPCURL, when set, is a JSON-RPC endpoint of the anchor's chain: the transaction and its sender are checked.
+	RPCURL string
 	// Now is the time validity is checked at; zero means time.Now().
 	Now time.Time
 }
 
-// AnchorRef names an anchor transaction and the JSON-RPC endpoint of its chain.
-type AnchorRef struct {
-	RPCURL string
-	TxHash string
-}
-
 // Check is the outcome of one verification step.
 type Check struct {
-	Name   string // signature, expiry, status or anchor
+	Name   string // signature, expiry, status, or one of the anchor checks (receipt.go)
 	Result string // ok, failed, revoked, replaced (revoked by a reissue), expired, not yet valid, none, not checked
 	Detail string // what was checked, or why it failed
 	Failed bool   // whether this check makes the credential invalid
@@ -92,8 +85,8 @@ func Verify(ctx context.Context, input []byte, opts Options) (*Report, error) {
 	rep.Checks = append(rep.Checks,
 		checkSignature(ctx, cred, resolver, opts.Offline),
 		checkValidity(doc, opts.Now),
-		checkStatus(ctx, cred, doc, resolver, fetcher, opts.Now),
-		checkAnchor(ctx, cred, opts))
+		checkStatus(ctx, cred, doc, resolver, fetcher, opts.Now))
+	rep.Checks = append(rep.Checks, checkAnchor(ctx, cred, rep, opts, fetcher)...)
 	return rep, nil
 }
 
@@ -241,33 +234,6 @@ func revokedIn(ctx context.Context, cred []byte, listURL string, resolver creden
 	}
 	// CheckStatus also requires the list to be the one the entry names and to come from the credential's issuer.
 	return credential.CheckStatus(cred, list)
-}
-
-// checkAnchor checks that the anchor transaction's data is the SHA-256 of the credential bytes as found.
-func checkAnchor(ctx context.Context, cred []byte, opts Options) Check {
-	c := Check{Name: "anchor"}
-	switch {
-	case opts.Anchor == nil:
-		c.Result, c.Detail = "not checked", "the anchor is recorded by the issuer, not in the credential: give --anchor-tx and --rpc"
-		return c
-	case opts.Offline:
-		c.Result, c.Detail = "not checked", "offline"
-		return c
-	}
-	v, err := chain.NewVerifier(opts.Anchor.RPCURL)
-	if err != nil {
-		c.Result, c.Failed, c.Detail = "failed", true, err.Error()
-		return c
-	}
-	defer v.Close()
-	a, err := v.Verify(ctx, opts.Anchor.TxHash, sha256.Sum256(cred))
-	if err != nil {
-		c.Result, c.Failed, c.Detail = "failed", true, err.Error()
-		return c
-	}
-	c.Result = "ok"
-	c.Detail = fmt.Sprintf("the credential's SHA-256 is the data of transaction %s, block %d of chain %d", a.TxHash, a.BlockNumber, a.ChainID)
-	return c
 }
 
 func asList(v any) []any {

@@ -65,6 +65,9 @@ type Config struct {
 	SMTPUsername string // SMTP_USERNAME
 	SMTPPassword string // SMTP_PASSWORD (masked in logs)
 	SMTPFrom     string // SMTP_FROM, default "badged <no-reply@localhost>"
+	// SMTP_FROM_NAME: the From display name of recipient mails, "{org}" standing for the organization's name,
+	// default "{org} via badged"; the address stays SMTP_FROM's.
+	SMTPFromName string
 	SMTPTLS      string // SMTP_TLS: mandatory, opportunistic or none; default mandatory
 	OutboxDir    string // OUTBOX_DIR, default DATA_DIR/outbox
 
@@ -181,6 +184,10 @@ func Load(getenv func(string) string) (Config, error) {
 	c.SMTPUsername = env("SMTP_USERNAME", "")
 	c.SMTPPassword = env("SMTP_PASSWORD", "")
 	c.SMTPFrom = env("SMTP_FROM", "badged <no-reply@localhost>")
+	c.SMTPFromName = env("SMTP_FROM_NAME", "{org} via badged")
+	if strings.ContainsAny(c.SMTPFromName, "\r\n") || len(c.SMTPFromName) > 200 {
+		errs = append(errs, fmt.Errorf("SMTP_FROM_NAME %q: must be one line of at most 200 bytes", c.SMTPFromName))
+	}
 	c.SMTPTLS = env("SMTP_TLS", "mandatory")
 	if c.SMTPTLS != "mandatory" && c.SMTPTLS != "opportunistic" && c.SMTPTLS != "none" {
 		errs = append(errs, fmt.Errorf("SMTP_TLS %q: must be mandatory, opportunistic or none", c.SMTPTLS))
@@ -295,7 +302,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("dev_chain_addr", c.DevChainAddr),
 		slog.Duration("anchor_wait", c.AnchorWait),
 		slog.String("smtp_host", orDefault(c.SMTPHost, "(outbox)")), slog.Int("smtp_port", c.SMTPPort),
-		slog.String("smtp_tls", c.SMTPTLS), slog.String("outbox_dir", c.OutboxDir),
+		slog.String("smtp_tls", c.SMTPTLS), slog.String("smtp_from_name", c.SMTPFromName), slog.String("outbox_dir", c.OutboxDir),
 		slog.String("kakao_endpoint", orDefault(c.KakaoEndpoint, "(outbox)")),
 		slog.String("blob_backend", c.BlobBackend), slog.String("s3_endpoint", c.S3Endpoint), slog.String("s3_bucket", c.S3Bucket),
 		slog.Bool("webhook_allow_http", c.WebhookAllowHTTP), slog.Bool("webhook_allow_private", c.WebhookAllowPrivate),
