@@ -58,6 +58,7 @@ type Assertion struct {
 	UpdatedAt          time.Time
 	AnchorKey          *string
 	CertificateToken   uuid.UUID
+	RevocationReason   *string
 }
 
 type AssertionCount struct {
@@ -184,12 +185,14 @@ type NotificationResend struct {
 }
 
 type Organization struct {
-	ID         uuid.UUID
-	Name       string
-	Credits    int64
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
-	NextSerial int64
+	ID          uuid.UUID
+	Name        string
+	Credits     int64
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	NextSerial  int64
+	WebsiteUrl  *string
+	LogoMediaID *uuid.UUID
 }
 
 type Program struct {

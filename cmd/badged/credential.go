@@ -27,7 +27,8 @@ The issuer's key comes from did:key, from a controller document given with --con
 issuer's https:// or did:web controller document (http:// only for localhost). The anchor is recorded by the
 issuer (the assertion shows its transaction), not in the credential: give its hash with --anchor-tx and a JSON-RPC
 endpoint of its chain with --rpc; the transaction data must be the SHA-256 of the credential bytes exactly as
-served (unbake --raw gives them from an image).
+served (unbake --raw gives them from an image). For a revoked credential of a badged issuer, the date and reason
+the issuer gives at <credential id>/status are printed too (the issuer's statement, not a check).
 
   --controller FILE  a trusted controller document (repeatable)
   --offline          no network: status and anchor are not checked
@@ -108,6 +109,9 @@ func credentialVerify(ctx context.Context, args []string, stdout io.Writer) erro
 		fmt.Fprintln(stdout, line)
 	}
 	if !rep.Valid() {
+		if !*offline {
+			printRevocation(ctx, rep, verifier.NewHTTPFetcher(), stdout)
+		}
 		fmt.Fprintln(stdout, "INVALID")
 		return errInvalid
 	}
