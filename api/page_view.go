@@ -32,24 +32,24 @@ type pageField struct{ Label, Value string }
 
 // pageView is everything the badge page template shows; every string is already in the page's language.
 type pageView struct {
-	Lang, Title, Description string
-	Verdict                  verdict
-	BadgeName, BadgeText     string
-	BadgeImage, BadgeAlt     string // same-origin path of the badge image
-	AwardedTo                string
-	Fields                   []pageField
-	Criteria                 []pageField // label = category, value = narrative
-	Skills                   []string
-	IssuerName, IssuerURL    string
+	Lang, Title, Description  string
+	Verdict                   verdict
+	BadgeName, BadgeText      string
+	BadgeImage, BadgeAlt      string // same-origin path of the badge image
+	AwardedTo                 string
+	Fields                    []pageField
+	Criteria                  []pageField // label = category, value = narrative
+	Skills                    []string
+	IssuerName, IssuerURL     string
 	IssuerLogo, IssuerLogoAlt string
-	IssuerWebsiteLabel       string
-	LinkedIn                 string // empty: not offered (the badge is not valid)
-	Downloads                []pageLink
-	Languages                []pageLink
-	Checks                   []pageCheck
-	CredentialURL            string
-	Meta                     pageMeta
-	msgs                     map[string]string
+	IssuerWebsiteLabel        string
+	LinkedIn                  string // empty: not offered (the badge is not valid)
+	Downloads                 []pageLink
+	Languages                 []pageLink
+	Checks                    []pageCheck
+	CredentialURL             string
+	Meta                      pageMeta
+	msgs                      map[string]string
 }
 
 // pageMeta are the Open Graph and Twitter card values of the page.

@@ -25,7 +25,7 @@ type Input struct {
 	// SignatureImage is the badge's signature (PNG or JPEG), drawn above the issuer's name; empty or SVG: none.
 	SignatureImage []byte
 	Criteria       []string // the badge's criteria narratives, shown under the badge name (the first lines that fit)
-	Lang          Lang   // labels' language; empty means LangKO
+	Lang           Lang     // labels' language; empty means LangKO
 }
 
 // ErrInvalidInput is wrapped in the error Render returns when a required field is missing or Lang is unknown.
