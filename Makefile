@@ -64,9 +64,10 @@ tools: ## install the tools the targets use
 	@test -x $(TOOLBIN)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	@test -x $(TOOLBIN)/versitygw || $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION) # S3 server of the blob tests
 
-os-deps: ## Debian packages the tests use (poppler-utils: pdftoppm/pdftotext/pdffonts check certificates; chromium: the badge page test)
+os-deps: ## Debian packages the tests use (poppler-utils: pdftoppm/pdftotext/pdffonts check certificates; chromium + a Hangul font: the badge page test)
 	@command -v pdftoppm >/dev/null || (apt-get update -qq && apt-get install -y -qq poppler-utils)
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+	@fc-list :lang=ko | grep -q . || (apt-get update -qq && apt-get install -y -qq fonts-noto-cjk) # Hangul in screenshots
 
 axe: ## axe-core for the badge page's accessibility check, pinned, installed under .tools/ (npm)
 	@test -f $(BADGED_AXE_JS) && grep -q '"version": "$(AXE_VERSION)"' $(TOOLS_DIR)/node_modules/axe-core/package.json || \

@@ -42,14 +42,12 @@ type pageView struct {
 	Skills                    []string
 	IssuerName, IssuerURL     string
 	IssuerLogo, IssuerLogoAlt string
-	IssuerWebsiteLabel        string
 	LinkedIn                  string // empty: not offered (the badge is not valid)
 	Downloads                 []pageLink
 	Languages                 []pageLink
 	Checks                    []pageCheck
 	CredentialURL             string
 	Meta                      pageMeta
-	msgs                      map[string]string
 }
 
 // pageMeta are the Open Graph and Twitter card values of the page.
@@ -113,7 +111,7 @@ func (h *handler) buildPage(row db.GetBadgePageRow, checks []check, lang string)
 		}
 	}
 	if row.OrgWebsiteUrl != nil {
-		v.IssuerURL, v.IssuerWebsiteLabel = *row.OrgWebsiteUrl, msg(lang, "issuer.website", row.OrgName)
+		v.IssuerURL = *row.OrgWebsiteUrl
 	}
 	if row.OrgLogoMediaID != nil {
 		v.IssuerLogo, v.IssuerLogoAlt = "/media/"+row.OrgLogoMediaID.String()+"/small", msg(lang, "page.issuerLogo", row.OrgName)
