@@ -8,8 +8,12 @@ SQLC_VERSION := v1.31.1
 STATICCHECK_VERSION := v0.8.2
 VERSITYGW_VERSION := v1.8.0
 OAPI_CODEGEN_VERSION := v2.8.2
+AXE_VERSION := 4.14.1
+# axe-core (the accessibility checker the badge page's browser test injects) lives here, never in the repository.
+TOOLS_DIR := $(CURDIR)/.tools
+export BADGED_AXE_JS := $(TOOLS_DIR)/node_modules/axe-core/axe.min.js
 
-.PHONY: run build test test-race test-faults bench bench-issuance lint check-compose generate check-generate tools os-deps postgres clean
+.PHONY: run build test test-race test-faults test-page screenshots bench bench-issuance lint check-compose generate check-generate tools axe os-deps postgres clean
 
 run: postgres ## start the whole service on the embedded default (local Postgres, .data/)
 	$(GO) run ./cmd/badged dev
@@ -18,8 +22,14 @@ build: ## bin/badged (production: no embedded Temporal or dev chain) and bin/bad
 	CGO_ENABLED=0 $(GO) build -tags production -o bin/badged ./cmd/badged
 	CGO_ENABLED=0 $(GO) build -o bin/badged-dev ./cmd/badged
 
-test: tools os-deps postgres ## all tests against the real components
+test: tools axe os-deps postgres ## all tests against the real components
 	$(GO) test -count=1 -timeout 30m ./...
+
+test-page: tools axe os-deps postgres ## the badge page in Chromium (valid, revoked, expired, unknown; en/ko; desktop and phone; axe)
+	$(GO) test -count=1 -run TestBadgePage -v -timeout 10m ./e2e/
+
+screenshots: tools axe os-deps postgres ## refresh docs/screenshots/ from the browser test
+	BADGED_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestBadgePage_Browser -timeout 10m ./e2e/
 
 test-race: tools os-deps postgres
 	$(GO) test -race -count=1 -timeout 45m ./api/... ./db/... ./internal/...
@@ -58,12 +68,18 @@ tools: ## install the tools the targets use
 	@$(TOOLBIN)/oapi-codegen -version 2>/dev/null | grep -qx '$(OAPI_CODEGEN_VERSION)' || $(GO) install github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@$(OAPI_CODEGEN_VERSION)
 	@test -x $(TOOLBIN)/versitygw || $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION) # S3 server of the blob tests
 
-os-deps: ## Debian packages the tests use (poppler-utils: pdftoppm/pdftotext/pdffonts check certificates)
+os-deps: ## Debian packages the tests use (poppler-utils: pdftoppm/pdftotext/pdffonts check certificates; chromium + a Hangul font: the badge page test)
 	@command -v pdftoppm >/dev/null || (apt-get update -qq && apt-get install -y -qq poppler-utils)
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+	@fc-list :lang=ko | grep -q . || (apt-get update -qq && apt-get install -y -qq fonts-noto-cjk) # Hangul in screenshots
+
+axe: ## axe-core for the badge page's accessibility check, pinned, installed under .tools/ (npm)
+	@test -f $(BADGED_AXE_JS) && grep -q '"version": "$(AXE_VERSION)"' $(TOOLS_DIR)/node_modules/axe-core/package.json || \
+		npm install --silent --no-audit --no-fund --prefix $(TOOLS_DIR) axe-core@$(AXE_VERSION)
 
 postgres: ## start the local Postgres when it is down
 	@pg_isready -q -h localhost -p 5432 || pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
 	@for i in $$(seq 30); do pg_isready -q -h localhost -p 5432 && exit 0; sleep 1; done; echo "postgres did not start"; exit 1
 
 clean:
-	rm -rf bin .data
+	rm -rf bin .data .tools

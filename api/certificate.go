@@ -2,11 +2,15 @@ package api
 
 import (
 	"context"
+	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
+
+	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/blob"
@@ -33,34 +37,62 @@ func (h *handler) getAssertionPDF(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	return h.serveCertificate(w, r, id.UUID)
+}
+
+// getCertificatePDF is the recipient's certificate without an API key: GET /credentials/{id}/certificate.pdf?token=.
+// A missing or wrong token answers exactly as an unknown id does (404), so the link confirms nothing to a guesser.
+func (h *handler) getCertificatePDF(w http.ResponseWriter, r *http.Request) error {
+	notFound := newError(codeNotFound, "no such certificate")
+	row, found, err := h.loadPage(r)
+	if err != nil {
+		return err
+	}
+	token, terr := parseUUID(r.URL.Query().Get("token"))
+	want := row.Assertion.CertificateToken
+	if !found || terr != nil || subtle.ConstantTimeCompare(token[:], want[:]) != 1 {
+		return notFound
+	}
+	return h.serveCertificate(w, r, row.Assertion.ID)
+}
+
+// serveCertificate answers the stored certificate of an issued assertion, rendering it on first use.
+func (h *handler) serveCertificate(w http.ResponseWriter, r *http.Request, id uuid.UUID) error {
 	key := issuer.CertificateKey(id.String())
+	row, err := h.db.GetBadgePage(r.Context(), id)
+	if err != nil {
+		return err
+	}
 	if _, err := h.blob.Stat(r.Context(), key); errors.Is(err, blob.ErrNotFound) {
-		if err := h.renderCertificate(r.Context(), key, a, p.OrgName); err != nil {
+		if err := h.renderCertificate(r.Context(), key, row); err != nil {
 			return err
 		}
 	} else if err != nil {
 		return err
 	}
-	return h.serveBlob(w, r, key, "application/pdf", `attachment; filename="`+a.Assertion.SerialNumber+`.pdf"`)
+	return h.serveBlob(w, r, key, "application/pdf", `attachment; filename="`+row.Assertion.SerialNumber+`.pdf"`)
 }
 
-func (h *handler) renderCertificate(ctx context.Context, key string, a db.GetAssertionRow, issuerName string) error {
-	m, err := h.db.GetMediaFileAnyOrg(ctx, a.BadgeImageID)
-	if err != nil {
-		return fmt.Errorf("badge image: %w", err)
-	}
-	rc, _, err := h.blob.Get(ctx, mediaKey(a.BadgeImageID, "medium", m.Ext))
-	if err != nil {
-		return fmt.Errorf("badge image: %w", err)
-	}
-	img, err := io.ReadAll(rc)
-	rc.Close()
+// renderCertificate renders and stores the certificate of a: badge image, names, dates, the badge's criteria and,
+// when the badge has one, its signature image.
+func (h *handler) renderCertificate(ctx context.Context, key string, a db.GetBadgePageRow) error {
+	img, err := h.mediaBytes(ctx, a.BadgeImageID, "medium")
 	if err != nil {
 		return fmt.Errorf("badge image: %w", err)
 	}
 	in := certificate.Input{BadgeName: a.BadgeName, BadgeImage: img, RecipientName: a.Assertion.RecipientName,
-		IssuerName: issuerName, IssuedOn: a.Assertion.IssuedAt.In(h.loc).Format("2006-01-02"),
-		SerialNumber: a.Assertion.SerialNumber, VerifyURL: h.baseURL + "/verify/" + a.Assertion.ID.String()}
+		IssuerName: a.OrgName, IssuedOn: a.Assertion.IssuedAt.In(h.loc).Format("2006-01-02"),
+		SerialNumber: a.Assertion.SerialNumber, VerifyURL: h.urls().VerifyURL(a.Assertion.ID)}
+	if a.BadgeSignatureImageID != nil {
+		if in.SignatureImage, err = h.mediaBytes(ctx, *a.BadgeSignatureImageID, "medium"); err != nil {
+			return fmt.Errorf("signature image: %w", err)
+		}
+	}
+	var crit []criterion
+	_ = json.Unmarshal(a.BadgeCriteria, &crit) // written by the badge handlers from the same type
+	for _, c := range crit {
+		in.Criteria = append(in.Criteria, c.Value)
+	}
 	if a.Assertion.ExpiredAt != nil {
 		in.ExpiresOn = a.Assertion.ExpiredAt.In(h.loc).Format("2006-01-02")
 	}
@@ -78,4 +110,18 @@ func (h *handler) renderCertificate(ctx context.Context, key string, a db.GetAss
 		return fmt.Errorf("store certificate: %w", err)
 	}
 	return nil
+}
+
+// mediaBytes reads one stored variant of an uploaded image.
+func (h *handler) mediaBytes(ctx context.Context, id uuid.UUID, variant string) ([]byte, error) {
+	m, err := h.db.GetMediaFileAnyOrg(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rc, _, err := h.blob.Get(ctx, mediaKey(id, variant, m.Ext))
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(io.LimitReader(rc, certificate.MaxImageBytes+1))
 }

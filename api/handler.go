@@ -97,7 +97,9 @@ func NewHandler(d Deps) http.Handler {
 	r.Get("/credentials/{assertionId}", h.handle(h.getCredential))
 	r.Get("/credentials/{assertionId}/image", h.handle(h.getCredentialImage))
 	r.Get("/credentials/{assertionId}/receipt", h.handle(h.getReceipt))
-	r.Get("/verify/{assertionId}", h.handle(h.verifyPage))
+	r.Get("/credentials/{assertionId}/status", h.handle(h.getCredentialStatus))
+	r.Get("/credentials/{assertionId}/certificate.pdf", h.handle(h.getCertificatePDF))
+	r.Get("/verify/{assertionId}", h.handle(h.badgePage))
 	r.Get("/status-lists/{listId}", h.handle(h.getStatusList))
 
 	// Real time, not h.clock: tests pin the handler clock, which would never refill a bucket.

@@ -17,8 +17,8 @@ import (
 	"github.com/badged/badged/internal/webhook"
 )
 
-// issuedStates are the states in which an assertion's credential exists and is served (a REISSUED original's too:
-// its page says it was replaced, and by what).
+// issuedStates are the states in which an assertion's credential exists and is served. A REISSUED credential is
+// still served: its status bit is set, so verifiers see it was withdrawn, and its page says it was replaced.
 var issuedStates = []string{"ISSUED", "RECEIVED", "EXPIRED", "REVOKED", "REISSUED"}
 
 // publicAssertion loads an assertion for the public routes: only one whose credential was issued exists there.
@@ -38,7 +38,7 @@ func (h *handler) publicAssertion(r *http.Request) (db.GetPublicAssertionRow, er
 // verification page instead, so the same link serves people and verifiers.
 func (h *handler) getCredential(w http.ResponseWriter, r *http.Request) error {
 	if wantsHTML(r) {
-		return h.verifyPage(w, r)
+		return h.badgePage(w, r)
 	}
 	a, err := h.publicAssertion(r)
 	if err != nil {
@@ -137,9 +137,14 @@ func wantsHTML(r *http.Request) bool {
 }
 
 // cancelAssertion revokes an issued assertion: REVOKED, and its status-list bit set so every verifier sees it.
-// Cancelling a REVOKED assertion again answers it unchanged (a safe retry); other states are AST022.
+// Cancelling a REVOKED assertion again answers it unchanged (a safe retry; the first reason stays); other states
+// are AST022.
 func (h *handler) cancelAssertion(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "assertionId")
+	if err != nil {
+		return err
+	}
+	reason, err := h.readCancelReason(w, r)
 	if err != nil {
 		return err
 	}
@@ -160,7 +165,7 @@ func (h *handler) cancelAssertion(w http.ResponseWriter, r *http.Request) error 
 		if err := refusePending(r.Context(), q, cur.ID, "cancelled"); err != nil {
 			return err
 		}
-		a, err := q.RevokeAssertion(r.Context(), db.RevokeAssertionParams{OrgID: org, ID: id.UUID})
+		a, err := q.RevokeAssertion(r.Context(), db.RevokeAssertionParams{OrgID: org, ID: id.UUID, Reason: reason})
 		if db.IsNotFound(err) {
 			state := effectiveState(cur.State, cur.ExpiredAt, h.now())
 			return newError(codeCancelState, "assertion %s is %s; only ISSUED or RECEIVED assertions can be cancelled", id, state)

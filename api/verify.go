@@ -3,13 +3,8 @@ package api
 import (
 	"context"
 	"crypto/sha256"
-	"embed"
 	"encoding/json"
-	"fmt"
-	"html/template"
 	"io"
-	"net/http"
-	"time"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/chain"
@@ -23,100 +18,46 @@ type ChainVerifier interface {
 	VerifyProof(ctx context.Context, txHash string, digest [32]byte, proof chain.Proof) (chain.Anchor, error)
 }
 
-//go:embed templates/*.html
-var templateFS embed.FS
-
-var verifyTemplate = template.Must(template.ParseFS(templateFS, "templates/verify.html"))
-
-// check is one line of the verification page.
+// check is one technical check of the badge page: a message key of its name and of its detail, with the detail's
+// arguments (pageMessages).
 type check struct {
 	Name   string
 	OK     bool
 	Detail string
+	Args   []any
 }
 
-type verifyView struct {
-	Valid         bool
-	Verdict       string
-	BadgeName     string
-	RecipientName string
-	IssuerName    string
-	IssuedAt      string
-	ExpiredAt     string
-	SerialNumber  string
-	ImageURL      string
-	CredentialURL string
-	Checks        []check
-	// Replaced is set for a REISSUED original: its status bit is set (not valid) because a reissue replaced it.
-	// ReplacementURL is the replacement's credential URL (page for browsers, JSON for verifiers), when known.
-	Replaced       bool
-	ReplacementURL string
-}
-
-// verifyPage is the public verification page (v2's credentialUrl; v3's for browsers). It checks the signature,
-// the anchor, the status and the expiry itself, and says plainly what it found. No script runs on it.
-func (h *handler) verifyPage(w http.ResponseWriter, r *http.Request) error {
-	a, err := h.publicAssertion(r)
-	if err != nil {
-		return err
-	}
-	view := h.verify(r.Context(), a)
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-	w.Header().Set("Cache-Control", "no-cache")
-	if err := verifyTemplate.Execute(w, view); err != nil {
-		h.log.WarnContext(r.Context(), "render verify page", "err", err)
-	}
-	return nil
-}
-
-func (h *handler) verify(ctx context.Context, row db.GetPublicAssertionRow) verifyView {
-	a, now := row.Assertion, h.now()
-	v := verifyView{BadgeName: row.BadgeName, RecipientName: a.RecipientName, IssuerName: row.OrgName,
-		IssuedAt: a.IssuedAt.In(h.loc).Format("2006-01-02 15:04 MST"), SerialNumber: a.SerialNumber,
-		ImageURL: h.baseURL + "/media/" + row.BadgeImageID.String() + "/medium", CredentialURL: h.baseURL + "/credentials/" + a.ID.String()}
+// runChecks checks the signature, the anchor, the status and the expiry of an issued assertion, as a verifier
+// would, and returns the checks in the order the page lists them.
+func (h *handler) runChecks(ctx context.Context, a db.Assertion) []check {
+	cred, sig := h.checkSignature(ctx, a)
+	now := h.now()
+	exp := check{Name: "check.expiry", OK: a.ExpiredAt == nil || a.ExpiredAt.After(now), Detail: "expiry.never"}
 	if a.ExpiredAt != nil {
-		v.ExpiredAt = a.ExpiredAt.In(h.loc).Format("2006-01-02 15:04 MST")
-	}
-	if a.State == "REISSUED" {
-		v.Replaced = true
-		if a.ReplacedBy != nil {
-			v.ReplacementURL = h.baseURL + "/credentials/" + a.ReplacedBy.String()
+		exp.Detail, exp.Args = "expiry.until", []any{*a.ExpiredAt}
+		if !exp.OK {
+			exp.Detail = "expiry.past"
 		}
 	}
-	cred, sigCheck := h.checkSignature(ctx, a)
-	v.Checks = append(v.Checks, sigCheck, h.checkAnchor(ctx, a, cred), h.checkStatus(ctx, a),
-		check{Name: "Expiry", OK: a.ExpiredAt == nil || a.ExpiredAt.After(now), Detail: expiryDetail(a.ExpiredAt, now, h.loc)})
-	v.Valid = true
-	for _, c := range v.Checks {
-		v.Valid = v.Valid && c.OK
-	}
-	v.Verdict = "This badge is valid."
-	switch {
-	case v.Replaced:
-		v.Verdict = "This badge is NOT valid: it was replaced by a reissued badge."
-	case !v.Valid:
-		v.Verdict = "This badge is NOT valid."
-	}
-	return v
+	return []check{sig, h.checkStatus(ctx, a), exp, h.checkAnchor(ctx, a, cred)}
 }
 
 func (h *handler) checkSignature(ctx context.Context, a db.Assertion) ([]byte, check) {
-	c := check{Name: "Signature"}
+	c := check{Name: "check.signature"}
 	rc, _, err := h.blob.Get(ctx, *a.CredentialKey)
 	if err != nil {
-		c.Detail = "the signed credential could not be read"
+		c.Detail = "sig.unreadable"
 		return nil, c
 	}
 	defer rc.Close()
 	cred, err := io.ReadAll(io.LimitReader(rc, 2<<20))
 	if err != nil {
-		c.Detail = "the signed credential could not be read"
+		c.Detail = "sig.unreadable"
 		return nil, c
 	}
 	doc, found, err := h.issuer.ControllerDocument(ctx, a.OrgID)
 	if err != nil || !found {
-		c.Detail = "the issuer's key could not be found"
+		c.Detail = "sig.noKey"
 		return cred, c
 	}
 	docJSON, _ := json.Marshal(doc)
@@ -125,79 +66,63 @@ func (h *handler) checkSignature(ctx context.Context, a db.Assertion) ([]byte, c
 		_, err = credential.Verify(ctx, cred, resolver)
 	}
 	if err != nil {
-		c.Detail = "the Data Integrity proof (eddsa-rdfc-2022) does not verify: " + err.Error()
+		c.Detail, c.Args = "sig.bad", []any{err.Error()}
 		return cred, c
 	}
-	c.OK, c.Detail = true, "Data Integrity proof eddsa-rdfc-2022 verified with the issuer's key "+h.issuer.IssuerID(a.OrgID)
+	c.OK, c.Detail, c.Args = true, "sig.ok", []any{h.issuer.IssuerID(a.OrgID)}
 	return cred, c
 }
 
 func (h *handler) checkAnchor(ctx context.Context, a db.Assertion, cred []byte) check {
-	c := check{Name: "Blockchain anchor"}
+	c := check{Name: "check.anchor"}
 	switch {
 	case a.AnchorTxHash == nil:
-		c.OK, c.Detail = true, "not anchored (test issuance or anchoring disabled); the signature alone proves the credential"
+		c.OK, c.Detail = true, "anchor.none"
 	case cred == nil:
-		c.Detail = "the credential could not be read to compare with the anchor"
+		c.Detail = "anchor.noCred"
 	case h.chain == nil:
-		c.OK, c.Detail = true, fmt.Sprintf("recorded in transaction %s, block %d of chain %d (this server has no chain connection to re-check it)",
-			*a.AnchorTxHash, deref64(a.AnchorBlock), deref64(a.AnchorChainID))
+		c.OK, c.Detail, c.Args = true, "anchor.recorded", []any{*a.AnchorTxHash, deref64(a.AnchorBlock), deref64(a.AnchorChainID)}
 	case a.AnchorProof != nil:
 		var proof chain.Proof
 		if err := json.Unmarshal(a.AnchorProof, &proof); err != nil {
-			c.Detail = "the stored inclusion proof is unreadable"
+			c.Detail = "anchor.badProof"
 			return c
 		}
 		res, err := h.chain.VerifyProof(ctx, *a.AnchorTxHash, sha256.Sum256(cred), proof)
 		if err != nil {
-			c.Detail = "the anchor transaction " + *a.AnchorTxHash + " could not be confirmed: " + err.Error()
+			c.Detail, c.Args = "anchor.unconfirmed", []any{*a.AnchorTxHash, err.Error()}
 			return c
 		}
-		c.OK, c.Detail = true, fmt.Sprintf("the credential's SHA-256 is in the Merkle tree (proof of %d hashes) whose root is in transaction %s, block %d of chain %d",
-			len(proof), res.TxHash, res.BlockNumber, res.ChainID)
+		c.OK, c.Detail, c.Args = true, "anchor.proofOK", []any{len(proof), res.TxHash, res.BlockNumber, res.ChainID}
 	default:
 		res, err := h.chain.Verify(ctx, *a.AnchorTxHash, sha256.Sum256(cred))
 		if err != nil {
-			c.Detail = "the anchor transaction " + *a.AnchorTxHash + " could not be confirmed: " + err.Error()
+			c.Detail, c.Args = "anchor.unconfirmed", []any{*a.AnchorTxHash, err.Error()}
 			return c
 		}
-		c.OK, c.Detail = true, fmt.Sprintf("the credential's SHA-256 is in transaction %s, block %d of chain %d", res.TxHash, res.BlockNumber, res.ChainID)
+		c.OK, c.Detail, c.Args = true, "anchor.ok", []any{res.TxHash, res.BlockNumber, res.ChainID}
 	}
 	return c
 }
 
 func (h *handler) checkStatus(ctx context.Context, a db.Assertion) check {
-	c := check{Name: "Revocation status"}
-	revoked := a.State == "REVOKED" || a.State == "REISSUED"
+	c := check{Name: "check.status"}
+	revoked := a.State == "REVOKED" || a.State == "REISSUED" // a reissue sets the original's status bit
 	if a.StatusListID != nil && a.StatusListIndex != nil {
 		l, err := h.db.GetStatusList(ctx, *a.StatusListID)
 		if err != nil {
-			c.Detail = "the status list could not be read"
+			c.Detail = "status.unreadable"
 			return c
 		}
 		i := int(*a.StatusListIndex)
 		revoked = revoked || l.Bits[i/8]&(0x80>>(i%8)) != 0
 	}
-	switch {
-	case revoked && a.State == "REISSUED":
-		c.Detail = "the issuer replaced this badge with a reissued one; its status entry is set"
-		return c
-	case revoked:
-		c.Detail = "the issuer has revoked this badge"
+	if revoked {
+		c.Detail = "status.revoked"
 		return c
 	}
-	c.OK, c.Detail = true, "not revoked (Bitstring Status List entry checked)"
+	c.OK, c.Detail = true, "status.ok"
 	return c
-}
-
-func expiryDetail(exp *time.Time, now time.Time, loc *time.Location) string {
-	switch {
-	case exp == nil:
-		return "does not expire"
-	case exp.After(now):
-		return "valid until " + exp.In(loc).Format("2006-01-02 15:04 MST")
-	}
-	return "expired on " + exp.In(loc).Format("2006-01-02 15:04 MST")
 }
 
 func deref64(p *int64) int64 {

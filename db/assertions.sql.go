@@ -7,6 +7,7 @@ package db
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -147,7 +148,7 @@ func (q *Queries) CountLapsedAssertions(ctx context.Context, arg CountLapsedAsse
 }
 
 const getAssertion = `-- name: GetAssertion :one
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.reissued_from, a.replaced_by, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN programs p ON p.id = a.program_id
@@ -207,6 +208,7 @@ func (q *Queries) GetAssertion(ctx context.Context, arg GetAssertionParams) (Get
 		&i.Assertion.UpdatedAt,
 		&i.Assertion.AnchorKey,
 		&i.Assertion.CertificateToken,
+		&i.Assertion.RevocationReason,
 		&i.Assertion.ReissuedFrom,
 		&i.Assertion.ReplacedBy,
 		&i.BadgeName,
@@ -217,8 +219,94 @@ func (q *Queries) GetAssertion(ctx context.Context, arg GetAssertionParams) (Get
 	return i, err
 }
 
+const getBadgePage = `-- name: GetBadgePage :one
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
+       b.skills AS badge_skills, b.image_id AS badge_image_id, b.signature_image_id AS badge_signature_image_id,
+       p.name AS program_name, p.url AS program_url,
+       o.name AS org_name, o.website_url AS org_website_url, o.logo_media_id AS org_logo_media_id
+FROM assertions a
+JOIN badges b ON b.id = a.badge_id
+JOIN programs p ON p.id = a.program_id
+JOIN organizations o ON o.id = a.org_id
+WHERE a.id = $1
+`
+
+type GetBadgePageRow struct {
+	Assertion             Assertion
+	BadgeName             string
+	BadgeDescription      string
+	BadgeCriteria         json.RawMessage
+	BadgeSkills           json.RawMessage
+	BadgeImageID          uuid.UUID
+	BadgeSignatureImageID *uuid.UUID
+	ProgramName           string
+	ProgramUrl            *string
+	OrgName               string
+	OrgWebsiteUrl         *string
+	OrgLogoMediaID        *uuid.UUID
+}
+
+// The public badge page: an assertion by its (random) id with its badge, program and issuer profile.
+func (q *Queries) GetBadgePage(ctx context.Context, id uuid.UUID) (GetBadgePageRow, error) {
+	row := q.db.QueryRow(ctx, getBadgePage, id)
+	var i GetBadgePageRow
+	err := row.Scan(
+		&i.Assertion.ID,
+		&i.Assertion.OrgID,
+		&i.Assertion.IssuanceID,
+		&i.Assertion.BadgeID,
+		&i.Assertion.ProgramID,
+		&i.Assertion.Mode,
+		&i.Assertion.ApiVersion,
+		&i.Assertion.Seq,
+		&i.Assertion.SerialNumber,
+		&i.Assertion.RecipientName,
+		&i.Assertion.RecipientEmail,
+		&i.Assertion.RecipientPhone,
+		&i.Assertion.RecipientSourcedID,
+		&i.Assertion.ReceiveType,
+		&i.Assertion.State,
+		&i.Assertion.ErrorCode,
+		&i.Assertion.Step,
+		&i.Assertion.IssuedAt,
+		&i.Assertion.ExpiredAt,
+		&i.Assertion.StatusListID,
+		&i.Assertion.StatusListIndex,
+		&i.Assertion.CredentialJson,
+		&i.Assertion.CredentialSha256,
+		&i.Assertion.CredentialKey,
+		&i.Assertion.AnchorTxHash,
+		&i.Assertion.AnchorBlock,
+		&i.Assertion.AnchorChainID,
+		&i.Assertion.AnchorProof,
+		&i.Assertion.BakedKey,
+		&i.Assertion.BakedContentType,
+		&i.Assertion.NotifiedAt,
+		&i.Assertion.RevokedAt,
+		&i.Assertion.CreatedAt,
+		&i.Assertion.UpdatedAt,
+		&i.Assertion.AnchorKey,
+		&i.Assertion.CertificateToken,
+		&i.Assertion.RevocationReason,
+		&i.Assertion.ReissuedFrom,
+		&i.Assertion.ReplacedBy,
+		&i.BadgeName,
+		&i.BadgeDescription,
+		&i.BadgeCriteria,
+		&i.BadgeSkills,
+		&i.BadgeImageID,
+		&i.BadgeSignatureImageID,
+		&i.ProgramName,
+		&i.ProgramUrl,
+		&i.OrgName,
+		&i.OrgWebsiteUrl,
+		&i.OrgLogoMediaID,
+	)
+	return i, err
+}
+
 const getPublicAssertion = `-- name: GetPublicAssertion :one
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.reissued_from, a.replaced_by, b.name AS badge_name, b.image_id AS badge_image_id, o.name AS org_name
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, b.name AS badge_name, b.image_id AS badge_image_id, o.name AS org_name
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN organizations o ON o.id = a.org_id
@@ -273,6 +361,7 @@ func (q *Queries) GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPubl
 		&i.Assertion.UpdatedAt,
 		&i.Assertion.AnchorKey,
 		&i.Assertion.CertificateToken,
+		&i.Assertion.RevocationReason,
 		&i.Assertion.ReissuedFrom,
 		&i.Assertion.ReplacedBy,
 		&i.BadgeName,
@@ -283,7 +372,7 @@ func (q *Queries) GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPubl
 }
 
 const listAssertions = `-- name: ListAssertions :many
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.reissued_from, a.replaced_by, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN programs p ON p.id = a.program_id
@@ -411,6 +500,7 @@ func (q *Queries) ListAssertions(ctx context.Context, arg ListAssertionsParams) 
 			&i.Assertion.UpdatedAt,
 			&i.Assertion.AnchorKey,
 			&i.Assertion.CertificateToken,
+			&i.Assertion.RevocationReason,
 			&i.Assertion.ReissuedFrom,
 			&i.Assertion.ReplacedBy,
 			&i.BadgeName,
@@ -429,20 +519,21 @@ func (q *Queries) ListAssertions(ctx context.Context, arg ListAssertionsParams) 
 }
 
 const revokeAssertion = `-- name: RevokeAssertion :one
-UPDATE assertions SET state = 'REVOKED', revoked_at = now(), updated_at = now()
-WHERE org_id = $1 AND id = $2 AND mode = 'live' AND state IN ('ISSUED', 'RECEIVED')
+UPDATE assertions SET state = 'REVOKED', revoked_at = now(), revocation_reason = $1, updated_at = now()
+WHERE org_id = $2 AND id = $3 AND mode = 'live' AND state IN ('ISSUED', 'RECEIVED')
   AND (expired_at IS NULL OR expired_at > now())
-RETURNING id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at, anchor_key, certificate_token, reissued_from, replaced_by
+RETURNING id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at, anchor_key, certificate_token, revocation_reason, reissued_from, replaced_by
 `
 
 type RevokeAssertionParams struct {
-	OrgID uuid.UUID
-	ID    uuid.UUID
+	Reason *string
+	OrgID  uuid.UUID
+	ID     uuid.UUID
 }
 
 // Cancels an issued, unexpired assertion; no row means its state forbids it.
 func (q *Queries) RevokeAssertion(ctx context.Context, arg RevokeAssertionParams) (Assertion, error) {
-	row := q.db.QueryRow(ctx, revokeAssertion, arg.OrgID, arg.ID)
+	row := q.db.QueryRow(ctx, revokeAssertion, arg.Reason, arg.OrgID, arg.ID)
 	var i Assertion
 	err := row.Scan(
 		&i.ID,
@@ -481,6 +572,7 @@ func (q *Queries) RevokeAssertion(ctx context.Context, arg RevokeAssertionParams
 		&i.UpdatedAt,
 		&i.AnchorKey,
 		&i.CertificateToken,
+		&i.RevocationReason,
 		&i.ReissuedFrom,
 		&i.ReplacedBy,
 	)

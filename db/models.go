@@ -58,6 +58,7 @@ type Assertion struct {
 	UpdatedAt          time.Time
 	AnchorKey          *string
 	CertificateToken   uuid.UUID
+	RevocationReason   *string
 	ReissuedFrom       *uuid.UUID
 	ReplacedBy         *uuid.UUID
 }
@@ -186,12 +187,14 @@ type NotificationResend struct {
 }
 
 type Organization struct {
-	ID         uuid.UUID
-	Name       string
-	Credits    int64
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
-	NextSerial int64
+	ID          uuid.UUID
+	Name        string
+	Credits     int64
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	NextSerial  int64
+	WebsiteUrl  *string
+	LogoMediaID *uuid.UUID
 }
 
 type Program struct {

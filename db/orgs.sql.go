@@ -12,7 +12,7 @@ import (
 )
 
 const createOrganization = `-- name: CreateOrganization :one
-INSERT INTO organizations (id, name, credits) VALUES ($1, $2, $3) RETURNING id, name, credits, created_at, updated_at, next_serial
+INSERT INTO organizations (id, name, credits) VALUES ($1, $2, $3) RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id
 `
 
 type CreateOrganizationParams struct {
@@ -31,12 +31,14 @@ func (q *Queries) CreateOrganization(ctx context.Context, arg CreateOrganization
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.NextSerial,
+		&i.WebsiteUrl,
+		&i.LogoMediaID,
 	)
 	return i, err
 }
 
 const getOrganization = `-- name: GetOrganization :one
-SELECT id, name, credits, created_at, updated_at, next_serial FROM organizations WHERE id = $1
+SELECT id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id FROM organizations WHERE id = $1
 `
 
 func (q *Queries) GetOrganization(ctx context.Context, id uuid.UUID) (Organization, error) {
@@ -49,13 +51,15 @@ func (q *Queries) GetOrganization(ctx context.Context, id uuid.UUID) (Organizati
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.NextSerial,
+		&i.WebsiteUrl,
+		&i.LogoMediaID,
 	)
 	return i, err
 }
 
 const grantCredits = `-- name: GrantCredits :one
 UPDATE organizations SET credits = credits + $1, updated_at = now()
-WHERE id = $2 RETURNING id, name, credits, created_at, updated_at, next_serial
+WHERE id = $2 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id
 `
 
 type GrantCreditsParams struct {
@@ -73,6 +77,46 @@ func (q *Queries) GrantCredits(ctx context.Context, arg GrantCreditsParams) (Org
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.NextSerial,
+		&i.WebsiteUrl,
+		&i.LogoMediaID,
+	)
+	return i, err
+}
+
+const updateOrganizationProfile = `-- name: UpdateOrganizationProfile :one
+UPDATE organizations SET
+    name = COALESCE($1, name),
+    website_url = CASE WHEN $2::text IS NULL THEN website_url ELSE NULLIF($2::text, '') END,
+    logo_media_id = COALESCE($3, logo_media_id),
+    updated_at = now()
+WHERE id = $4 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id
+`
+
+type UpdateOrganizationProfileParams struct {
+	Name        *string
+	WebsiteUrl  *string
+	LogoMediaID *uuid.UUID
+	ID          uuid.UUID
+}
+
+// Each field is changed only when given (NULL keeps it); the empty string clears website_url.
+func (q *Queries) UpdateOrganizationProfile(ctx context.Context, arg UpdateOrganizationProfileParams) (Organization, error) {
+	row := q.db.QueryRow(ctx, updateOrganizationProfile,
+		arg.Name,
+		arg.WebsiteUrl,
+		arg.LogoMediaID,
+		arg.ID,
+	)
+	var i Organization
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.Credits,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.NextSerial,
+		&i.WebsiteUrl,
+		&i.LogoMediaID,
 	)
 	return i, err
 }

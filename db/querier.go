@@ -106,6 +106,8 @@ type Querier interface {
 	GetAssertionOutcome(ctx context.Context, id uuid.UUID) (GetAssertionOutcomeRow, error)
 	GetBadge(ctx context.Context, arg GetBadgeParams) (Badge, error)
 	GetBadgeForUpdate(ctx context.Context, arg GetBadgeForUpdateParams) (Badge, error)
+	// The public badge page: an assertion by its (random) id with its badge, program and issuer profile.
+	GetBadgePage(ctx context.Context, id uuid.UUID) (GetBadgePageRow, error)
 	GetChainTx(ctx context.Context, anchorKey string) (ChainTx, error)
 	// Everything one attempt needs.
 	GetDeliveryToSend(ctx context.Context, id uuid.UUID) (GetDeliveryToSendRow, error)
@@ -268,6 +270,8 @@ type Querier interface {
 	// Removes the program's links to badges not in keep (all of them when keep is empty).
 	UnlinkProgramBadges(ctx context.Context, arg UnlinkProgramBadgesParams) error
 	UpdateBadge(ctx context.Context, arg UpdateBadgeParams) (Badge, error)
+	// Each field is changed only when given (NULL keeps it); the empty string clears website_url.
+	UpdateOrganizationProfile(ctx context.Context, arg UpdateOrganizationProfileParams) (Organization, error)
 	UpdateProgram(ctx context.Context, arg UpdateProgramParams) (Program, error)
 }
 

@@ -66,9 +66,10 @@ func TestReissue_EndToEnd(t *testing.T) {
 			require.True(t, s.statusOf(t, orig, org), "the original's status bit is set")
 			require.Equal(t, 1, s.count(t, "SELECT count(*) FROM assertions WHERE id = $1 AND replaced_by = $2", orig, repl))
 			page := s.verifyPage(t, orig)
-			require.Contains(t, page, "This badge is NOT valid: it was replaced by a reissued badge.")
+			require.Contains(t, page, "This badge was replaced by a newer badge</h1>")
+			require.Contains(t, page, `<a href="`+s.BaseURL+"/verify/"+repl+`">See the new badge</a>`)
 			require.Contains(t, page, s.BaseURL+"/credentials/"+repl)
-			require.Contains(t, s.verifyPage(t, repl), "This badge is valid.")
+			require.Contains(t, s.verifyPage(t, repl), "This badge is valid</h1>")
 			// The verifier of `badged credential verify` sees the bit and asks the credential's URL what replaced it.
 			rep, err := verifier.Verify(context.Background(), s.get(t, "/credentials/"+orig, "", "").Raw, verifier.Options{})
 			require.NoError(t, err)
@@ -125,6 +126,6 @@ func TestReissue_RecipientGone(t *testing.T) {
 
 	require.Equal(t, "RECEIVED", s.getAssertion(t, "v3", tn.Key, orig)["stateCode"], "a failed replacement leaves the original as it was")
 	require.False(t, s.statusOf(t, orig, org), "the original's status bit stays clear")
-	require.Contains(t, s.verifyPage(t, orig), "This badge is valid.")
+	require.Contains(t, s.verifyPage(t, orig), "This badge is valid</h1>")
 	require.Equal(t, before, s.credits(t, tn.Org.ID), "the failed replacement's credit is refunded")
 }

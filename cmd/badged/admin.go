@@ -46,6 +46,16 @@ func runAdmin(ctx context.Context, cfg config.Config, args []string, stdout io.W
 			return err
 		}
 		out, err = adminCreateOrg(ctx, d, *name, *credits)
+	case "org update":
+		var in orgUpdate
+		fs.StringVar(&in.id, "id", "", "organization id")
+		fs.Func("name", "new name", func(v string) error { in.name = &v; return nil })
+		fs.Func("url", "website URL (http or https; empty clears it)", func(v string) error { in.url = &v; return nil })
+		fs.Func("logo-media", "media id of an uploaded image of the organization", func(v string) error { in.logo = &v; return nil })
+		if err := parseFlags(fs, args[2:]); err != nil {
+			return err
+		}
+		out, err = adminUpdateOrg(ctx, d, in)
 	case "key create":
 		org := fs.String("org", "", "organization id")
 		role := fs.String("role", "", "ORG_VIEWER, ORG_MANAGER or ORG_OWNER")

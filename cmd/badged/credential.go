@@ -33,7 +33,9 @@ credential bytes exactly as found must be the receipt's digest, and its Merkle p
 receipt says the transaction carries. With --rpc, the transaction is fetched from the chain: it must exist, have
 succeeded, be in the receipt's block, carry the root as its data, and be sent by the account the issuer's
 controller document names (blockchainAccountId eip155:<chain>:<address>). A credential whose issuer serves no
-receipt has anchor "none"; with --receipt or --rpc a missing receipt is a failure.
+receipt has anchor "none"; with --receipt or --rpc a missing receipt is a failure. For a revoked credential of a
+badged issuer, the date and reason the issuer gives at <credential id>/status are printed too (the issuer's
+statement, not a check).
 
   --controller FILE  a trusted controller document (repeatable)
   --offline          no network: status is not checked, nor the anchor without --receipt
@@ -115,6 +117,9 @@ func credentialVerify(ctx context.Context, args []string, stdout io.Writer) erro
 		fmt.Fprintln(stdout, line)
 	}
 	if !rep.Valid() {
+		if !*offline {
+			printRevocation(ctx, rep, verifier.NewHTTPFetcher(), stdout)
+		}
 		fmt.Fprintln(stdout, "INVALID")
 		return errInvalid
 	}

@@ -241,6 +241,10 @@ func newFakeIssuer(t *testing.T) *fakeIssuer {
 		w.Header().Set("Content-Type", "application/vc+ld+json")
 		_, _ = w.Write(f.list)
 	})
+	mux.HandleFunc("GET /credentials/1/status", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"state":"REVOKED","revokedAt":"2026-03-01T02:00:00Z","revocationReason":"Issued by\nmistake"}`))
+	})
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(f.srv.Close)
 	f.id = f.srv.URL + "/issuers/1"
@@ -321,6 +325,25 @@ func TestCredentialVerify_FetchesControllerAndStatus(t *testing.T) {
 	out, err = runCred(t, "verify", "--controller", ctrl, file)
 	requireVerdict(t, false, out, err)
 	require.Contains(t, out, "status: failed (status list: fetch "+f.listURL)
+}
+
+// TestCredentialVerify_RevocationReason: for a revoked credential of a badged issuer (its id on the issuer's host),
+// the date and reason from <id>/status are printed as the issuer's statement; another host's id is not asked.
+func TestCredentialVerify_RevocationReason(t *testing.T) {
+	f := newFakeIssuer(t)
+	f.setRevoked(t, 7)
+	in := buildInput(f.id, time.Now().Add(-time.Hour), time.Time{})
+	in.Status = &credential.StatusEntry{ListCredential: f.listURL, Index: 7}
+	in.ID = f.srv.URL + "/credentials/1"
+	out, err := runCred(t, "verify", writeTemp(t, "c.json", mustSign(t, in, f.key, f.vm)))
+	requireVerdict(t, false, out, err)
+	require.Contains(t, out, "status: revoked (bit 7 of ")
+	require.Contains(t, out, "revoked on 2026-03-01T02:00:00Z (issuer's statement): Issued by mistake\n")
+
+	in.ID = "https://badges.example/credentials/1"
+	out, err = runCred(t, "verify", writeTemp(t, "d.json", mustSign(t, in, f.key, f.vm)))
+	requireVerdict(t, false, out, err)
+	require.NotContains(t, out, "issuer's statement")
 }
 
 func TestCredentialVerify_NotACredential(t *testing.T) {

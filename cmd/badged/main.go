@@ -31,6 +31,9 @@ commands:
   worker                     run the issuance worker (TEMPORAL_ADDRESS required)
   migrate                    apply database migrations
   admin org create --name NAME [--credits N]
+  admin org update --id ID [--name NAME] [--url URL] [--logo-media MEDIA_ID]
+                             the issuer profile on badge pages: website (--url "" clears it) and logo (an image
+                             the organization uploaded with POST /media-files/images)
   admin key create --org ID --role ORG_VIEWER|ORG_MANAGER|ORG_OWNER [--mode live|test]
   admin key revoke --id ID
   admin credits grant --org ID --amount N

@@ -78,9 +78,21 @@ JOIN badges b ON b.id = a.badge_id
 JOIN organizations o ON o.id = a.org_id
 WHERE a.id = $1;
 
+-- name: GetBadgePage :one
+-- The public badge page: an assertion by its (random) id with its badge, program and issuer profile.
+SELECT sqlc.embed(a), b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
+       b.skills AS badge_skills, b.image_id AS badge_image_id, b.signature_image_id AS badge_signature_image_id,
+       p.name AS program_name, p.url AS program_url,
+       o.name AS org_name, o.website_url AS org_website_url, o.logo_media_id AS org_logo_media_id
+FROM assertions a
+JOIN badges b ON b.id = a.badge_id
+JOIN programs p ON p.id = a.program_id
+JOIN organizations o ON o.id = a.org_id
+WHERE a.id = $1;
+
 -- name: RevokeAssertion :one
 -- Cancels an issued, unexpired assertion; no row means its state forbids it.
-UPDATE assertions SET state = 'REVOKED', revoked_at = now(), updated_at = now()
+UPDATE assertions SET state = 'REVOKED', revoked_at = now(), revocation_reason = sqlc.narg(reason), updated_at = now()
 WHERE org_id = sqlc.arg(org_id) AND id = sqlc.arg(id) AND mode = 'live' AND state IN ('ISSUED', 'RECEIVED')
   AND (expired_at IS NULL OR expired_at > now())
 RETURNING *;

@@ -7,3 +7,12 @@ SELECT * FROM organizations WHERE id = $1;
 -- name: GrantCredits :one
 UPDATE organizations SET credits = credits + sqlc.arg(amount), updated_at = now()
 WHERE id = sqlc.arg(id) RETURNING *;
+
+-- name: UpdateOrganizationProfile :one
+-- Each field is changed only when given (NULL keeps it); the empty string clears website_url.
+UPDATE organizations SET
+    name = COALESCE(sqlc.narg(name), name),
+    website_url = CASE WHEN sqlc.narg(website_url)::text IS NULL THEN website_url ELSE NULLIF(sqlc.narg(website_url)::text, '') END,
+    logo_media_id = COALESCE(sqlc.narg(logo_media_id), logo_media_id),
+    updated_at = now()
+WHERE id = sqlc.arg(id) RETURNING *;

@@ -15,6 +15,7 @@ type labels struct {
 	certifies                    string
 	issuer, issuedOn, expiresOn  string
 	noExpiry, serial, scanVerify string
+	criteria                     string
 }
 
 var labelSets = map[Lang]labels{
@@ -28,6 +29,7 @@ var labelSets = map[Lang]labels{
 		noExpiry:   "만료 없음",
 		serial:     "일련번호",
 		scanVerify: "QR 코드를 스캔하여 진위를 확인하세요",
+		criteria:   "취득 기준",
 	},
 	LangEN: {
 		title:      "Certificate of Achievement",
@@ -39,5 +41,6 @@ var labelSets = map[Lang]labels{
 		noExpiry:   "Does not expire",
 		serial:     "Serial number",
 		scanVerify: "Scan the QR code to verify",
+		criteria:   "Criteria",
 	},
 }

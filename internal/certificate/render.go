@@ -22,7 +22,10 @@ type Input struct {
 	ExpiresOn     string // empty: the badge does not expire
 	SerialNumber  string
 	VerifyURL     string // required; encoded in the QR code
-	Lang          Lang   // labels' language; empty means LangKO
+	// SignatureImage is the badge's signature (PNG or JPEG), drawn above the issuer's name; empty or SVG: none.
+	SignatureImage []byte
+	Criteria       []string // the badge's criteria narratives, shown under the badge name (the first lines that fit)
+	Lang           Lang     // labels' language; empty means LangKO
 }
 
 // ErrInvalidInput is wrapped in the error Render returns when a required field is missing or Lang is unknown.
@@ -78,12 +81,16 @@ func Render(in Input) ([]byte, error) {
 	if err := drawBadge(pdf, in, y); err != nil {
 		return nil, err
 	}
-	drawNames(pdf, in, l, y+badgeBox+12)
+	y = drawNames(pdf, in, l, y+badgeBox+12)
+	drawCriteria(pdf, in, l, y+3)
 	drawDetails(pdf, in, l)
 	if err := drawQR(pdf, in.VerifyURL, pageW-28-qrSize, qrY, qrSize); err != nil {
 		return nil, err
 	}
 	drawQRCaption(pdf, in, l)
+	if err := drawSignature(pdf, in.SignatureImage); err != nil {
+		return nil, err
+	}
 	drawIssuerSeal(pdf, in, l)
 
 	var buf bytes.Buffer
@@ -151,8 +158,9 @@ func drawBadge(pdf *fpdf.Fpdf, in Input, y float64) error {
 	return nil
 }
 
-// drawNames writes the recipient name, the certifying sentence and the badge name from y down.
-func drawNames(pdf *fpdf.Fpdf, in Input, l labels, y float64) {
+// drawNames writes the recipient name, the certifying sentence and the badge name from y down, and returns the y
+// below them.
+func drawNames(pdf *fpdf.Fpdf, in Input, l labels, y float64) float64 {
 	size := fitSize(pdf, familyHeading, in.RecipientName, contentW, 30, 16)
 	text(pdf, familyHeading, size, ink, y, in.RecipientName)
 	setDraw(pdf, gold)
@@ -177,6 +185,7 @@ func drawNames(pdf *fpdf.Fpdf, in Input, l labels, y float64) {
 		pdf.CellFormat(contentW, 9, line, "", 0, "C", false, 0, "")
 		y += 9
 	}
+	return y
 }
 
 // drawDetails writes the issuer, dates and serial number as a label/value list in the lower left.

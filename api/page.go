@@ -1,0 +1,80 @@
+package api
+
+import (
+	"bytes"
+	"embed"
+	"html/template"
+	"net/http"
+	"slices"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/badged/badged/db"
+)
+
+//go:embed templates/page/*.html
+var pageFS embed.FS
+
+// pageTemplates are the badge page: layout.html holds the document, each partial one section of it.
+var pageTemplates = template.Must(template.ParseFS(pageFS, "templates/page/*.html"))
+
+// pageCSP lets the page load only its own images and its inline style: no script, no other host.
+const pageCSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// badgePage is the public badge page at /verify/{id} (v2's credentialUrl, and v3's for browsers). It checks the
+// badge itself and says first, plainly, whether it is valid. A revoked, expired or replaced badge is still a
+// page that exists (200): the page is the answer, and a link preview or an archived link must show it; the
+// machine-readable state is at /credentials/{id}/status. An unknown id is a 404 page in the same design.
+func (h *handler) badgePage(w http.ResponseWriter, r *http.Request) error {
+	lang := pickLang(r)
+	row, found, err := h.loadPage(r)
+	if err != nil {
+		return err
+	}
+	if !found {
+		h.renderPage(w, r, http.StatusNotFound, "notfound", notFoundView(lang))
+		return nil
+	}
+	view := h.buildPage(row, h.runChecks(r.Context(), row.Assertion), lang)
+	h.renderPage(w, r, http.StatusOK, "layout", view)
+	return nil
+}
+
+// loadPage reads the assertion of the page; found is false for a malformed or unknown id and for an assertion
+// whose credential was never issued (the same page, so a guess learns nothing).
+func (h *handler) loadPage(r *http.Request) (db.GetBadgePageRow, bool, error) {
+	id, err := parseUUID(chi.URLParam(r, "assertionId"))
+	if err != nil {
+		return db.GetBadgePageRow{}, false, nil
+	}
+	row, err := h.db.GetBadgePage(r.Context(), id)
+	if db.IsNotFound(err) {
+		return row, false, nil
+	}
+	if err != nil {
+		return row, false, err
+	}
+	a := row.Assertion
+	return row, a.CredentialKey != nil && slices.Contains(issuedStates, a.State), nil
+}
+
+// renderPage executes a page template into a buffer first, so a template failure is a 500, never half a page.
+func (h *handler) renderPage(w http.ResponseWriter, r *http.Request, status int, name string, view any) {
+	var buf bytes.Buffer
+	if err := pageTemplates.ExecuteTemplate(&buf, name, view); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", pageCSP)
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("Vary", "Accept, Accept-Language")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// notFoundView is the view of the 404 page.
+func notFoundView(lang string) pageView {
+	return pageView{Lang: lang, Title: msg(lang, "notfound.title"), Languages: languageLinks(lang),
+		Verdict: verdict{Kind: "invalid", Title: msg(lang, "notfound.heading"), Detail: msg(lang, "notfound.detail")}}
+}

@@ -1,0 +1,238 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The badge page speaks English and Korean. Every string it shows is in pageMessages, one table per language, so a
+// translator edits one place and TestPageMessages_SameKeys keeps the tables in step with the templates.
+const (
+	langEN = "en"
+	langKO = "ko"
+)
+
+// pageLangs are the page's languages in the order the language switch lists them; the first is the default.
+var pageLangs = []string{langEN, langKO}
+
+// pickLang chooses the page language: ?lang= when it names a supported language, else the Accept-Language entry
+// of highest weight that is one, else English (the default for a page shared with anyone).
+func pickLang(r *http.Request) string {
+	if q := strings.ToLower(r.URL.Query().Get("lang")); q == langEN || q == langKO {
+		return q
+	}
+	type pref struct {
+		lang string
+		q    float64
+	}
+	var prefs []pref
+	for i, part := range strings.Split(r.Header.Get("Accept-Language"), ",") {
+		if i >= 20 { // a header is not a place for a long list; the first entries decide
+			break
+		}
+		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		primary, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(tag)), "-")
+		q := 1.0
+		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f < 0 || f > 1 {
+				continue
+			}
+			q = f
+		}
+		if (primary == langEN || primary == langKO) && q > 0 {
+			prefs = append(prefs, pref{primary, q})
+		}
+	}
+	sort.SliceStable(prefs, func(i, j int) bool { return prefs[i].q > prefs[j].q })
+	if len(prefs) > 0 {
+		return prefs[0].lang
+	}
+	return langEN
+}
+
+// msg returns the message key of lang formatted with args. A key missing from the table shows as itself, which
+// the tests catch.
+func msg(lang, key string, args ...any) string {
+	s, ok := pageMessages[lang][key]
+	if !ok {
+		return key
+	}
+	if len(args) > 0 {
+		return fmt.Sprintf(s, args...)
+	}
+	return s
+}
+
+// formatDate writes a date in lang's usual form, in the service time zone.
+func formatDate(lang string, t time.Time, loc *time.Location) string {
+	t = t.In(loc)
+	if lang == langKO {
+		return fmt.Sprintf("%d년 %d월 %d일", t.Year(), int(t.Month()), t.Day())
+	}
+	return t.Format("January 2, 2006")
+}
+
+// pageMessages are the page's strings. Keys group by where they show: verdict.*, field.*, check.*, criteria.*.
+var pageMessages = map[string]map[string]string{
+	langEN: {
+		"lang.name":                         "English",
+		"page.title":                        "%s: %s",
+		"page.skip":                         "Skip to the badge",
+		"page.languages":                    "Language",
+		"page.footer":                       "This page checked the badge itself when you opened it. The credential is an Open Badges 3.0 credential that any compatible verifier can check.",
+		"page.badgeImage":                   "Badge image: %s",
+		"page.issuerLogo":                   "Logo of %s",
+		"page.awardedTo":                    "Awarded to %s",
+		"verdict.valid":                     "This badge is valid",
+		"verdict.validDetail":               "Issued to %s by %s on %s. Its signature and status were checked just now.",
+		"verdict.revoked":                   "This badge was revoked on %s",
+		"verdict.revokedBecause":            "The issuer revoked it because: %s",
+		"verdict.revokedNoWhy":              "The issuer gave no reason.",
+		"verdict.expired":                   "This badge expired on %s",
+		"verdict.expiredDetail":             "It was valid from %s until %s.",
+		"verdict.replaced":                  "This badge was replaced by a newer badge",
+		"verdict.replacedDetail":            "The issuer reissued it. Ask the recipient for the link to the new badge.",
+		"verdict.replacedBy":                "The issuer reissued it to the same recipient.",
+		"verdict.replacementLink":           "See the new badge",
+		"verdict.invalid":                   "This badge could not be verified",
+		"verdict.invalidDetail":             "One of the technical checks below failed. Do not rely on this badge until the issuer confirms it.",
+		"section.details":                   "Details",
+		"section.criteria":                  "Criteria",
+		"section.skills":                    "Skills",
+		"section.issuer":                    "Issuer",
+		"section.share":                     "Share and download",
+		"section.checks":                    "Technical verification",
+		"field.recipient":                   "Recipient",
+		"field.issuedOn":                    "Issued on",
+		"field.expiresOn":                   "Expires on",
+		"field.noExpiry":                    "Does not expire",
+		"field.serial":                      "Serial number",
+		"field.program":                     "Program",
+		"field.issuer":                      "Issuer",
+		"field.revokedOn":                   "Revoked on",
+		"field.reason":                      "Reason",
+		"share.linkedin":                    "Add to LinkedIn profile",
+		"download.image":                    "Badge image with the credential inside (%s)",
+		"download.json":                     "Credential (JSON)",
+		"download.pdf":                      "Certificate (PDF)",
+		"download.receipt":                  "Blockchain anchor receipt (JSON)",
+		"checks.summary":                    "Show how this badge was checked",
+		"checks.passed":                     "Passed",
+		"checks.failed":                     "Failed",
+		"checks.credential":                 "The signed credential is at %s.",
+		"check.signature":                   "Signature",
+		"check.status":                      "Revocation status",
+		"check.expiry":                      "Expiry",
+		"check.anchor":                      "Blockchain anchor",
+		"sig.unreadable":                    "The signed credential could not be read.",
+		"sig.noKey":                         "The issuer's key could not be found.",
+		"sig.bad":                           "The Data Integrity proof (eddsa-rdfc-2022) does not verify: %s",
+		"sig.ok":                            "Data Integrity proof eddsa-rdfc-2022 verified with the issuer's key %s.",
+		"status.unreadable":                 "The status list could not be read.",
+		"status.revoked":                    "The issuer has revoked this badge (its Bitstring Status List bit is set).",
+		"status.ok":                         "Not revoked (Bitstring Status List entry checked).",
+		"expiry.never":                      "Does not expire.",
+		"expiry.until":                      "Valid until %s.",
+		"expiry.past":                       "Expired on %s.",
+		"anchor.none":                       "Not anchored (test issuance or anchoring disabled); the signature alone proves the credential.",
+		"anchor.noCred":                     "The credential could not be read to compare it with the anchor.",
+		"anchor.recorded":                   "Recorded in transaction %s, block %d of chain %d (this server has no chain connection to re-check it).",
+		"anchor.badProof":                   "The stored inclusion proof is unreadable.",
+		"anchor.unconfirmed":                "The anchor transaction %s could not be confirmed: %s",
+		"anchor.proofOK":                    "The credential's SHA-256 is in the Merkle tree (proof of %d hashes) whose root is in transaction %s, block %d of chain %d.",
+		"anchor.ok":                         "The credential's SHA-256 is in transaction %s, block %d of chain %d.",
+		"criteria.PARTICIPATION_ATTENDANCE": "Participation",
+		"criteria.COMPLETION":               "Completion",
+		"criteria.SCORE_GRADE":              "Score or grade",
+		"criteria.SUBMISSION_APPROVAL":      "Approved submission",
+		"criteria.RECORD_ACHIEVEMENT":       "Record of achievement",
+		"criteria.AWARD_SELECTION":          "Award or selection",
+		"criteria.OTHER":                    "Other",
+		"notfound.title":                    "Badge not found",
+		"notfound.heading":                  "We could not find this badge",
+		"notfound.detail":                   "No issued badge has this address. Check that the link is complete; if it came from a recipient, ask them for it again.",
+	},
+	langKO: {
+		"lang.name":                         "한국어",
+		"page.title":                        "%s: %s",
+		"page.skip":                         "배지 내용으로 건너뛰기",
+		"page.languages":                    "언어",
+		"page.footer":                       "이 페이지는 열릴 때 배지를 직접 검증했습니다. 이 자격 증명은 Open Badges 3.0 형식이므로 호환되는 어떤 검증기로도 확인할 수 있습니다.",
+		"page.badgeImage":                   "배지 이미지: %s",
+		"page.issuerLogo":                   "%s 로고",
+		"page.awardedTo":                    "수여 대상: %s",
+		"verdict.valid":                     "이 배지는 유효합니다",
+		"verdict.validDetail":               "%[2]s에서 %[3]s에 %[1]s 님에게 발급했습니다. 서명과 상태를 방금 확인했습니다.",
+		"verdict.revoked":                   "이 배지는 %s에 취소되었습니다",
+		"verdict.revokedBecause":            "취소 사유: %s",
+		"verdict.revokedNoWhy":              "발급 기관이 취소 사유를 밝히지 않았습니다.",
+		"verdict.expired":                   "이 배지는 %s에 만료되었습니다",
+		"verdict.expiredDetail":             "%s부터 %s까지 유효했습니다.",
+		"verdict.replaced":                  "이 배지는 새 배지로 대체되었습니다",
+		"verdict.replacedDetail":            "발급 기관이 배지를 재발급했습니다. 새 배지 링크는 수령인에게 요청하세요.",
+		"verdict.replacedBy":                "발급 기관이 같은 수령인에게 배지를 재발급했습니다.",
+		"verdict.replacementLink":           "새 배지 보기",
+		"verdict.invalid":                   "이 배지를 검증할 수 없습니다",
+		"verdict.invalidDetail":             "아래 기술 검증 중 하나가 실패했습니다. 발급 기관이 확인하기 전에는 이 배지를 신뢰하지 마세요.",
+		"section.details":                   "상세 정보",
+		"section.criteria":                  "취득 기준",
+		"section.skills":                    "역량",
+		"section.issuer":                    "발급 기관",
+		"section.share":                     "공유 및 다운로드",
+		"section.checks":                    "기술 검증",
+		"field.recipient":                   "수령인",
+		"field.issuedOn":                    "발급일",
+		"field.expiresOn":                   "만료일",
+		"field.noExpiry":                    "만료 없음",
+		"field.serial":                      "일련번호",
+		"field.program":                     "프로그램",
+		"field.issuer":                      "발급 기관",
+		"field.revokedOn":                   "취소일",
+		"field.reason":                      "취소 사유",
+		"share.linkedin":                    "LinkedIn 프로필에 추가",
+		"download.image":                    "자격 증명이 담긴 배지 이미지 (%s)",
+		"download.json":                     "자격 증명 (JSON)",
+		"download.pdf":                      "인증서 (PDF)",
+		"download.receipt":                  "블록체인 기록 영수증 (JSON)",
+		"checks.summary":                    "이 배지를 어떻게 검증했는지 보기",
+		"checks.passed":                     "통과",
+		"checks.failed":                     "실패",
+		"checks.credential":                 "서명된 자격 증명 주소: %s",
+		"check.signature":                   "서명",
+		"check.status":                      "취소 여부",
+		"check.expiry":                      "유효 기간",
+		"check.anchor":                      "블록체인 기록",
+		"sig.unreadable":                    "서명된 자격 증명을 읽을 수 없습니다.",
+		"sig.noKey":                         "발급 기관의 키를 찾을 수 없습니다.",
+		"sig.bad":                           "Data Integrity 증명(eddsa-rdfc-2022)이 맞지 않습니다: %s",
+		"sig.ok":                            "발급 기관의 키 %s로 Data Integrity 증명(eddsa-rdfc-2022)을 확인했습니다.",
+		"status.unreadable":                 "상태 목록을 읽을 수 없습니다.",
+		"status.revoked":                    "발급 기관이 이 배지를 취소했습니다(Bitstring Status List 비트가 설정됨).",
+		"status.ok":                         "취소되지 않았습니다(Bitstring Status List 항목 확인).",
+		"expiry.never":                      "만료되지 않습니다.",
+		"expiry.until":                      "%s까지 유효합니다.",
+		"expiry.past":                       "%s에 만료되었습니다.",
+		"anchor.none":                       "블록체인에 기록되지 않았습니다(테스트 발급이거나 기록 비활성). 서명만으로 자격 증명이 증명됩니다.",
+		"anchor.noCred":                     "기록과 비교할 자격 증명을 읽을 수 없습니다.",
+		"anchor.recorded":                   "체인 %[3]d의 블록 %[2]d, 트랜잭션 %[1]s에 기록되었습니다(이 서버는 체인에 연결되어 있지 않아 다시 확인하지 않았습니다).",
+		"anchor.badProof":                   "저장된 포함 증명을 읽을 수 없습니다.",
+		"anchor.unconfirmed":                "기록 트랜잭션 %s을(를) 확인할 수 없습니다: %s",
+		"anchor.proofOK":                    "자격 증명의 SHA-256이 머클 트리(해시 %[1]d개의 증명)에 있고, 그 루트가 체인 %[4]d의 블록 %[3]d, 트랜잭션 %[2]s에 있습니다.",
+		"anchor.ok":                         "자격 증명의 SHA-256이 체인 %[3]d의 블록 %[2]d, 트랜잭션 %[1]s에 있습니다.",
+		"criteria.PARTICIPATION_ATTENDANCE": "참여·출석",
+		"criteria.COMPLETION":               "이수",
+		"criteria.SCORE_GRADE":              "점수·성적",
+		"criteria.SUBMISSION_APPROVAL":      "과제 승인",
+		"criteria.RECORD_ACHIEVEMENT":       "성취 기록",
+		"criteria.AWARD_SELECTION":          "수상·선발",
+		"criteria.OTHER":                    "기타",
+		"notfound.title":                    "배지를 찾을 수 없음",
+		"notfound.heading":                  "이 배지를 찾을 수 없습니다",
+		"notfound.detail":                   "이 주소로 발급된 배지가 없습니다. 링크가 완전한지 확인하고, 수령인에게서 받은 링크라면 다시 요청하세요.",
+	},
+}

@@ -1,0 +1,207 @@
+package api
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/badged/badged/db"
+)
+
+// verdict is what the page says first, in plain words. Its kind picks the colour and the HTTP status.
+type verdict struct {
+	Kind     string // valid, revoked, expired, replaced or invalid
+	Title    string
+	Detail   string
+	Link     string // the replacement's page, for a replaced badge
+	LinkText string
+}
+
+// pageLink is a link the page offers (a download, the language switch).
+type pageLink struct {
+	Label, URL, Lang string
+	Current          bool
+}
+
+// pageCheck is a technical check as the page shows it.
+type pageCheck struct {
+	Name, Result, Detail string
+	OK                   bool
+}
+
+// pageField is one row of the details list.
+type pageField struct{ Label, Value string }
+
+// pageView is everything the badge page template shows; every string is already in the page's language.
+type pageView struct {
+	Lang, Title, Description  string
+	Verdict                   verdict
+	BadgeName, BadgeText      string
+	BadgeImage, BadgeAlt      string // same-origin path of the badge image
+	AwardedTo                 string
+	Fields                    []pageField
+	Criteria                  []pageField // label = category, value = narrative
+	Skills                    []string
+	IssuerName, IssuerURL     string
+	IssuerLogo, IssuerLogoAlt string
+	LinkedIn                  string // empty: not offered (the badge is not valid)
+	Downloads                 []pageLink
+	Languages                 []pageLink
+	Checks                    []pageCheck
+	CredentialURL             string
+	Meta                      pageMeta
+}
+
+// pageMeta are the Open Graph and Twitter card values of the page.
+type pageMeta struct {
+	Title, Description, Image, URL, Locale string
+}
+
+// T is the page's message of key in its language; templates call it for fixed labels.
+func (v pageView) T(key string, args ...any) string { return msg(v.Lang, key, args...) }
+
+// buildPage turns an assertion and its checks into the page's view in lang.
+func (h *handler) buildPage(row db.GetBadgePageRow, checks []check, lang string) pageView {
+	a := row.Assertion
+	date := func(t time.Time) string { return formatDate(lang, t, h.loc) }
+	v := pageView{Lang: lang, BadgeName: row.BadgeName, BadgeText: row.BadgeDescription,
+		BadgeImage: "/media/" + row.BadgeImageID.String() + "/medium", BadgeAlt: msg(lang, "page.badgeImage", row.BadgeName),
+		AwardedTo: msg(lang, "page.awardedTo", a.RecipientName), IssuerName: row.OrgName,
+		CredentialURL: h.urls().CredentialID(a.ID)}
+	v.Title = msg(lang, "page.title", row.BadgeName, a.RecipientName)
+	for _, c := range checks {
+		args := make([]any, len(c.Args))
+		for i, arg := range c.Args {
+			if t, ok := arg.(time.Time); ok {
+				arg = date(t)
+			}
+			args[i] = arg
+		}
+		pc := pageCheck{Name: msg(lang, c.Name), OK: c.OK, Detail: msg(lang, c.Detail, args...), Result: msg(lang, "checks.failed")}
+		if c.OK {
+			pc.Result = msg(lang, "checks.passed")
+		}
+		v.Checks = append(v.Checks, pc)
+	}
+	v.Verdict = h.pageVerdict(row, checks, lang)
+
+	v.Fields = []pageField{{msg(lang, "field.recipient"), a.RecipientName}, {msg(lang, "field.issuedOn"), date(a.IssuedAt)}}
+	if a.ExpiredAt != nil {
+		v.Fields = append(v.Fields, pageField{msg(lang, "field.expiresOn"), date(*a.ExpiredAt)})
+	} else {
+		v.Fields = append(v.Fields, pageField{msg(lang, "field.expiresOn"), msg(lang, "field.noExpiry")})
+	}
+	if a.State == "REVOKED" && a.RevokedAt != nil {
+		v.Fields = append(v.Fields, pageField{msg(lang, "field.revokedOn"), date(*a.RevokedAt)})
+		if a.RevocationReason != nil {
+			v.Fields = append(v.Fields, pageField{msg(lang, "field.reason"), *a.RevocationReason})
+		}
+	}
+	v.Fields = append(v.Fields, pageField{msg(lang, "field.program"), row.ProgramName},
+		pageField{msg(lang, "field.issuer"), row.OrgName}, pageField{msg(lang, "field.serial"), a.SerialNumber})
+
+	var crit []criterion
+	_ = json.Unmarshal(row.BadgeCriteria, &crit) // written by the badge handlers from the same type
+	for _, c := range crit {
+		v.Criteria = append(v.Criteria, pageField{msg(lang, "criteria."+c.Category), c.Value})
+	}
+	var skills []skill
+	_ = json.Unmarshal(row.BadgeSkills, &skills)
+	for _, s := range skills {
+		if name := cmpOr(s.SkillName, s.ServiceSkillID); name != "" {
+			v.Skills = append(v.Skills, name)
+		}
+	}
+	if row.OrgWebsiteUrl != nil {
+		v.IssuerURL = *row.OrgWebsiteUrl
+	}
+	if row.OrgLogoMediaID != nil {
+		v.IssuerLogo, v.IssuerLogoAlt = "/media/"+row.OrgLogoMediaID.String()+"/small", msg(lang, "page.issuerLogo", row.OrgName)
+	}
+	v.Downloads = h.pageDownloads(a, lang)
+	if v.Verdict.Kind == "valid" {
+		v.LinkedIn = linkedInURL(row, h.urls().VerifyURL(a.ID), h.loc)
+	}
+	v.Description = v.Verdict.Title + ". " + truncateRunes(row.BadgeDescription, 200)
+	v.Meta = pageMeta{Title: v.Title, Description: v.Description, URL: h.urls().VerifyURL(a.ID),
+		Image: h.baseURL + v.BadgeImage, Locale: map[string]string{langEN: "en_US", langKO: "ko_KR"}[lang]}
+	v.Languages = languageLinks(lang)
+	return v
+}
+
+// pageVerdict decides the page's first sentence. A replacement or a revocation says what the issuer did; a failed
+// check means the page cannot vouch for the badge; an expiry only dates it.
+func (h *handler) pageVerdict(row db.GetBadgePageRow, checks []check, lang string) verdict {
+	a := row.Assertion
+	failed := map[string]bool{}
+	for _, c := range checks {
+		failed[c.Name] = !c.OK
+	}
+	switch {
+	case a.State == "REISSUED":
+		v := verdict{Kind: "replaced", Title: msg(lang, "verdict.replaced"), Detail: msg(lang, "verdict.replacedDetail")}
+		if a.ReplacedBy != nil {
+			v.Detail, v.Link, v.LinkText = msg(lang, "verdict.replacedBy"), h.urls().VerifyURL(*a.ReplacedBy), msg(lang, "verdict.replacementLink")
+		}
+		return v
+	case a.State == "REVOKED" || failed["check.status"] && a.RevokedAt != nil:
+		at := a.UpdatedAt
+		if a.RevokedAt != nil {
+			at = *a.RevokedAt
+		}
+		v := verdict{Kind: "revoked", Title: msg(lang, "verdict.revoked", formatDate(lang, at, h.loc)), Detail: msg(lang, "verdict.revokedNoWhy")}
+		if a.RevocationReason != nil {
+			v.Detail = msg(lang, "verdict.revokedBecause", *a.RevocationReason)
+		}
+		return v
+	case failed["check.signature"] || failed["check.status"] || failed["check.anchor"]:
+		return verdict{Kind: "invalid", Title: msg(lang, "verdict.invalid"), Detail: msg(lang, "verdict.invalidDetail")}
+	case failed["check.expiry"]:
+		return verdict{Kind: "expired", Title: msg(lang, "verdict.expired", formatDate(lang, *a.ExpiredAt, h.loc)),
+			Detail: msg(lang, "verdict.expiredDetail", formatDate(lang, a.IssuedAt, h.loc), formatDate(lang, *a.ExpiredAt, h.loc))}
+	}
+	return verdict{Kind: "valid", Title: msg(lang, "verdict.valid"),
+		Detail: msg(lang, "verdict.validDetail", a.RecipientName, row.OrgName, formatDate(lang, a.IssuedAt, h.loc))}
+}
+
+// pageDownloads are the artifacts of an assertion the page links: what exists of baked image, JSON, PDF, receipt.
+func (h *handler) pageDownloads(a db.Assertion, lang string) []pageLink {
+	u := h.urls()
+	var out []pageLink
+	if a.BakedKey != nil && a.BakedContentType != nil {
+		kind := strings.ToUpper(strings.TrimPrefix(strings.TrimSuffix(*a.BakedContentType, "+xml"), "image/"))
+		out = append(out, pageLink{Label: msg(lang, "download.image", kind), URL: u.BaseURL + "/credentials/" + a.ID.String() + "/image"})
+	}
+	out = append(out, pageLink{Label: msg(lang, "download.json"), URL: u.CredentialID(a.ID)},
+		pageLink{Label: msg(lang, "download.pdf"), URL: u.CertificateURL(a.ID, a.CertificateToken)})
+	if a.AnchorTxHash != nil {
+		out = append(out, pageLink{Label: msg(lang, "download.receipt"), URL: u.ReceiptURL(a.ID)})
+	}
+	return out
+}
+
+// languageLinks is the language switch: every language, the current one marked.
+func languageLinks(lang string) []pageLink {
+	out := make([]pageLink, len(pageLangs))
+	for i, l := range pageLangs {
+		out[i] = pageLink{Label: msg(l, "lang.name"), URL: "?lang=" + l, Lang: l, Current: l == lang}
+	}
+	return out
+}
+
+func cmpOr(ps ...*string) string {
+	for _, p := range ps {
+		if p != nil && *p != "" {
+			return *p
+		}
+	}
+	return ""
+}
+
+func truncateRunes(s string, n int) string {
+	r := []rune(strings.TrimSpace(s))
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n-1]) + "…"
+}
