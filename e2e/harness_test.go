@@ -71,6 +71,7 @@ type stackOptions struct {
 	logLevel         slog.Level          // of the API, activities and Temporal logs; 0 (Info) is raised to Warn
 	workerActivities int                 // MaxConcurrentActivities of the worker; 0 = the worker's default
 	anchorWait       time.Duration       // activities.AnchorWait; 0 = testAnchorWait
+	anchorMinWait    time.Duration       // activities.AnchorMinWait
 	starter          api.IssuanceStarter // how the API starts workflows; nil = temporal.Starter on the stack's client
 }
 
@@ -147,7 +148,8 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	require.NoError(tb, err)
 	s.Acts = &activities.Activities{DB: workerDB, Blob: store, Issuer: issuer.New(workerDB, ring, s.BaseURL), Anchor: anchorer,
 		Notifier: &notify.Notifier{Email: smtpSender, Kakao: s.Outbox}, Outbox: s.Outbox, MessageDomain: mailDomain,
-		Policy: testPolicy(tb), Location: seoul, Log: log, AnchorWait: o.anchorWait}
+		Policy: testPolicy(tb), Location: seoul, Log: log, AnchorWait: o.anchorWait,
+		AnchorMinWait: o.anchorMinWait}
 	w := temporal.NewWorker(s.Client, s.Acts, temporal.WorkerOptions{MaxConcurrentActivities: o.workerActivities})
 	require.NoError(tb, w.Start(), "start worker")
 	tb.Cleanup(w.Stop)

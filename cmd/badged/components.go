@@ -135,7 +135,8 @@ func newActivities(ctx context.Context, cfg config.Config, d *db.DB, store blob.
 		return nil, err
 	}
 	acts := &activities.Activities{DB: d, Blob: store, Issuer: iss, Notifier: notifier, Outbox: outbox,
-		MessageDomain: domain, Policy: policy, Location: cfg.TimeZone, Log: log, AnchorWait: cfg.AnchorWait}
+		MessageDomain: domain, Policy: policy, Location: cfg.TimeZone, Log: log, AnchorWait: cfg.AnchorWait,
+		AnchorMinWait: cfg.AnchorMinWait}
 	anchorer, err := newAnchorer(cfg, d, log)
 	if err != nil {
 		return nil, err
