@@ -50,7 +50,11 @@ type Activities struct {
 	// AnchorWait is how long a credential waits for others to share its anchor transaction (anchorpool.go);
 	// zero means DefaultAnchorWait.
 	AnchorWait time.Duration
-	Webhooks   Webhooks // webhook deliveries (webhook.go)
+	// AnchorMinWait is how long a batch waits at least, even when no other credential is on its way (ANCHOR_MIN_WAIT):
+	// zero anchors an issuance as soon as all its chunks are signed; more gathers a trickle of small issuances into
+	// fewer transactions at the cost of their latency.
+	AnchorMinWait time.Duration
+	Webhooks      Webhooks // webhook deliveries (webhook.go)
 
 	images  imageCache // badge images read by bake (see images.go)
 	anchors anchorPool // credentials waiting for an anchor transaction (anchorpool.go)

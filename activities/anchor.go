@@ -45,8 +45,11 @@ func (a *Activities) anchorCredentials(ctx context.Context, ids []uuid.UUID) (fa
 			return nil, persistErr("record skipped anchors", err)
 		}
 	}
-	if len(unassigned) > 0 {
-		if err := a.gather(ctx, unassigned); err != nil {
+	if len(unassigned) == 0 {
+		a.giveUp(ids)
+	} else {
+		arrived := slices.DeleteFunc(slices.Clone(ids), func(id uuid.UUID) bool { return slices.Contains(unassigned, id) })
+		if err := a.gather(ctx, unassigned, arrived); err != nil {
 			return nil, err
 		}
 		if rows, err = a.DB.ListAnchorState(ctx, ids); err != nil {

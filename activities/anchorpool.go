@@ -16,10 +16,15 @@ import (
 	"github.com/badged/badged/internal/chain"
 )
 
-// DefaultAnchorWait is how long a credential waits for others to share its anchor transaction. Credentials that
+// DefaultAnchorWait is the longest a credential waits for others to share its anchor transaction. Credentials that
 // arrive together (one big issuance's chunks, many small issuances at once) share one transaction; a lone
-// credential is anchored after this wait at most, never held for a big batch.
+// credential is anchored after this wait at most, never held for a big batch. The wait ends sooner when no
+// other credential of this process is on its way to the anchor step (see headed).
 const DefaultAnchorWait = 2 * time.Second
+
+// headedTTL is how long a credential that entered the check or sign step counts as on its way to the anchor step.
+// Past it (its workflow was cancelled, its anchor step ran on another worker) it no longer holds a batch back.
+const headedTTL = time.Minute
 
 // maxAnchorBatch caps the credentials of one transaction, so that its Merkle proofs stay short (12 hashes at
 // 4,096) and its assignment is one modest statement. Reaching it sends the transaction without waiting.
@@ -30,8 +35,15 @@ const maxAnchorBatch = 4096
 type anchorPool struct {
 	mu      sync.Mutex
 	waiting []anchorWaiter
-	n       int         // credentials waiting
-	timer   *time.Timer // fires when the first of them has waited AnchorWait
+	n       int       // credentials waiting
+	since   time.Time // when the first of them arrived
+	timer   *time.Timer
+	gen     int // the batch the timer was armed for; a timer of an earlier batch does nothing
+	// headed holds the credentials of this process between the start of their check or sign step and their
+	// arrival at the anchor step (or their failure), with the time they were last seen. While any is on its way,
+	// the waiting credentials wait for it (up to AnchorWait); once none is, waiting longer gains nothing, so the
+	// batch goes at once. This keeps one transaction for an issuance's chunks without idling the machine.
+	headed map[uuid.UUID]time.Time
 
 	flights singleflight.Group // anchor transactions being sent or awaited, by key
 }
@@ -49,30 +61,25 @@ func (a *Activities) anchorWait() time.Duration {
 }
 
 // gather waits until the credentials of ids are assigned to an anchor transaction, together with every other
-// credential that arrived within the wait (or until maxAnchorBatch of them wait). The assignment itself runs on
-// its own: a chunk that gives up waiting may find its credentials assigned when it is retried.
-func (a *Activities) gather(ctx context.Context, ids []uuid.UUID) error {
+// credential that arrived meanwhile (see settleLocked for when the batch goes). arrived are the chunk's other
+// credentials, which reached the anchor step but need no assignment. The assignment itself runs on its own: a
+// chunk that gives up waiting may find its credentials assigned when it is retried.
+func (a *Activities) gather(ctx context.Context, ids, arrived []uuid.UUID) error {
 	w := anchorWaiter{ids: ids, done: make(chan error, 1)}
 	p := &a.anchors
 	p.mu.Lock()
+	if len(p.waiting) == 0 {
+		p.since = time.Now()
+	}
 	p.waiting = append(p.waiting, w)
 	p.n += len(ids)
-	switch {
-	case p.n >= maxAnchorBatch:
-		batch := p.takeLocked()
-		p.mu.Unlock()
-		go a.assign(batch)
-	case p.timer == nil:
-		p.timer = time.AfterFunc(a.anchorWait(), func() {
-			p.mu.Lock()
-			batch := p.takeLocked()
-			p.mu.Unlock()
-			a.assign(batch)
-		})
-		p.mu.Unlock()
-	default:
-		p.mu.Unlock()
+	for _, id := range slices.Concat(ids, arrived) {
+		delete(p.headed, id)
 	}
+	if batch := a.settleLocked(); batch != nil {
+		go a.assign(batch)
+	}
+	p.mu.Unlock()
 	select {
 	case err := <-w.done:
 		return err
@@ -81,10 +88,104 @@ func (a *Activities) gather(ctx context.Context, ids []uuid.UUID) error {
 	}
 }
 
+// headedForAnchor runs a step that precedes the anchor step (check, sign) and tells the anchor pool that its
+// recipients are on their way, until they arrive there or fail.
+func (a *Activities) headedForAnchor(ctx context.Context, step string, in StepBatch, run stepFunc) (StepResult, error) {
+	a.anchors.expect(in.Assertions)
+	res, err := a.runStep(ctx, step, in, run)
+	if err != nil {
+		a.giveUp(in.Assertions)
+		return res, err
+	}
+	failed := make([]uuid.UUID, len(res.Failed))
+	for i, f := range res.Failed {
+		failed[i] = f.AssertionID
+	}
+	a.giveUp(failed)
+	return res, nil
+}
+
+// expect records that ids are on their way to the anchor step (their check or sign step starts).
+func (p *anchorPool) expect(ids []uuid.UUID) {
+	now := time.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.headed == nil {
+		p.headed = map[uuid.UUID]time.Time{}
+	}
+	for _, id := range ids {
+		p.headed[id] = now
+	}
+}
+
+// giveUp records that ids are not on their way to the anchor step any more (they reached it without needing an
+// assignment, or their step failed: a retry expects them again), and sends the waiting batch if it is now ready.
+func (a *Activities) giveUp(ids []uuid.UUID) {
+	if len(ids) == 0 {
+		return
+	}
+	p := &a.anchors
+	p.mu.Lock()
+	for _, id := range ids {
+		delete(p.headed, id)
+	}
+	if batch := a.settleLocked(); batch != nil {
+		go a.assign(batch)
+	}
+	p.mu.Unlock()
+}
+
+// settleLocked takes the waiting batch when it is ready to go, or arms the timer for the moment it will be at the
+// latest; p.mu is held. A batch goes when it holds maxAnchorBatch credentials, when its first credential has
+// waited AnchorWait, or, once AnchorMinWait has passed, when no credential of this process is on its way to the
+// anchor step.
+func (a *Activities) settleLocked() []anchorWaiter {
+	p := &a.anchors
+	if len(p.waiting) == 0 {
+		return nil
+	}
+	now := time.Now()
+	waited := now.Sub(p.since)
+	if p.n >= maxAnchorBatch || waited >= a.anchorWait() || (waited >= a.AnchorMinWait && p.noneHeadedLocked(now)) {
+		return p.takeLocked()
+	}
+	if p.timer == nil {
+		next := a.anchorWait()
+		if waited < a.AnchorMinWait {
+			next = a.AnchorMinWait
+		}
+		gen := p.gen
+		p.timer = time.AfterFunc(next-waited, func() {
+			p.mu.Lock()
+			var batch []anchorWaiter
+			if p.gen == gen {
+				p.timer = nil
+				batch = a.settleLocked()
+			}
+			p.mu.Unlock()
+			a.assign(batch)
+		})
+	}
+	return nil
+}
+
+// noneHeadedLocked reports whether no credential is on its way to the anchor step; p.mu is held. Entries older than
+// headedTTL are dropped on the way.
+func (p *anchorPool) noneHeadedLocked(now time.Time) bool {
+	for id, seen := range p.headed {
+		if now.Sub(seen) < headedTTL {
+			return false
+		}
+		delete(p.headed, id)
+	}
+	return true
+}
+
 // takeLocked empties the pool; p.mu is held.
 func (p *anchorPool) takeLocked() []anchorWaiter {
 	batch := p.waiting
 	p.waiting, p.n = nil, 0
+	p.gen++
 	if p.timer != nil {
 		p.timer.Stop()
 		p.timer = nil

@@ -21,7 +21,7 @@ const lockTimeout = "5s"
 // incomplete recipients, DUPLICATE_ISSUANCE when the recipient already holds (or is being given) this badge,
 // BADGE_IMAGE_MISSING when the badge image cannot be found.
 func (a *Activities) CheckRecipients(ctx context.Context, in StepBatch) (StepResult, error) {
-	return a.runStep(ctx, "check", in, a.checkRecipients)
+	return a.headedForAnchor(ctx, "check", in, a.checkRecipients)
 }
 
 func (a *Activities) checkRecipients(ctx context.Context, ids []uuid.UUID) (failures, error) {

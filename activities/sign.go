@@ -19,7 +19,7 @@ import (
 // and baked. The proof's created time is the issue time and Ed25519 is deterministic, so a retry signs to the same
 // bytes. Signing is CPU work: the chunk is signed on every core, then recorded in one statement.
 func (a *Activities) SignCredentials(ctx context.Context, in StepBatch) (StepResult, error) {
-	return a.runStep(ctx, "sign", in, a.signCredentials)
+	return a.headedForAnchor(ctx, "sign", in, a.signCredentials)
 }
 
 func (a *Activities) signCredentials(ctx context.Context, ids []uuid.UUID) (failures, error) {

@@ -14,12 +14,12 @@ import (
 	"github.com/badged/badged/internal/chain"
 )
 
-// TestIssuance_AnchorsShareATransaction posts two issuances at once: their credentials wait for each other
-// (activities.AnchorWait) and share ONE transaction carrying a Merkle root; each credential has its inclusion
-// proof, every proof checks against the chain, and the verification page says so.
+// TestIssuance_AnchorsShareATransaction posts two issuances one after the other: with ANCHOR_MIN_WAIT their
+// credentials wait for each other and share ONE transaction carrying a Merkle root; each credential has its
+// inclusion proof, every proof checks against the chain, and the verification page says so.
 func TestIssuance_AnchorsShareATransaction(t *testing.T) {
 	// A wait long enough that both issuances reach their anchor within it even on a loaded machine.
-	s := newStack(t, stackOptions{anchorWait: 8 * time.Second})
+	s := newStack(t, stackOptions{anchorWait: 8 * time.Second, anchorMinWait: 8 * time.Second})
 	tn := s.mustTenant(t, 100)
 	big := s.mustIssue(t, "v3", tn.Key, tn.Badge, "big-"+uuid.NewString(), issuanceBody(t, tn.Program, emailRecipients("big", 25), ""))
 	small := s.mustIssue(t, "v3", tn.Key, tn.Badge, "small-"+uuid.NewString(), issuanceBody(t, tn.Program, emailRecipients("small", 3), ""))
@@ -61,4 +61,20 @@ func (s *stack) requireAnchorProofs(t *testing.T, org string, rows []db.Assertio
 		_, err = v.VerifyProof(context.Background(), *r.AnchorTxHash, sha256.Sum256(append(cred, ' ')), proof)
 		require.Error(t, err)
 	}
+}
+
+// TestIssuance_AnchorGoesWhenAllChunksArrived issues 250 recipients (three chunks) under an anchor wait far
+// longer than the test: the batch goes as soon as the last chunk is signed and arrives, not after the wait, and
+// the three chunks still share ONE transaction.
+func TestIssuance_AnchorGoesWhenAllChunksArrived(t *testing.T) {
+	const wait = 10 * time.Minute
+	s := newStack(t, stackOptions{anchorWait: wait})
+	tn := s.mustTenant(t, 250)
+	id := s.mustIssue(t, "v3", tn.Key, tn.Badge, "chunks-"+uuid.NewString(), issuanceBody(t, tn.Program, emailRecipients("chunk", 250), ""))
+	require.Equal(t, "COMPLETED", s.waitIssuance(t, "v3", tn.Key, id, issueTimeout)["processingStatus"])
+	require.Equal(t, 1, s.count(t, "SELECT count(*) FROM chain_txs"), "the three chunks share one transaction")
+	require.EqualValues(t, 1, s.senderNonce(t))
+	require.Equal(t, 250, s.count(t, "SELECT count(*) FROM assertions WHERE anchor_proof IS NOT NULL AND state = 'RECEIVED'"))
+	// issueTimeout is shorter than the wait, so completing at all shows the batch did not wait it out.
+	require.Less(t, issueTimeout, wait)
 }

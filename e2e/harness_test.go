@@ -74,6 +74,7 @@ type stackOptions struct {
 	logLevel         slog.Level          // of the API, activities and Temporal logs; 0 (Info) is raised to Warn
 	workerActivities int                 // MaxConcurrentActivities of the worker; 0 = the worker's default
 	anchorWait       time.Duration       // activities.AnchorWait; 0 = testAnchorWait
+	anchorMinWait    time.Duration       // activities.AnchorMinWait
 	starter          api.IssuanceStarter // how the API starts workflows; nil = temporal.Starter on the stack's client
 }
 
@@ -158,6 +159,7 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	s.Acts = &activities.Activities{DB: workerDB, Blob: store, Issuer: issuer.New(workerDB, ring, s.BaseURL), Anchor: anchorer,
 		Notifier: &notify.Notifier{Email: smtpSender, Kakao: s.Outbox}, Outbox: s.Outbox, MessageDomain: mailDomain,
 		Policy: testPolicy(tb), Location: seoul, Log: log, AnchorWait: o.anchorWait,
+		AnchorMinWait: o.anchorMinWait,
 		// Receivers are httptest servers on loopback: private addresses allowed, as under `badged dev`.
 		Webhooks: activities.Webhooks{Sender: webhook.NewSender(testWebhookURLs, 5*time.Second),
 			DisableAfter: time.Hour, DisableAfterFailures: 5}}

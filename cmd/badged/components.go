@@ -137,7 +137,7 @@ func newActivities(ctx context.Context, cfg config.Config, d *db.DB, store blob.
 	}
 	acts := &activities.Activities{DB: d, Blob: store, Issuer: iss, Notifier: notifier, Outbox: outbox,
 		MessageDomain: domain, MailFromName: cfg.SMTPFromName, Policy: policy, Location: cfg.TimeZone, Log: log,
-		AnchorWait: cfg.AnchorWait,
+		AnchorWait: cfg.AnchorWait, AnchorMinWait: cfg.AnchorMinWait,
 		Webhooks: activities.Webhooks{Sender: webhook.NewSender(webhookURLs(cfg), cfg.WebhookTimeout),
 			DisableAfter: cfg.WebhookDisableAfter, DisableAfterFailures: cfg.WebhookDisableAfterFailures}}
 	anchorer, err := newAnchorer(cfg, d, log)

@@ -56,9 +56,13 @@ type Config struct {
 	ChainPrivateKey string // CHAIN_PRIVATE_KEY: hex secp256k1 key of the sender
 	ChainTo         string // CHAIN_TO: target address, default the sender
 	ChainID         uint64 // CHAIN_ID: expected chain id, 0 accepts the node's
-	// ANCHOR_WAIT: how long a signed credential waits for others to share its anchor transaction, default 2s.
+	// ANCHOR_WAIT: the longest a signed credential waits for others to share its anchor transaction, default 2s.
 	// Longer waits mean fewer transactions (cost on a real network) and later anchors.
 	AnchorWait time.Duration
+	// ANCHOR_MIN_WAIT: how long a batch waits at least, even when no other credential is on its way, default 0
+	// (an issuance is anchored as soon as all its chunks are signed). Raise it to gather a trickle of small
+	// issuances into fewer transactions.
+	AnchorMinWait time.Duration
 
 	SMTPHost     string // SMTP_HOST; empty delivers to the outbox directory
 	SMTPPort     int    // SMTP_PORT, default 587
@@ -175,6 +179,10 @@ func Load(getenv func(string) string) (Config, error) {
 	c.AnchorWait, err = time.ParseDuration(env("ANCHOR_WAIT", "2s"))
 	if err != nil || c.AnchorWait <= 0 || c.AnchorWait > 10*time.Minute {
 		errs = append(errs, fmt.Errorf("ANCHOR_WAIT %q: must be a duration between 1ms and 10m such as 2s", env("ANCHOR_WAIT", "")))
+	}
+	c.AnchorMinWait, err = time.ParseDuration(env("ANCHOR_MIN_WAIT", "0s"))
+	if err != nil || c.AnchorMinWait < 0 || c.AnchorMinWait > c.AnchorWait {
+		errs = append(errs, fmt.Errorf("ANCHOR_MIN_WAIT %q: must be a duration between 0 and ANCHOR_WAIT such as 500ms", env("ANCHOR_MIN_WAIT", "")))
 	}
 	if c.ChainRPCURL != "" && c.ChainPrivateKey == "" {
 		errs = append(errs, errors.New("CHAIN_PRIVATE_KEY is required with CHAIN_RPC_URL"))
@@ -300,7 +308,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("issuer_key_ring_set", c.IssuerKeyRing != ""),
 		slog.String("chain_rpc_url", orDefault(c.ChainRPCURL, "(dev chain or off)")), slog.Uint64("chain_id", c.ChainID),
 		slog.String("dev_chain_addr", c.DevChainAddr),
-		slog.Duration("anchor_wait", c.AnchorWait),
+		slog.Duration("anchor_wait", c.AnchorWait), slog.Duration("anchor_min_wait", c.AnchorMinWait),
 		slog.String("smtp_host", orDefault(c.SMTPHost, "(outbox)")), slog.Int("smtp_port", c.SMTPPort),
 		slog.String("smtp_tls", c.SMTPTLS), slog.String("smtp_from_name", c.SMTPFromName), slog.String("outbox_dir", c.OutboxDir),
 		slog.String("kakao_endpoint", orDefault(c.KakaoEndpoint, "(outbox)")),
