@@ -68,6 +68,7 @@ var leakCases = []leakCase{
 	{route: "/assertions/{assertionId}", method: http.MethodGet, path: "/assertions/{assertion}", wantCode: "AST001"},
 	{route: "/assertions/{assertionId}/cancel", method: http.MethodPost, path: "/assertions/{assertion}/cancel", wantCode: "AST001"},
 	{route: "/assertions/{assertionId}/pdf", method: http.MethodGet, path: "/assertions/{assertion}/pdf", wantCode: "AST001"},
+	{route: "/assertions/{assertionId}/reissue", method: http.MethodPost, path: "/assertions/{assertion}/reissue", idem: true, wantCode: "AST001"},
 
 	{route: "/webhooks", method: http.MethodGet, path: "/webhooks", empty: true, v3only: true},
 	{route: "/webhooks", method: http.MethodPost, path: "/webhooks", body: `{"url":"https://93.184.215.14/b"}`, v3only: true},
@@ -83,6 +84,8 @@ var leakCases = []leakCase{
 var publicRoutes = []string{
 	"GET /healthz", "GET /readyz", "GET /media/{mediaID}/{variant}", "GET /issuers/{orgId}",
 	"GET /credentials/{assertionId}", "GET /credentials/{assertionId}/image", "GET /credentials/{assertionId}/receipt",
+	"GET /credentials/{assertionId}/status",          // what the badge page says, as JSON
+	"GET /credentials/{assertionId}/certificate.pdf", // only with the assertion's random certificate token
 	"GET /verify/{assertionId}",
 	"GET /status-lists/{listId}", "GET /metrics",
 	"GET /public/v2/openapi.json", "GET /public/v3/openapi.json", // the API description itself
@@ -215,8 +218,7 @@ func (f *issFixture) leakRequest(tb testing.TB, c leakCase, v, path, body, key s
 	case c.upload:
 		return f.upload(tb, v, key, mustPNG(tb, 8, 8, false))
 	case c.idem:
-		return f.postIssuance(tb, v, strings.TrimSuffix(strings.TrimPrefix(path, "/public/"+v+"/badges/"), "/issuances"),
-			key, "leak-"+v, body)
+		return f.postIssuanceTo(tb, path, key, "leak-"+v, body)
 	}
 	return f.do(tb, c.method, path, key, body)
 }

@@ -55,6 +55,9 @@ func TestRetryClassesThroughTheWorkflow(t *testing.T) {
 
 	classes := make([]string, 0, len(policy.Classes))
 	for name := range policy.Classes {
+		if name == "webhook" {
+			continue // no assertion errorCode: webhook deliveries have their own workflow and tests (e2e/webhooks_test.go)
+		}
 		classes = append(classes, name)
 	}
 	sort.Strings(classes)

@@ -591,6 +591,42 @@ func (e ReceiveType) Valid() bool {
 	}
 }
 
+// Defines values for ReissueProcessingStatus.
+const (
+	ReissueProcessingStatusCOMPLETED  ReissueProcessingStatus = "COMPLETED"
+	ReissueProcessingStatusFAILED     ReissueProcessingStatus = "FAILED"
+	ReissueProcessingStatusPROCESSING ReissueProcessingStatus = "PROCESSING"
+)
+
+// Valid indicates whether the value is a known member of the ReissueProcessingStatus enum.
+func (e ReissueProcessingStatus) Valid() bool {
+	switch e {
+	case ReissueProcessingStatusCOMPLETED:
+		return true
+	case ReissueProcessingStatusFAILED:
+		return true
+	case ReissueProcessingStatusPROCESSING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReissueResponseSuccess.
+const (
+	ReissueResponseSuccessTrue ReissueResponseSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ReissueResponseSuccess enum.
+func (e ReissueResponseSuccess) Valid() bool {
+	switch e {
+	case ReissueResponseSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ServiceSkillInputLanguage.
 const (
 	ServiceSkillInputLanguageEn ServiceSkillInputLanguage = "en"
@@ -998,10 +1034,10 @@ type DryRun struct {
 	CreditsRequired  int       `json:"creditsRequired"`
 	ExpiredAt        *DateTime `json:"expiredAt"`
 
-	// IssuedAt UTC instant
+	// IssuedAt left out when the request has a problem that decides it
 	//
 	// Examples: 2025-03-01T00:00:00Z
-	IssuedAt DateTime `json:"issuedAt"`
+	IssuedAt *DateTime `json:"issuedAt,omitempty"`
 	Problems []struct {
 		Code           string  `json:"code"`
 		Field          *string `json:"field,omitempty"`
@@ -1306,6 +1342,41 @@ type RecipientInput struct {
 	SourcedId *string `json:"sourcedId,omitempty"`
 }
 
+// Reissue defines model for Reissue.
+type Reissue struct {
+	AssertionCount int32 `json:"assertionCount"`
+
+	// AssertionId the replacement assertion
+	AssertionId UUID `json:"assertionId"`
+	BadgeId     UUID `json:"badgeId"`
+
+	// CreatedAt UTC instant
+	//
+	// Examples: 2025-03-01T00:00:00Z
+	CreatedAt        DateTime                `json:"createdAt"`
+	Id               UUID                    `json:"id"`
+	ProcessingStatus ReissueProcessingStatus `json:"processingStatus"`
+	ProgramId        UUID                    `json:"programId"`
+
+	// UpdatedAt UTC instant
+	//
+	// Examples: 2025-03-01T00:00:00Z
+	UpdatedAt DateTime `json:"updatedAt"`
+}
+
+// ReissueProcessingStatus defines model for Reissue.ProcessingStatus.
+type ReissueProcessingStatus string
+
+// ReissueResponse defines model for ReissueResponse.
+type ReissueResponse struct {
+	Data    Reissue                `json:"data"`
+	Message *string                `json:"message"`
+	Success ReissueResponseSuccess `json:"success"`
+}
+
+// ReissueResponseSuccess defines model for ReissueResponse.Success.
+type ReissueResponseSuccess bool
+
 // ServiceSkillInput defines model for ServiceSkillInput.
 type ServiceSkillInput struct {
 	Language       ServiceSkillInputLanguage   `json:"language"`
@@ -1489,12 +1560,15 @@ type ListAssertionsParams struct {
 
 // CancelAssertionJSONBody defines parameters for CancelAssertion.
 type CancelAssertionJSONBody struct {
-	// Reason why it is cancelled (pending: the cancel-reason branch reads it)
+	// Reason why it is cancelled; shown on the badge page (≤ 500 characters after trimming)
 	Reason *string `json:"reason,omitempty"`
 }
 
 // ReissueAssertionJSONBody defines parameters for ReissueAssertion.
-type ReissueAssertionJSONBody = map[string]interface{}
+type ReissueAssertionJSONBody struct {
+	// RecipientName corrects the displayed name; omitted: the original's
+	RecipientName *string `json:"recipientName,omitempty"`
+}
 
 // ReissueAssertionParams defines parameters for ReissueAssertion.
 type ReissueAssertionParams struct {
@@ -1571,7 +1645,7 @@ type ListWebhookDeliveriesParams struct {
 type CancelAssertionJSONRequestBody CancelAssertionJSONBody
 
 // ReissueAssertionJSONRequestBody defines body for ReissueAssertion for application/json ContentType.
-type ReissueAssertionJSONRequestBody = ReissueAssertionJSONBody
+type ReissueAssertionJSONRequestBody ReissueAssertionJSONBody
 
 // CreateBadgeJSONRequestBody defines body for CreateBadge for application/json ContentType.
 type CreateBadgeJSONRequestBody = BadgeCreate
@@ -1821,14 +1895,14 @@ type ClientInterface interface {
 	// Corresponds with GET /assertions/{assertionId}/pdf (the `GetAssertionPDF` operationId).
 	GetAssertionPDF(ctx context.Context, assertionId AssertionId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ReissueAssertionWithBody Issue a new assertion to the same recipient; the original becomes REISSUED. Manager or higher.
+	// ReissueAssertionWithBody Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /assertions/{assertionId}/reissue (the `ReissueAssertion` operationId).
 	ReissueAssertionWithBody(ctx context.Context, assertionId AssertionId, params *ReissueAssertionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ReissueAssertion Issue a new assertion to the same recipient; the original becomes REISSUED. Manager or higher.
+	// ReissueAssertion Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2081,7 +2155,7 @@ func (c *Client) GetAssertionPDF(ctx context.Context, assertionId AssertionId, r
 	return c.Client.Do(req)
 }
 
-// ReissueAssertionWithBody Issue a new assertion to the same recipient; the original becomes REISSUED. Manager or higher.
+// ReissueAssertionWithBody Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2098,7 +2172,7 @@ func (c *Client) ReissueAssertionWithBody(ctx context.Context, assertionId Asser
 	return c.Client.Do(req)
 }
 
-// ReissueAssertion Issue a new assertion to the same recipient; the original becomes REISSUED. Manager or higher.
+// ReissueAssertion Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3895,14 +3969,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /assertions/{assertionId}/pdf (the `GetAssertionPDF` operationId).
 	GetAssertionPDFWithResponse(ctx context.Context, assertionId AssertionId, reqEditors ...RequestEditorFn) (*GetAssertionPDFResponse, error)
 
-	// ReissueAssertionWithBodyWithResponse Issue a new assertion to the same recipient; the original becomes REISSUED. Manager or higher.
+	// ReissueAssertionWithBodyWithResponse Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /assertions/{assertionId}/reissue (the `ReissueAssertion` operationId).
 	ReissueAssertionWithBodyWithResponse(ctx context.Context, assertionId AssertionId, params *ReissueAssertionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReissueAssertionResponse, error)
 
-	// ReissueAssertionWithResponse Issue a new assertion to the same recipient; the original becomes REISSUED. Manager or higher.
+	// ReissueAssertionWithResponse Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4466,7 +4540,7 @@ type ReissueAssertionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IssuanceResponse
+	JSON200 *ReissueResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -4492,7 +4566,7 @@ type ReissueAssertionResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ReissueAssertionResponse) GetJSON200() *IssuanceResponse {
+func (r ReissueAssertionResponse) GetJSON200() *ReissueResponse {
 	return r.JSON200
 }
 
@@ -6529,7 +6603,7 @@ func (c *ClientWithResponses) GetAssertionPDFWithResponse(ctx context.Context, a
 	return ParseGetAssertionPDFResponse(rsp)
 }
 
-// ReissueAssertionWithBodyWithResponse Issue a new assertion to the same recipient; the original becomes REISSUED. Manager or higher.
+// ReissueAssertionWithBodyWithResponse Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6542,7 +6616,7 @@ func (c *ClientWithResponses) ReissueAssertionWithBodyWithResponse(ctx context.C
 	return ParseReissueAssertionResponse(rsp)
 }
 
-// ReissueAssertionWithResponse Issue a new assertion to the same recipient; the original becomes REISSUED. Manager or higher.
+// ReissueAssertionWithResponse Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7218,7 +7292,7 @@ func ParseReissueAssertionResponse(rsp *http.Response) (*ReissueAssertionRespons
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IssuanceResponse
+		var dest ReissueResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
