@@ -29,6 +29,7 @@ type Deps struct {
 	PublicBaseURL string           // absolute URL clients reach this service at, e.g. http://localhost:8080
 	MediaLimits   media.Limits     // upload limits and decode budget; zero fields take media's defaults
 	Clock         func() time.Time // nil means time.Now
+	RateClock     func() time.Time // the rate limiter's clock, apart from Clock (which tests pin); nil means time.Now
 	Issuances     IssuanceStarter  // starts issuance workflows
 	Issuer        *issuer.Service  // issuer keys, status lists and public ids
 	Chain         ChainVerifier    // nil: the verification page shows the recorded anchor without re-checking
@@ -103,7 +104,11 @@ func NewHandler(d Deps) http.Handler {
 	r.Get("/status-lists/{listId}", h.handle(h.getStatusList))
 
 	// Real time, not h.clock: tests pin the handler clock, which would never refill a bucket.
-	h.limiter = newKeyLimiter(d.RateLimit, time.Now)
+	rateClock := d.RateClock
+	if rateClock == nil {
+		rateClock = time.Now
+	}
+	h.limiter = newKeyLimiter(d.RateLimit, rateClock)
 	if d.KeyCacheTTL > 0 {
 		h.keys = newKeyCache(d.KeyCacheTTL, time.Now, d.DB.GetAPIKey) // real time: a pinned test clock never expires
 	}
