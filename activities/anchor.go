@@ -25,6 +25,9 @@ func (a *Activities) AnchorCredentials(ctx context.Context, in StepBatch) (StepR
 }
 
 func (a *Activities) anchorCredentials(ctx context.Context, ids []uuid.UUID) (failures, error) {
+	// The chunk has arrived at the anchor step: on every path, an early error included, the anchor pool must stop
+	// holding other credentials back for it (gather and the giveUp below tell it sooner; a second time is a no-op).
+	defer a.giveUp(ids)
 	rows, err := a.DB.ListAnchorState(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("load anchor state: %w", err)
@@ -48,8 +51,7 @@ func (a *Activities) anchorCredentials(ctx context.Context, ids []uuid.UUID) (fa
 	if len(unassigned) == 0 {
 		a.giveUp(ids)
 	} else {
-		arrived := slices.DeleteFunc(slices.Clone(ids), func(id uuid.UUID) bool { return slices.Contains(unassigned, id) })
-		if err := a.gather(ctx, unassigned, arrived); err != nil {
+		if err := a.gather(ctx, unassigned, ids); err != nil {
 			return nil, err
 		}
 		if rows, err = a.DB.ListAnchorState(ctx, ids); err != nil {

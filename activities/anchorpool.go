@@ -61,9 +61,10 @@ func (a *Activities) anchorWait() time.Duration {
 }
 
 // gather waits until the credentials of ids are assigned to an anchor transaction, together with every other
-// credential that arrived meanwhile (see settleLocked for when the batch goes). arrived are the chunk's other
-// credentials, which reached the anchor step but need no assignment. The assignment itself runs on its own: a
-// chunk that gives up waiting may find its credentials assigned when it is retried.
+// credential that arrived meanwhile (see settleLocked for when the batch goes). arrived is the whole chunk (ids and
+// the credentials that reached the anchor step without needing an assignment): it stops counting as on its way in
+// the same step as ids join the batch. The assignment itself runs on its own: a chunk that gives up waiting may find
+// its credentials assigned when it is retried.
 func (a *Activities) gather(ctx context.Context, ids, arrived []uuid.UUID) error {
 	w := anchorWaiter{ids: ids, done: make(chan error, 1)}
 	p := &a.anchors
@@ -73,7 +74,7 @@ func (a *Activities) gather(ctx context.Context, ids, arrived []uuid.UUID) error
 	}
 	p.waiting = append(p.waiting, w)
 	p.n += len(ids)
-	for _, id := range slices.Concat(ids, arrived) {
+	for _, id := range arrived {
 		delete(p.headed, id)
 	}
 	if batch := a.settleLocked(); batch != nil {

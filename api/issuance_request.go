@@ -183,13 +183,7 @@ func (req issuanceRequest) requestHash(v version) ([]byte, error) {
 	var payload []byte
 	var err error
 	if v == v2 {
-		var body any
-		dec := json.NewDecoder(bytes.NewReader(req.raw))
-		dec.UseNumber()
-		if err := dec.Decode(&body); err != nil {
-			return nil, err
-		}
-		payload, err = json.Marshal(body) // maps marshal with sorted keys
+		payload, err = canonicalJSON(req.raw)
 	} else {
 		norm := struct {
 			Recipients []recipient `json:"recipients"`
@@ -207,4 +201,16 @@ func (req issuanceRequest) requestHash(v version) ([]byte, error) {
 	}
 	sum := sha256.Sum256(append([]byte(fmt.Sprintf("v%d\n", v)), payload...))
 	return sum[:], nil
+}
+
+// canonicalJSON is raw re-encoded with sorted object keys and no white space, numbers kept as written: the form
+// v2 request hashes are taken over, so key order and spacing do not change a request's identity.
+func canonicalJSON(raw []byte) ([]byte, error) {
+	var body any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&body); err != nil {
+		return nil, err
+	}
+	return json.Marshal(body) // maps marshal with sorted keys
 }

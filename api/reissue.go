@@ -106,13 +106,7 @@ func (req reissueRequest) requestHash(v version, original uuid.UUID) ([]byte, er
 	var payload []byte
 	var err error
 	if v == v2 {
-		var body any
-		dec := json.NewDecoder(bytes.NewReader(req.raw))
-		dec.UseNumber()
-		if err := dec.Decode(&body); err != nil {
-			return nil, err
-		}
-		payload, err = json.Marshal(body)
+		payload, err = canonicalJSON(req.raw)
 	} else {
 		payload, err = json.Marshal(req)
 	}
