@@ -76,6 +76,7 @@ type stackOptions struct {
 	anchorWait       time.Duration       // activities.AnchorWait; 0 = testAnchorWait
 	anchorMinWait    time.Duration       // activities.AnchorMinWait
 	starter          api.IssuanceStarter // how the API starts workflows; nil = temporal.Starter on the stack's client
+	chainDir         string              // the dev chain's DataDir, so a test can restart it on its blocks (startChain); "" = in memory
 }
 
 // testWebhookURLs is the webhook URL policy of `badged dev`: test receivers listen on http://127.0.0.1.
@@ -123,9 +124,7 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	s.startTemporal(tb, ctx, map[string]any{timerShiftKey: timerShift})
 
 	var err error
-	s.Chain, err = devchain.Start(devchain.Config{Addr: "127.0.0.1:0", BlockInterval: 50 * time.Millisecond})
-	require.NoError(tb, err, "dev chain")
-	tb.Cleanup(func() { _ = s.Chain.Close() })
+	s.startChain(tb, "127.0.0.1:0", o.chainDir)
 
 	s.SMTP = smtptest.Start(tb, smtptest.Options{Username: smtpUser, Password: smtpPassword})
 	store, err := blob.NewLocal(tb.TempDir())
@@ -186,6 +185,15 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	s.HTTP.Start()
 	tb.Cleanup(s.HTTP.Close)
 	return s
+}
+
+// startChain starts the stack's dev chain at addr over dir ("" = in memory); it stops when the test ends.
+func (s *stack) startChain(tb testing.TB, addr, dir string) {
+	tb.Helper()
+	c, err := devchain.Start(devchain.Config{Addr: addr, DataDir: dir, BlockInterval: 50 * time.Millisecond})
+	require.NoError(tb, err, "dev chain")
+	tb.Cleanup(func() { _ = c.Close() })
+	s.Chain = c
 }
 
 // startTemporal starts the embedded Temporal server with the issuance search attributes and dials it; both stop

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/badged/badged/activities"
 	"github.com/badged/badged/workflows"
@@ -37,13 +38,42 @@ func NewWorker(c client.Client, acts *activities.Activities, o WorkerOptions) wo
 		WorkerStopTimeout:                  o.StopTimeout,
 		Interceptors:                       []interceptor.WorkerInterceptor{&heartbeats{}},
 	})
-	w.RegisterWorkflow(workflows.IssueBadge)
-	w.RegisterWorkflow(workflows.IssueBatch)
-	w.RegisterWorkflow(workflows.ExpireAssertions)
-	w.RegisterWorkflow(workflows.RedriveIssuance)
-	w.RegisterWorkflow(workflows.DeliverWebhook)
+	RegisterWorkflows(w)
 	w.RegisterActivity(acts)
 	return w
+}
+
+// Workflow is a workflow type as the worker registers it: Name is what every start command and every recorded
+// history carries, fixed here so that moving the function to another package changes nothing.
+type Workflow struct {
+	Name string
+	Func any
+}
+
+// Workflows lists every workflow type the worker runs, by registered name. The names are those the SDK derives
+// from the function names (clients start workflows by function reference; TestWorkflowNamesMatchFunctions holds
+// them equal). The replay test (replay_test.go) registers the same list, so the recorded histories are checked
+// against exactly what a worker runs.
+func Workflows() []Workflow {
+	return []Workflow{
+		{"IssueBadge", workflows.IssueBadge},
+		{"IssueBatch", workflows.IssueBatch},
+		{"RedriveIssuance", workflows.RedriveIssuance},
+		{"DeliverWebhook", workflows.DeliverWebhook},
+		{"ExpireAssertions", workflows.ExpireAssertions},
+	}
+}
+
+// WorkflowRegistry is what registers workflows: a worker.Worker or a worker.WorkflowReplayer.
+type WorkflowRegistry interface {
+	RegisterWorkflowWithOptions(w any, options workflow.RegisterOptions)
+}
+
+// RegisterWorkflows registers every workflow of Workflows on r under its name.
+func RegisterWorkflows(r WorkflowRegistry) {
+	for _, wf := range Workflows() {
+		r.RegisterWorkflowWithOptions(wf.Func, workflow.RegisterOptions{Name: wf.Name})
+	}
 }
 
 // EnsureExpirySchedule creates the Schedule of the expiry job; it already existing is fine.

@@ -1,4 +1,8 @@
 // Package workflows holds the deterministic orchestration of badged: the issuance workflow and its names.
+//
+// Its code is a contract with the histories of open runs: a change that alters the commands a run issues (its
+// constants included) takes its new path only behind workflow.GetVersion, and the recorded histories in
+// temporal/testdata/histories must still replay (README, "Deploys without draining").
 package workflows
 
 import (
