@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/badged/badged/db/dbtest"
+	dcluster "github.com/badged/badged/deploy/cluster"
 	"github.com/badged/badged/internal/blob/s3test"
 	"github.com/badged/badged/internal/chain/devchain"
 	"github.com/badged/badged/internal/notify/smtptest"
@@ -42,6 +43,21 @@ type cluster struct {
 	chainKey    string // hex private key of the anchoring sender
 	chainSender common.Address
 	env         []string // every process's configuration
+
+	// Temporal is Temporal's own server as processes of deploy/cluster instead of the embedded one; the SMTP
+	// server is then a process too, and what it accepted is read from its journal.
+	tc *dcluster.Cluster
+}
+
+// messages are the messages the cluster's SMTP server accepted, oldest first.
+func (c *cluster) messages(tb testing.TB) []smtptest.Message {
+	tb.Helper()
+	if c.tc == nil {
+		return c.SMTP.Messages()
+	}
+	msgs, err := smtptest.ReadJournal(c.tc.MailJournal())
+	require.NoError(tb, err)
+	return msgs
 }
 
 // clusterOptions size a cluster.

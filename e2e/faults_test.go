@@ -8,16 +8,22 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/badged/badged/db/dbtest"
 	"github.com/badged/badged/internal/notify/smtptest"
 )
 
@@ -66,7 +72,7 @@ func TestFaults_IssuanceSurvives(t *testing.T) {
 	var killedAt int // messages accepted when the worker died
 	fault("worker SIGKILL", func() {
 		c.Workers[0].Kill(t)
-		killedAt = len(c.SMTP.Messages())
+		killedAt = len(c.messages(t))
 		time.Sleep(faultWorkerDown)
 		c.Workers[0].Start(t)
 	})
@@ -93,7 +99,7 @@ func TestFaults_IssuanceSurvives(t *testing.T) {
 	}
 	elapsed := time.Since(start)
 	redelivered := c.exactlyOnce(t, runs)
-	requireResentOnlyAfterKill(t, c.SMTP.Messages(), killedAt)
+	requireResentOnlyAfterKill(t, c.messages(t), killedAt)
 
 	// The restarted worker's counters show that the chain and SMTP faults were met, and retried past.
 	w := c.Workers[0]
@@ -230,31 +236,76 @@ func (f *feeder) wait(tb testing.TB) ([]issued, int) {
 	return f.runs, f.retries
 }
 
-// restartPostgres stops the machine's Postgres cluster (fast mode: every connection is closed), keeps it down
-// for down, as a failover or a host reboot would, starts it and waits until it accepts connections.
+// faultsPGDataEnv names the data directory of a Postgres server the fault tests may restart with pg_ctl instead of
+// the machine's Debian cluster; TEST_DATABASE_URL then points at that server. It lets the fault tests run beside
+// other work on a shared machine without restarting the Postgres that work uses.
+const faultsPGDataEnv = "BADGED_FAULTS_PGDATA"
+
+// restartPostgres stops the Postgres the tests use (fast mode: every connection is closed), keeps it down for
+// down, as a failover or a host reboot would, starts it and waits until it accepts connections. By default that is
+// the machine's Debian cluster (pg_ctlcluster), the server dbtest.DefaultURL names; BADGED_FAULTS_PGDATA picks
+// another (pg_ctl).
 func restartPostgres(tb testing.TB, down time.Duration) {
 	tb.Helper()
-	versions, err := os.ReadDir("/etc/postgresql")
-	require.NoError(tb, err, "the fault tests restart the local Debian Postgres cluster")
-	require.Len(tb, versions, 1)
-	ctl := func(action string) {
-		out, err := exec.Command("pg_ctlcluster", "--skip-systemctl-redirect", "-m", "fast",
-			versions[0].Name(), "main", action).CombinedOutput()
-		require.NoError(tb, err, "pg_ctlcluster %s: %s", action, out)
+	ctl := machinePostgres(tb)
+	if dir := os.Getenv(faultsPGDataEnv); dir != "" {
+		ctl = privatePostgres(tb, dir)
 	}
-	// Whatever happens to the test, the machine's Postgres is left running.
+	// Whatever happens to the test, the Postgres is left running.
 	tb.Cleanup(func() {
 		if !postgresUp() {
-			_ = exec.Command("pg_ctlcluster", "--skip-systemctl-redirect", versions[0].Name(), "main", "start").Run()
+			_, _ = ctl("start")
 		}
 	})
-	ctl("stop")
-	time.Sleep(down)
-	ctl("start")
+	for _, step := range []string{"stop", "start"} {
+		out, err := ctl(step)
+		require.NoError(tb, err, "postgres %s: %s", step, out)
+		if step == "stop" {
+			time.Sleep(down)
+		}
+	}
 	deadline := time.Now().Add(time.Minute)
 	for !postgresUp() {
 		require.True(tb, time.Now().Before(deadline), "Postgres not back after a minute")
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// machinePostgres stops and starts the local Debian Postgres cluster.
+func machinePostgres(tb testing.TB) func(action string) ([]byte, error) {
+	tb.Helper()
+	versions, err := os.ReadDir("/etc/postgresql")
+	require.NoError(tb, err, "the fault tests restart the local Debian Postgres cluster (or set %s)", faultsPGDataEnv)
+	require.Len(tb, versions, 1)
+	return func(action string) ([]byte, error) {
+		args := []string{"--skip-systemctl-redirect", versions[0].Name(), "main", action}
+		if action == "stop" {
+			args = append([]string{"-m", "fast"}, args...)
+		}
+		return exec.Command("pg_ctlcluster", args...).CombinedOutput()
+	}
+}
+
+// privatePostgres stops and starts the server in data directory dir with pg_ctl, as the directory's owner
+// (Postgres refuses to run as root). Its settings (port, sockets) are in its postgresql.conf.
+func privatePostgres(tb testing.TB, dir string) func(action string) ([]byte, error) {
+	tb.Helper()
+	pgCtl, err := exec.LookPath("pg_ctl")
+	if err != nil {
+		matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_ctl")
+		require.NotEmpty(tb, matches, "pg_ctl not found")
+		pgCtl = matches[len(matches)-1]
+	}
+	st, err := os.Stat(dir)
+	require.NoError(tb, err, "%s", faultsPGDataEnv)
+	owner, err := user.LookupId(strconv.Itoa(int(st.Sys().(*syscall.Stat_t).Uid)))
+	require.NoError(tb, err)
+	return func(action string) ([]byte, error) {
+		args := []string{pgCtl, "-D", dir, "-w", "-l", filepath.Join(dir, "restart.log"), "-m", "fast", action}
+		if os.Geteuid() == 0 && owner.Uid != "0" {
+			args = append([]string{"runuser", "-u", owner.Username, "--"}, args...)
+		}
+		return exec.Command(args[0], args[1:]...).CombinedOutput()
 	}
 }
 
@@ -268,7 +319,15 @@ func (c *cluster) waitCount(tb testing.TB, timeout time.Duration, want int, quer
 	}
 }
 
-// postgresUp reports whether the local Postgres accepts connections.
+// postgresUp reports whether the Postgres the tests use accepts connections.
 func postgresUp() bool {
-	return exec.Command("pg_isready", "-q", "-h", "localhost", "-p", "5432").Run() == nil
+	u, err := url.Parse(dbtest.ServerURL())
+	if err != nil {
+		return false
+	}
+	port := u.Port()
+	if port == "" {
+		port = "5432"
+	}
+	return exec.Command("pg_isready", "-q", "-h", u.Hostname(), "-p", port).Run() == nil
 }

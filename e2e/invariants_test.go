@@ -29,9 +29,9 @@ type deliveries struct {
 	total       int
 }
 
-func (c *cluster) deliveries() deliveries {
+func (c *cluster) deliveries(tb testing.TB) deliveries {
 	d := deliveries{byRecipient: map[string]map[string]int{}}
-	for _, m := range c.SMTP.Messages() {
+	for _, m := range c.messages(tb) {
 		d.total++
 		for _, to := range m.To {
 			if d.byRecipient[to] == nil {
@@ -52,7 +52,7 @@ func (c *cluster) deliveries() deliveries {
 func (c *cluster) exactlyOnce(tb testing.TB, runs []issued) (redelivered int) {
 	tb.Helper()
 	objects := c.objectKeys(tb)
-	mail := c.deliveries()
+	mail := c.deliveries(tb)
 	var issuances []uuid.UUID
 	for _, r := range runs {
 		iss := c.get(tb, "/public/v3/issuances/"+r.ID, r.Key, "").data(tb)

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,18 +16,19 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	dcluster "github.com/badged/badged/deploy/cluster"
 )
 
 // The cluster tests run the real `badged` binary as separate processes, so that a worker can be killed and a
 // second API or worker is a second process, not a second goroutine.
 var (
-	buildOnce sync.Once
-	binDir    string
-	binPath   string
-	buildErr  error
+	buildMu sync.Mutex
+	binDir  string
+	built   = map[string]string{} // build flags and package -> binary
 )
 
-// TestMain removes the binary built for the cluster tests.
+// TestMain removes the binaries built for the cluster tests.
 func TestMain(m *testing.M) {
 	if spec := os.Getenv(chainNodeEnv); spec != "" {
 		runChainNode(spec) // this process is a cluster test's chain node, until it is killed
@@ -42,19 +44,29 @@ func TestMain(m *testing.M) {
 // compiled the same packages).
 func badgedBinary(tb testing.TB) string {
 	tb.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "badged-e2e-")
-		if buildErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "badged")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/badged/badged/cmd/badged").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	require.NoError(tb, buildErr, "build badged")
-	return binPath
+	return buildBinary(tb, "badged", "github.com/badged/badged/cmd/badged")
+}
+
+// buildBinary builds pkg with the go build flags once per test process into a temporary directory.
+func buildBinary(tb testing.TB, name, pkg string, flags ...string) string {
+	tb.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	key := strings.Join(append(flags, pkg), " ")
+	if path, ok := built[key]; ok {
+		return path
+	}
+	if binDir == "" {
+		dir, err := os.MkdirTemp("", "badged-e2e-")
+		require.NoError(tb, err)
+		binDir = dir
+	}
+	path := filepath.Join(binDir, fmt.Sprintf("%s-%d", name, len(built)))
+	args := append(append([]string{"build", "-o", path}, flags...), pkg)
+	out, err := exec.Command("go", args...).CombinedOutput()
+	require.NoError(tb, err, "go build %s:\n%s", pkg, out)
+	built[key] = path
+	return path
 }
 
 // proc is one badged process (`serve` or `worker`) that a test can start, kill and start again.
@@ -65,6 +77,8 @@ type proc struct {
 	Env   []string
 	Ready string // URL that answers 200 once the process is up
 	log   string // file the process writes its output to, appended across restarts
+	// ext, when set, is a process of deploy/cluster (what `make cluster` runs): Start, Stop and Kill go through it.
+	ext *dcluster.Process
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -88,6 +102,12 @@ func newProc(tb testing.TB, name, ready string, env []string, args ...string) *p
 // Start starts the process and waits until its Ready URL answers.
 func (p *proc) Start(tb testing.TB) {
 	tb.Helper()
+	if p.ext != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		require.NoError(tb, p.ext.Start(ctx), "start %s", p.Name)
+		return
+	}
 	f, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	require.NoError(tb, err)
 	defer f.Close()
@@ -111,6 +131,12 @@ func (p *proc) Start(tb testing.TB) {
 // WaitReady waits until the process's Ready URL answers 200; the process exiting meanwhile fails the test.
 func (p *proc) WaitReady(tb testing.TB, timeout time.Duration) {
 	tb.Helper()
+	if p.ext != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		require.NoError(tb, p.ext.WaitReady(ctx))
+		return
+	}
 	p.mu.Lock()
 	exited := p.exited
 	p.mu.Unlock()
@@ -150,6 +176,20 @@ func (p *proc) Stop(tb testing.TB) {
 // signal sends sig and reports whether the process exited within wait; a process not running is a no-op.
 func (p *proc) signal(tb testing.TB, sig syscall.Signal, wait time.Duration) bool {
 	tb.Helper()
+	if p.ext != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		var err error
+		if sig == syscall.SIGKILL {
+			err = p.ext.Kill(ctx)
+		} else {
+			err = p.ext.Stop(ctx, wait)
+		}
+		if err != nil {
+			tb.Logf("%s: %v", p.Name, err)
+		}
+		return err == nil
+	}
 	p.mu.Lock()
 	cmd, exited := p.cmd, p.exited
 	p.mu.Unlock()

@@ -18,7 +18,12 @@ import (
 // credential, anchor and message; both APIs served requests and both workers ran steps; a worker stopped
 // gracefully in the middle leaves nothing behind.
 func TestScaleOut_TwoAPIsTwoWorkers(t *testing.T) {
-	c := newCluster(t, clusterOptions{apis: 2, workers: 2})
+	scaleOut(t, newCluster(t, clusterOptions{apis: 2, workers: 2}))
+}
+
+// scaleOut is the scale-out scenario on a cluster of two APIs and two workers, on the embedded Temporal server or
+// on Temporal's own (TestScaleOut_TemporalCluster).
+func scaleOut(t *testing.T, c *cluster) {
 	tn := c.mustTenant(t, 2000)
 
 	// The same POST retried 12 times at once, spread over both API processes by the balancer. Three batches (child

@@ -26,6 +26,26 @@ func serverURL() string {
 	return DefaultURL
 }
 
+// ServerURL is the Postgres server the tests use (TEST_DATABASE_URL, default DefaultURL), for code under test
+// that creates databases of its own there.
+func ServerURL() string { return serverURL() }
+
+// Scratch returns a new, unused database name starting with prefix and drops the database of that name, if the
+// code under test created one, when the test ends (Temporal's databases of a cluster test).
+func Scratch(tb testing.TB, prefix string) string {
+	tb.Helper()
+	name := prefix + "_" + randomSuffix()
+	tb.Cleanup(func() {
+		ctx := context.Background()
+		admin := mustAdmin(tb, ctx)
+		defer admin.Close(ctx)
+		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			tb.Errorf("dbtest: drop database %s: %v", name, err)
+		}
+	})
+	return name
+}
+
 // New returns a connection to a new database cloned from a migrated template, dropped when the test ends.
 // It fails (never skips) when Postgres is unreachable: CI starts it before `make test`.
 func New(tb testing.TB) *db.DB {

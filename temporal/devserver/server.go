@@ -18,6 +18,8 @@ import (
 	"go.temporal.io/server/common/membership/static"
 	"go.temporal.io/server/common/primitives"
 	"go.temporal.io/server/temporal"
+
+	badgedtemporal "github.com/badged/badged/temporal"
 )
 
 // Server is a running embedded Temporal server. Stop it when done.
@@ -102,7 +104,7 @@ func (s *Server) afterStart(ctx context.Context, o Options) error {
 		return fmt.Errorf("devserver: dial own frontend: %w", err)
 	}
 	defer c.Close()
-	if err := ensureSearchAttributes(ctx, c, s.namespace, o.SearchAttributes); err != nil {
+	if err := badgedtemporal.EnsureSearchAttributes(ctx, c, s.namespace, o.SearchAttributes); err != nil {
 		return fmt.Errorf("devserver: %w", err)
 	}
 	if o.UIAddr == "" {

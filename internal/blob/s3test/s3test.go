@@ -47,7 +47,7 @@ type Server struct {
 // bucket "badged-test" and stops the server when the test ends. It fails the test when the binary is missing.
 func Start(tb testing.TB) *Server {
 	tb.Helper()
-	bin, err := findBinary()
+	bin, err := FindBinary()
 	if err != nil {
 		tb.Fatalf("s3test: %v: run make tools (%s)", err, InstallHint)
 	}
@@ -159,7 +159,9 @@ func (s *Server) waitReady(limit time.Duration) error {
 	return fmt.Errorf("server not ready after %s", limit)
 }
 
-func findBinary() (string, error) {
+// FindBinary returns the path of the S3 server executable: on PATH or in $(go env GOPATH)/bin, where `make tools`
+// installs it.
+func FindBinary() (string, error) {
 	if p, err := exec.LookPath(Binary); err == nil {
 		return p, nil
 	}

@@ -1,6 +1,7 @@
 // Package smtptest runs a real SMTP server in-process (github.com/emersion/go-smtp) on a loopback port for tests:
-// STARTTLS with a self-signed certificate, AUTH PLAIN and LOGIN, a record of every accepted message, and faults on
-// demand (an SMTP error reply or a dropped connection at a chosen stage).
+// STARTTLS with a self-signed certificate, AUTH PLAIN and LOGIN, a record of every accepted message (optionally
+// journaled to a file, for a server that runs as a process of its own), and faults on demand (an SMTP error reply
+// or a dropped connection at a chosen stage).
 package smtptest
 
 import (
@@ -11,12 +12,14 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/big"
 	"net"
 	"net/mail"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -61,6 +64,9 @@ type Options struct {
 	// Username and Password, when set, make AUTH (PLAIN or LOGIN) required before MAIL.
 	Username string
 	Password string
+	// Journal, when set, is a file every accepted message is appended to (one JSON object a line) before the
+	// server answers 250, so a reader in another process sees exactly what was accepted (ReadJournal).
+	Journal string
 }
 
 // Server is a running SMTP server.
@@ -76,13 +82,29 @@ type Server struct {
 	mu       sync.Mutex
 	faults   map[Stage]Fault
 	messages []Message
+	journal  *os.File
 	conns    map[string]*smtp.Conn // every client connection, by remote address (STARTTLS starts a second session on it)
 }
 
 // Start starts a server on a free loopback port and closes it when the test ends.
 func Start(tb testing.TB, opts Options) *Server {
 	tb.Helper()
-	s := &Server{Host: "127.0.0.1", opts: opts, faults: map[Stage]Fault{}, conns: map[string]*smtp.Conn{}}
+	s, err := Listen("127.0.0.1:0", opts)
+	if err != nil {
+		tb.Fatalf("smtptest: %v", err)
+	}
+	tb.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// Listen starts a server on addr ("127.0.0.1:0" picks a free port) until Close. It is how a process of its own
+// (cmd/badged-cluster smtp) serves the same server; tests use Start.
+func Listen(addr string, opts Options) (*Server, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("address %q: %w", addr, err)
+	}
+	s := &Server{Host: host, opts: opts, faults: map[Stage]Fault{}, conns: map[string]*smtp.Conn{}}
 	srv := smtp.NewServer(backend{s})
 	srv.Domain = "smtptest.local"
 	srv.ReadTimeout = 10 * time.Second
@@ -92,27 +114,37 @@ func Start(tb testing.TB, opts Options) *Server {
 	if !opts.NoTLS {
 		cert, pool, err := selfSigned(s.Host)
 		if err != nil {
-			tb.Fatalf("smtptest: certificate: %v", err)
+			return nil, fmt.Errorf("certificate: %w", err)
 		}
 		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 		s.RootCAs = pool
 	}
-	l, err := net.Listen("tcp", net.JoinHostPort(s.Host, "0"))
+	if opts.Journal != "" {
+		if s.journal, err = openJournal(opts.Journal); err != nil {
+			return nil, fmt.Errorf("journal: %w", err)
+		}
+	}
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		tb.Fatalf("smtptest: listen: %v", err)
+		return nil, fmt.Errorf("listen: %w", err)
 	}
 	s.Port = l.Addr().(*net.TCPAddr).Port
 	s.srv = srv
 	go func() { _ = srv.Serve(l) }()
-	tb.Cleanup(func() { _ = srv.Close() })
-	return s
+	return s, nil
 }
 
 // Addr returns "host:port".
 func (s *Server) Addr() string { return net.JoinHostPort(s.Host, fmt.Sprint(s.Port)) }
 
 // Close stops the server; later connections are refused.
-func (s *Server) Close() error { return s.srv.Close() }
+func (s *Server) Close() error {
+	err := s.srv.Close()
+	if s.journal != nil {
+		err = errors.Join(err, s.journal.Close())
+	}
+	return err
+}
 
 // SetFault makes the server fail every later transaction at stage with f until ClearFaults.
 func (s *Server) SetFault(stage Stage, f Fault) {
@@ -253,9 +285,61 @@ func (ss *session) Data(r io.Reader) error {
 		m.MessageID = parsed.Header.Get("Message-ID")
 	}
 	ss.s.mu.Lock()
+	defer ss.s.mu.Unlock()
+	if ss.s.journal != nil {
+		line, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		if _, err := ss.s.journal.Write(append(line, '\n')); err != nil {
+			return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCodeNotSet, Message: "journal: " + err.Error()}
+		}
+	}
 	ss.s.messages = append(ss.s.messages, m)
-	ss.s.mu.Unlock()
 	return nil
+}
+
+// openJournal opens the journal for appending. A last line cut short by a kill -9 mid-write belongs to a message
+// that was never answered 250, so it is dropped.
+func openJournal(path string) (*os.File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	if n := len(data); n > 0 && data[n-1] != '\n' {
+		if err := os.Truncate(path, int64(bytes.LastIndexByte(data, '\n')+1)); err != nil {
+			return nil, err
+		}
+	}
+	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+}
+
+// ReadJournal returns the messages a server with Options.Journal accepted, oldest first, across restarts.
+func ReadJournal(path string) ([]Message, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var msgs []Message
+	dec := json.NewDecoder(f)
+	for {
+		var m Message
+		err := dec.Decode(&m)
+		if errors.Is(err, io.EOF) {
+			return msgs, nil
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return msgs, nil // a message being written now (or cut by a kill -9): not accepted yet
+		}
+		if err != nil {
+			return nil, fmt.Errorf("journal %s: %w", path, err)
+		}
+		msgs = append(msgs, m)
+	}
 }
 
 func (ss *session) Reset() {
