@@ -13,7 +13,7 @@ AXE_VERSION := 4.14.1
 TOOLS_DIR := $(CURDIR)/.tools
 export BADGED_AXE_JS := $(TOOLS_DIR)/node_modules/axe-core/axe.min.js
 
-.PHONY: run build test test-race test-faults test-page screenshots bench bench-issuance record-histories lint check-compose generate check-generate tools axe os-deps postgres clean
+.PHONY: run build cluster cluster-down cluster-tool test test-race test-faults test-page screenshots bench bench-issuance record-histories lint check-compose generate check-generate tools axe os-deps postgres clean
 
 run: postgres ## start the whole service on the embedded default (local Postgres, .data/)
 	$(GO) run ./cmd/badged dev
@@ -21,6 +21,22 @@ run: postgres ## start the whole service on the embedded default (local Postgres
 build: ## bin/badged (production: no embedded Temporal or dev chain) and bin/badged-dev (with `dev`)
 	CGO_ENABLED=0 $(GO) build -tags production -o bin/badged ./cmd/badged
 	CGO_ENABLED=0 $(GO) build -o bin/badged-dev ./cmd/badged
+
+# `make cluster`: badged's production topology on this machine, without containers (deploy/cluster): Temporal's own
+# server built from go.mod's go.temporal.io/server (4 processes on the local Postgres), 2 APIs behind a balancer,
+# 2 workers, S3, SMTP and the chain node. Idempotent; state, logs and pids in .data/cluster.
+# CLUSTER_FLAGS: e.g. --workers 1, --postgres URL, --port-offset N (see badged-cluster help).
+CLUSTER_TOOL := $(TOOLS_DIR)/bin/badged-cluster
+CLUSTER_FLAGS ?=
+
+cluster: build tools postgres cluster-tool ## start the local Temporal cluster and badged on it; prints where everything listens
+	$(CLUSTER_TOOL) up $(CLUSTER_FLAGS)
+
+cluster-down: cluster-tool ## stop what make cluster started
+	$(CLUSTER_TOOL) down
+
+cluster-tool:
+	@$(GO) build -o $(CLUSTER_TOOL) ./cmd/badged-cluster
 
 test: tools axe os-deps postgres ## all tests against the real components
 	$(GO) test -count=1 -timeout 30m ./...
@@ -34,8 +50,10 @@ screenshots: tools axe os-deps postgres ## refresh docs/screenshots/ from the br
 test-race: tools os-deps postgres
 	$(GO) test -race -count=1 -timeout 45m ./api/... ./db/... ./internal/...
 
-test-faults: tools os-deps postgres ## fault tests: restart Postgres, kill the worker, stop the chain and SMTP; run alone
-	$(GO) test -tags faults -count=1 -run TestFaults -v -timeout 20m ./e2e/
+# The fault tests restart Postgres: the machine's cluster, or the server in BADGED_FAULTS_PGDATA (with
+# TEST_DATABASE_URL pointing at it). The Temporal-cluster variants build Temporal's server once into .tools/.
+test-faults: tools os-deps postgres ## fault tests (embedded Temporal and Temporal's own cluster): kill workers and services, restart Postgres; run alone
+	$(GO) test -tags faults -count=1 -run 'TestFaults|TestScaleOut_TemporalCluster' -v -timeout 45m ./e2e/
 
 bench: tools os-deps postgres ## benchmarks; figures go to the README (BADGED_BENCH_RECIPIENTS=10000 for the big issuance)
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...

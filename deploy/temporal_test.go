@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/server/common/config"
 
 	"github.com/badged/badged/workflows"
 )
@@ -81,4 +82,47 @@ func moduleVersion(t *testing.T, module string) string {
 	}
 	t.Fatalf("go.mod does not require %s", module)
 	return ""
+}
+
+// TestTemporalConfig_ComposeAndClusterShareIt loads deploy/temporal/config.yaml with Temporal's own loader, as the
+// server does, once with the compose stack's environment and once with what deploy/cluster gives each process:
+// both render a valid configuration on Postgres with the ports and databases each names. The compose stack must
+// run the server from this file.
+func TestTemporalConfig_ComposeAndClusterShareIt(t *testing.T) {
+	p := loadStack(t)
+	s := p.Services["temporal"]
+	env := envOf(s)
+	requireMount(t, s, "temporal/config.yaml", env["TEMPORAL_SERVER_CONFIG_FILE_PATH"])
+
+	t.Run("compose", func(t *testing.T) {
+		for k, v := range env {
+			t.Setenv(k, v)
+		}
+		cfg, err := config.Load(config.WithConfigFile("temporal/config.yaml"))
+		require.NoError(t, err)
+		sql := cfg.Persistence.DataStores[cfg.Persistence.DefaultStore].SQL
+		require.Equal(t, "postgres12", sql.PluginName)
+		require.Equal(t, "postgres:5432", sql.ConnectAddr)
+		require.Equal(t, "temporal", sql.DatabaseName)
+		require.Equal(t, "temporal_visibility", cfg.Persistence.DataStores[cfg.Persistence.VisibilityStore].SQL.DatabaseName)
+		require.Equal(t, 7233, cfg.Services["frontend"].RPC.GRPCPort)
+		require.Equal(t, env["DYNAMIC_CONFIG_FILE_PATH"], cfg.DynamicConfigClient.Filepath)
+		require.Equal(t, "0.0.0.0:8000", cfg.Global.Metrics.Prometheus.ListenAddress)
+	})
+	t.Run("cluster", func(t *testing.T) {
+		for k, v := range map[string]string{"POSTGRES_SEEDS": "127.0.0.1", "DB_PORT": "55432", "POSTGRES_USER": "postgres",
+			"DBNAME": "temporal_x", "VISIBILITY_DBNAME": "temporal_visibility_x", "BIND_ON_IP": "127.0.0.1",
+			"FRONTEND_GRPC_PORT": "17233", "HISTORY_GRPC_PORT": "17234", "HISTORY_MEMBERSHIP_PORT": "16934",
+			"PROMETHEUS_ENDPOINT": "127.0.0.1:18001"} {
+			t.Setenv(k, v)
+		}
+		cfg, err := config.Load(config.WithConfigFile("temporal/config.yaml"))
+		require.NoError(t, err)
+		require.Equal(t, "127.0.0.1:55432", cfg.Persistence.DataStores["default"].SQL.ConnectAddr)
+		require.Equal(t, "temporal_x", cfg.Persistence.DataStores["default"].SQL.DatabaseName)
+		require.Equal(t, "temporal_visibility_x", cfg.Persistence.DataStores["visibility"].SQL.DatabaseName)
+		require.Equal(t, 17234, cfg.Services["history"].RPC.GRPCPort)
+		require.Equal(t, 16934, cfg.Services["history"].RPC.MembershipPort)
+		require.Equal(t, "127.0.0.1:17233", cfg.ClusterMetadata.ClusterInformation["active"].RPCAddress)
+	})
 }

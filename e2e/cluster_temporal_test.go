@@ -55,7 +55,8 @@ func newTemporalCluster(tb testing.TB, o clusterOptions) *cluster {
 		Workers:      o.workers,
 		Ports:        ports,
 		Bin:          bin,
-		Env:          []string{"RATE_LIMIT_RPS=0", "SHUTDOWN_TIMEOUT=10s", "LOG_LEVEL=info", "TZ=UTC"},
+		// messageID() and the invariants expect the tests' sender domain; a later entry wins over the cluster's own.
+		Env: []string{"SMTP_FROM=" + mailFrom, "RATE_LIMIT_RPS=0", "SHUTDOWN_TIMEOUT=10s", "LOG_LEVEL=info", "TZ=UTC"},
 		// Whatever ends the test process (a timeout's panic included), no process of the cluster outlives it.
 		DieWithParent: true,
 	}

@@ -102,7 +102,7 @@ func (c *Cluster) Up(ctx context.Context) error {
 		{"temporal schema", c.temporalSchema},
 		{"s3, smtp, chain", func(ctx context.Context) error { return startAll(ctx, c.role(roleOutside)) }},
 		{"s3 bucket", c.createBucket},
-		{"temporal services", func(ctx context.Context) error { return startAll(ctx, c.role(roleTemporal)) }},
+		{"temporal services", c.startTemporal},
 		{"temporal namespace", c.registerNamespace},
 		{"badged database", c.migrate},
 		{"badged", c.startBadged},
@@ -137,6 +137,16 @@ func (c *Cluster) sameAsRunning() error {
 		return fmt.Errorf("the cluster in %s runs with other settings (%s); stop it first (make cluster-down)", c.Dir, configFile)
 	}
 	return nil
+}
+
+// startTemporal starts the history service first, then the other three at once: on new databases each process
+// writes the cluster's metadata at start, and services racing to write it first fail to start.
+func (c *Cluster) startTemporal(ctx context.Context) error {
+	procs := c.role(roleTemporal)
+	if err := procs[0].Start(ctx); err != nil {
+		return err
+	}
+	return startAll(ctx, procs[1:])
 }
 
 // startBadged starts the APIs and workers, then the balancer in front of the APIs.

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // Config is one cluster: where its state lives, the Postgres it uses, its size, its ports and its binaries. It is
@@ -104,9 +106,11 @@ func DefaultPorts(apis, workers, offset int) map[string]int {
 	return ports
 }
 
-// FreePorts picks a port the kernel reports free for every key (tests). All listeners stay open until every port is
-// chosen, so no two keys get the same port.
+// FreePorts picks a free port for every key (tests), below 32768: Temporal keeps its services' ports in a SMALLINT
+// column (cluster_membership), so the kernel's ephemeral ports (32768 and up) cannot serve. Ports are tried from
+// a random start; all listeners stay open until every port is chosen, so no two keys get the same port.
 func FreePorts(host string, apis, workers int) (map[string]int, error) {
+	const lo, hi = 20000, 32768
 	ports := map[string]int{}
 	var open []net.Listener
 	defer func() {
@@ -114,13 +118,22 @@ func FreePorts(host string, apis, workers int) (map[string]int, error) {
 			l.Close()
 		}
 	}()
+	next := lo + rand.IntN(hi-lo)
 	for _, k := range PortKeys(apis, workers) {
-		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-		if err != nil {
-			return nil, fmt.Errorf("free port: %w", err)
+		for tries := 0; ; tries++ {
+			if tries == hi-lo {
+				return nil, fmt.Errorf("no free port below %d on %s", hi, host)
+			}
+			port := next
+			next = lo + (next-lo+1)%(hi-lo)
+			l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+			if err != nil {
+				continue
+			}
+			open = append(open, l)
+			ports[k] = port
+			break
 		}
-		open = append(open, l)
-		ports[k] = l.Addr().(*net.TCPAddr).Port
 	}
 	return ports, nil
 }
@@ -176,6 +189,9 @@ func (c Config) Validate() error {
 	for _, k := range PortKeys(c.APIs, c.Workers) {
 		if p := c.Ports[k]; p <= 0 || p > 65535 {
 			errs = append(errs, fmt.Errorf("port %s: %d", k, p))
+		} else if strings.HasPrefix(k, "temporal-") && p > 32767 {
+			// Temporal stores them in a SMALLINT column of cluster_membership; a service fails to join with more.
+			errs = append(errs, fmt.Errorf("port %s: %d: Temporal's ports must be below 32768", k, p))
 		}
 	}
 	for name, path := range map[string]string{"temporal server": c.Bin.TemporalServer, "temporal-sql-tool": c.Bin.SQLTool,
