@@ -1,7 +1,8 @@
 //go:build faults
 
 // The fault tests restart the machine's Postgres cluster, which would break every other test running at the same
-// time, so they build only with -tags faults and run alone: `make test-faults`.
+// time, so they build only with -tags faults and run alone: `make test-faults`. With BADGED_FAULTS_PGDATA and
+// TEST_DATABASE_URL naming another server, they restart that one instead (restartPostgres).
 
 package e2e
 

@@ -31,8 +31,7 @@ func TestProcess_StartKillAndPidFile(t *testing.T) {
 	require.Equal(t, pid, p.Pid())
 
 	// Another invocation finds it through the pid file alone.
-	other := *p
-	other.exited = nil
+	other := &Process{Name: p.Name, pidFile: p.PidFile(), logFile: p.LogFile()}
 	require.Equal(t, pid, other.Pid())
 
 	require.NoError(t, p.Kill(ctx))

@@ -16,7 +16,7 @@ import (
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
-	"github.com/badged/badged/temporal"
+	"github.com/badged/badged/temporal/setup"
 	"github.com/badged/badged/workflows"
 )
 
@@ -168,9 +168,9 @@ func (c *Cluster) registerNamespace(ctx context.Context) error {
 	defer cl.Close()
 	var last error
 	for {
-		last = temporal.EnsureNamespace(ctx, cl, c.Namespace, 72*time.Hour)
+		last = setup.EnsureNamespace(ctx, cl, c.Namespace, 72*time.Hour)
 		if last == nil {
-			last = temporal.EnsureSearchAttributes(ctx, cl, c.Namespace, workflows.SearchAttributeTypes())
+			last = setup.EnsureSearchAttributes(ctx, cl, c.Namespace, workflows.SearchAttributeTypes())
 		}
 		if last == nil {
 			return nil

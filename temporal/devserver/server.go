@@ -19,7 +19,7 @@ import (
 	"go.temporal.io/server/common/primitives"
 	"go.temporal.io/server/temporal"
 
-	badgedtemporal "github.com/badged/badged/temporal"
+	"github.com/badged/badged/temporal/setup"
 )
 
 // Server is a running embedded Temporal server. Stop it when done.
@@ -104,7 +104,7 @@ func (s *Server) afterStart(ctx context.Context, o Options) error {
 		return fmt.Errorf("devserver: dial own frontend: %w", err)
 	}
 	defer c.Close()
-	if err := badgedtemporal.EnsureSearchAttributes(ctx, c, s.namespace, o.SearchAttributes); err != nil {
+	if err := setup.EnsureSearchAttributes(ctx, c, s.namespace, o.SearchAttributes); err != nil {
 		return fmt.Errorf("devserver: %w", err)
 	}
 	if o.UIAddr == "" {

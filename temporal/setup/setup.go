@@ -1,4 +1,6 @@
-package temporal
+// Package setup registers what badged needs on a Temporal cluster: its namespace and the search attributes of its
+// workflows. The embedded server (temporal/devserver) and the local cluster (deploy/cluster) both use it.
+package setup
 
 import (
 	"context"
