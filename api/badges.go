@@ -107,7 +107,7 @@ func readBadgeInput(o *object) badgeInput {
 		"skills", "programIds")
 	in := badgeInput{
 		name:             o.text("name", textRule{max: maxNameLen}),
-		description:      o.text("description", textRule{max: maxDescriptionLen}),
+		description:      o.text("description", textRule{max: maxDescriptionLen, multiline: true}),
 		category:         o.enum("categoryCode", false, badgeCategories...),
 		imageID:          o.id("imageId", false),
 		signatureImageID: o.id("signatureImageId", true),
@@ -118,7 +118,7 @@ func readBadgeInput(o *object) badgeInput {
 	if o.objects("criteria", 1, maxCriteria, func(i int, c *object) {
 		c.only("category", "value")
 		cat := c.enum("category", false, criteriaCategories...)
-		val := c.text("value", textRule{max: maxCriterionLen})
+		val := c.text("value", textRule{max: maxCriterionLen, multiline: true})
 		requireFields(c, map[string]bool{"category": cat.Set, "value": val.Set})
 		crit = append(crit, criterion{Category: cat.Val, Value: val.Val})
 	}) {

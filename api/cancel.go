@@ -23,7 +23,7 @@ func (h *handler) readCancelReason(w http.ResponseWriter, r *http.Request) (*str
 		return nil, err
 	}
 	o.only("reason")
-	reason := o.text("reason", textRule{nullable: true, max: maxCancelReason, blankOK: true})
+	reason := o.text("reason", textRule{nullable: true, max: maxCancelReason, blankOK: true, multiline: true})
 	if err := o.err(); err != nil {
 		return nil, err
 	}

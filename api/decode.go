@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/badged/badged/internal/safetext"
 )
 
 // maxJSONBody caps resource bodies. Larger bodies are answered 413.
@@ -149,12 +151,14 @@ type opt[T any] struct {
 
 // textRule says what a string field accepts.
 type textRule struct {
-	nullable bool // null clears it
-	max      int  // maximum length in characters
-	blankOK  bool // an empty or all-space value is allowed
+	nullable  bool // null clears it
+	max       int  // maximum length in characters
+	blankOK   bool // an empty or all-space value is allowed
+	multiline bool // line breaks, tabs and bidirectional controls are allowed (descriptions); see internal/safetext
 }
 
-// text reads a string field. Surrounding spaces are trimmed.
+// text reads a string field. Surrounding spaces are trimmed. The characters it may hold are safetext's rule: a
+// name (the default) is one line without control or bidirectional override characters.
 func (o *object) text(name string, rule textRule) opt[string] {
 	raw, ok := o.raw[name]
 	if !ok {
@@ -179,6 +183,14 @@ func (o *object) text(name string, rule textRule) opt[string] {
 		return opt[string]{}
 	case rule.max > 0 && utf8.RuneCountInString(s) > rule.max:
 		o.fail(name, fmt.Sprintf("must be at most %d characters", rule.max))
+		return opt[string]{}
+	}
+	kind := safetext.Name
+	if rule.multiline {
+		kind = safetext.Multiline
+	}
+	if p := safetext.Problem(s, kind); p != "" {
+		o.fail(name, p)
 		return opt[string]{}
 	}
 	return opt[string]{Set: true, Val: s}

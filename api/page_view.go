@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/safetext"
 )
 
 // verdict is what the page says first, in plain words. Its kind picks the colour and the HTTP status.
@@ -62,6 +63,7 @@ func (v pageView) T(key string, args ...any) string { return msg(v.Lang, key, ar
 
 // buildPage turns an assertion and its checks into the page's view in lang.
 func (h *handler) buildPage(row db.GetBadgePageRow, checks []check, lang string) pageView {
+	displayNames(&row)
 	a := row.Assertion
 	date := func(t time.Time) string { return formatDate(lang, t, h.loc) }
 	v := pageView{Lang: lang, BadgeName: row.BadgeName, BadgeText: row.BadgeDescription,
@@ -108,7 +110,7 @@ func (h *handler) buildPage(row db.GetBadgePageRow, checks []check, lang string)
 	var skills []skill
 	_ = json.Unmarshal(row.BadgeSkills, &skills)
 	for _, s := range skills {
-		if name := cmpOr(s.SkillName, s.ServiceSkillID); name != "" {
+		if name := safetext.Display(cmpOr(s.SkillName, s.ServiceSkillID)); name != "" {
 			v.Skills = append(v.Skills, name)
 		}
 	}
@@ -127,6 +129,20 @@ func (h *handler) buildPage(row db.GetBadgePageRow, checks []check, lang string)
 		Image: h.baseURL + v.BadgeImage, Locale: map[string]string{langEN: "en_US", langKO: "ko_KR"}[lang]}
 	v.Languages = languageLinks(lang)
 	return v
+}
+
+// displayNames makes the names the page puts inside its own sentences, title and tags one plain line
+// (safetext.Display): the API refuses control and bidirectional override characters in names, but a name stored
+// before that rule could otherwise reverse or split the text around it. Descriptions and criteria keep their line
+// breaks and bidirectional controls; the page isolates them in blocks of their own (style.html, unicode-bidi).
+func displayNames(row *db.GetBadgePageRow) {
+	row.BadgeName, row.OrgName, row.ProgramName = safetext.Display(row.BadgeName), safetext.Display(row.OrgName),
+		safetext.Display(row.ProgramName)
+	row.Assertion.RecipientName = safetext.Display(row.Assertion.RecipientName)
+	if r := row.Assertion.RevocationReason; r != nil {
+		shown := safetext.Display(*r)
+		row.Assertion.RevocationReason = &shown
+	}
 }
 
 // pageVerdict decides the page's first sentence. A replacement or a revocation says what the issuer did; a failed

@@ -60,7 +60,7 @@ func readProgramInput(o *object) programInput {
 		"imageId", "badgeIds")
 	return programInput{
 		name:        o.text("name", textRule{max: maxNameLen}),
-		description: o.text("description", textRule{nullable: true, max: maxDescriptionLen, blankOK: true}),
+		description: o.text("description", textRule{nullable: true, max: maxDescriptionLen, blankOK: true, multiline: true}),
 		url:         o.url("url", true),
 		category:    o.enum("categoryCode", false, programCategories...),
 		startsAt:    o.datetime("startsAt", true),

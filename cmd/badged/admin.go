@@ -104,8 +104,9 @@ type orgOut struct {
 }
 
 func adminCreateOrg(ctx context.Context, d *db.DB, name string, credits int64) (orgOut, error) {
-	if name == "" {
-		return orgOut{}, errors.New("org create: --name is required")
+	name, err := orgName("org create", name)
+	if err != nil {
+		return orgOut{}, err
 	}
 	if credits < 0 {
 		return orgOut{}, errors.New("org create: --credits must not be negative")

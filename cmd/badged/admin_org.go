@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/safetext"
 )
 
 // orgUpdate are the flags of `admin org update`; nil fields are left as they are.
@@ -26,6 +28,29 @@ type orgProfileOut struct {
 	LogoMediaID *string `json:"logoMediaId"`
 }
 
+// maxOrgNameLen bounds an organization's name, as the API bounds program and badge names: it is the issuer's
+// name in every credential, page and mail.
+const maxOrgNameLen = 200
+
+// orgName checks an organization name given to cmd: trimmed, not empty, valid UTF-8, at most maxOrgNameLen
+// characters, and a name by safetext's rule (one line, no control or bidirectional override characters), as the
+// API checks every other name.
+func orgName(cmd, raw string) (string, error) {
+	name := strings.TrimSpace(raw)
+	switch {
+	case name == "":
+		return "", fmt.Errorf("%s: --name must not be empty", cmd)
+	case !utf8.ValidString(name) || strings.IndexByte(name, 0) >= 0:
+		return "", fmt.Errorf("%s: --name must be valid UTF-8 text without NUL", cmd)
+	case utf8.RuneCountInString(name) > maxOrgNameLen:
+		return "", fmt.Errorf("%s: --name must be at most %d characters", cmd, maxOrgNameLen)
+	}
+	if p := safetext.Problem(name, safetext.Name); p != "" {
+		return "", fmt.Errorf("%s: --name %s", cmd, p)
+	}
+	return name, nil
+}
+
 // adminUpdateOrg sets the issuer profile of an organization. The logo must be an image of the organization itself,
 // so that its page serves it from this service (the page's policy loads no other host).
 func adminUpdateOrg(ctx context.Context, d *db.DB, in orgUpdate) (orgProfileOut, error) {
@@ -35,10 +60,11 @@ func adminUpdateOrg(ctx context.Context, d *db.DB, in orgUpdate) (orgProfileOut,
 	}
 	p := db.UpdateOrganizationProfileParams{ID: orgID, WebsiteUrl: in.url}
 	if in.name != nil {
-		if strings.TrimSpace(*in.name) == "" {
-			return orgProfileOut{}, errors.New("org update: --name must not be empty")
+		name, err := orgName("org update", *in.name)
+		if err != nil {
+			return orgProfileOut{}, err
 		}
-		p.Name = in.name
+		p.Name = &name
 	}
 	if in.url != nil && *in.url != "" {
 		u, err := url.Parse(*in.url)
