@@ -3,6 +3,8 @@ package notify
 import (
 	"strings"
 	"unicode"
+
+	"github.com/badged/badged/internal/safetext"
 )
 
 // LocaleFor picks the language of a recipient's message. The API carries no language per issuance or recipient,
@@ -21,16 +23,11 @@ func LocaleFor(names ...string) string {
 }
 
 // FromDisplayName fills a From display-name pattern (SMTP_FROM_NAME, e.g. "{org} via badged") with the
-// organization's name. Control characters are dropped and the result is capped at 78 characters, so that an
-// organization's name cannot break or bloat the header; the mail library encodes it (RFC 2047) when it is not ASCII.
+// organization's name, shown as one plain line (safetext.Display) and capped at 78 characters, so that an
+// organization's name cannot break or bloat the header. Quotes, commas and angle brackets stay: the From header
+// is built from a net/mail Address, which quotes or encodes (RFC 2047) the name as it needs.
 func FromDisplayName(pattern, org string) string {
-	clean := strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return -1
-		}
-		return r
-	}, strings.TrimSpace(org))
-	name := strings.TrimSpace(strings.ReplaceAll(pattern, "{org}", clean))
+	name := safetext.Display(strings.ReplaceAll(pattern, "{org}", strings.TrimSpace(org)))
 	if r := []rune(name); len(r) > 78 {
 		name = string(r[:77]) + "…"
 	}

@@ -99,8 +99,9 @@ func TestSMTPSend_EnglishWithoutExpiry(t *testing.T) {
 	require.Empty(t, m.Header.Get("Bcc"), "a name cannot add headers")
 	from, err := m.Header.AddressList("From")
 	require.NoError(t, err)
-	// The line break is dropped by FromDisplayName, the quotes by the mail library: one display name, no header.
-	require.Equal(t, `Acme  University Bcc: x@evil.example via badged`, from[0].Name)
+	// The line break becomes spaces (FromDisplayName), the quotes stay (the header quotes them): one display name,
+	// no header.
+	require.Equal(t, `Acme "University"  Bcc: x@evil.example via badged`, from[0].Name)
 	require.Equal(t, "noreply@badged.example", from[0].Address)
 	text := string(m.Parts["text/plain"])
 	require.Contains(t, text, "Valid until March 1, 2027 at 00:00 (KST).")

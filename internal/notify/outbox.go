@@ -74,7 +74,7 @@ func (o *Outbox) Send(ctx context.Context, n Notification) (Receipt, error) {
 	default:
 		msg, err := buildEmail(n, o.from, o.domain, o.now())
 		if err != nil {
-			return Receipt{}, errcode.Wrap(errcode.NotificationDeliveryFailed, "build email", err)
+			return Receipt{}, buildError(err)
 		}
 		if _, err := msg.WriteTo(&buf); err != nil {
 			return Receipt{}, errcode.Wrap(errcode.NotificationDeliveryFailed, "write email", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"embed"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -13,8 +14,12 @@ import (
 	"strings"
 	texttemplate "text/template"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wneessen/go-mail"
+
+	"github.com/badged/badged/internal/errcode"
+	"github.com/badged/badged/internal/safetext"
 )
 
 //go:embed templates/*
@@ -29,8 +34,18 @@ var (
 // message to its assertion without parsing the Message-ID.
 const AssertionHeader = "X-Badged-Assertion"
 
-// errBadRecipient marks an email address that cannot be used: no retry can fix it.
+// errBadRecipient marks an email address that cannot be used: no retry can fix it (REJECTED_EMAIL, permanent).
 var errBadRecipient = errors.New("invalid recipient address")
+
+// buildError is the errorCode of a message that could not be built: REJECTED_EMAIL for a recipient address that
+// does not parse (no mail system can take it, as if the relay had refused it at RCPT: permanent, not retried),
+// NOTIFICATION_DELIVERY_FAILED otherwise.
+func buildError(err error) error {
+	if errors.Is(err, errBadRecipient) {
+		return errcode.Wrap(errcode.RejectedEmail, "build email", err)
+	}
+	return errcode.Wrap(errcode.NotificationDeliveryFailed, "build email", err)
+}
 
 // badgeContentID is the Content-ID (RFC 2392, without the angle brackets) of the inline badge image, which the HTML
 // body refers to as cid:badge@badged.
@@ -47,11 +62,13 @@ type templateData struct {
 	ImageSrc       htmltemplate.URL // cid: for the inline image or the checked http(s) link
 }
 
+// newTemplateData fills the templates. Names go through safetext.Display: the API refuses control and
+// bidirectional override characters in names, and a name stored before that rule shows as one plain line.
 func newTemplateData(n Notification) templateData {
 	d := templateData{
-		RecipientName: n.RecipientName,
-		BadgeName:     n.BadgeName,
-		IssuerName:    n.IssuerName,
+		RecipientName: safetext.Display(n.RecipientName),
+		BadgeName:     safetext.Display(n.BadgeName),
+		IssuerName:    safetext.Display(n.IssuerName),
 		VerifyURL:     n.VerifyURL,
 	}
 	if isHTTPURL(n.CertificateURL) {
@@ -169,15 +186,16 @@ func buildEmail(n Notification, from, domain string, now time.Time) (*mail.Msg, 
 	if err := setFrom(m, from, n.FromName); err != nil {
 		return nil, err
 	}
-	if n.RecipientName != "" {
-		err = m.AddToFormat(n.RecipientName, n.Email)
-	} else {
-		err = m.To(n.Email)
+	to, err := netmail.ParseAddress(n.Email)
+	if err != nil || to.Name != "" {
+		return nil, fmt.Errorf("%w %q", errBadRecipient, n.Email)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errBadRecipient, err)
-	}
-	m.Subject(r.Subject)
+	// The name goes in as a net/mail Address, which quotes or encodes it (Address.String): never pasted between
+	// quotes, where a name holding a quote, a comma or an angle bracket would end the phrase early and break the
+	// header or add an address.
+	to.Name = safetext.Display(n.RecipientName)
+	m.ToMailAddress(to)
+	setSubject(m, r.Subject)
 	m.SetMessageIDWithValue(MessageID(n.AssertionID, domain))
 	m.SetDateWithValue(now)
 	m.SetGenHeader(mail.Header(AssertionHeader), n.AssertionID)
@@ -197,22 +215,66 @@ func buildEmail(n Notification, from, domain string, now time.Time) (*mail.Msg, 
 	return m, nil
 }
 
-// setFrom sets the From header: the deployment's address, under the notification's display name when it has one.
+// setFrom sets the From header: the deployment's address, under the notification's display name when it has one
+// (as a net/mail Address, like the recipient's).
 func setFrom(m *mail.Msg, from, name string) error {
-	if name == "" {
-		if err := m.From(from); err != nil {
-			return fmt.Errorf("from address: %w", err)
-		}
-		return nil
-	}
 	a, err := netmail.ParseAddress(from)
 	if err != nil {
 		return fmt.Errorf("from address: %w", err)
 	}
-	if err := m.FromFormat(name, a.Address); err != nil {
-		return fmt.Errorf("from address: %w", err)
+	if name = safetext.Display(name); name != "" {
+		a.Name = name
 	}
+	m.FromMailAddress(a)
 	return nil
+}
+
+// setSubject sets the Subject. Text that is printable ASCII goes as it is (go-mail folds a long one); anything
+// else is encoded as RFC 2047 words by encodeWords, which also covers what go-mail's encoder leaves plain: ASCII
+// that holds "=?", which a mail client would decode as an encoded word, so a name such as "=?utf-8?q?Admin?="
+// would show as something it is not.
+func setSubject(m *mail.Msg, subject string) {
+	subject = safetext.Display(subject)
+	if !needsEncoding(subject) {
+		m.Subject(subject)
+		return
+	}
+	m.SetGenHeaderPreformatted(mail.HeaderSubject, encodeWords(subject))
+}
+
+// needsEncoding reports whether header text must be RFC 2047 encoded: it holds a byte outside printable ASCII
+// (tab and space aside) or the "=?" that opens an encoded word.
+func needsEncoding(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < ' ' || c > '~') && c != '\t' {
+			return true
+		}
+	}
+	return strings.Contains(s, "=?")
+}
+
+// maxWordBytes is the most UTF-8 bytes one B-encoded word carries: "=?utf-8?b?" + base64 + "?=" stays within
+// RFC 2047's 75 characters (12 + 60).
+const maxWordBytes = 45
+
+// encodeWords encodes s as B-encoded words (RFC 2047) of whole characters, one per folded line, so that the header
+// stays within the line length RFC 5322 asks for however long the names in it are. Decoders join adjacent
+// encoded words without the folding white space between them.
+func encodeWords(s string) string {
+	var words []string
+	for len(s) > 0 {
+		n := 0
+		for n < len(s) {
+			_, size := utf8.DecodeRuneInString(s[n:])
+			if n+size > maxWordBytes {
+				break
+			}
+			n += size
+		}
+		words = append(words, "=?utf-8?b?"+base64.StdEncoding.EncodeToString([]byte(s[:n]))+"?=")
+		s = s[n:]
+	}
+	return strings.Join(words, "\r\n ")
 }
 
 func imageExt(contentType string) string {

@@ -139,11 +139,8 @@ func NewSMTP(cfg SMTPConfig) (*SMTP, error) {
 // domain) on every attempt. Errors are *errcode.Error; see classifySMTP for the mapping.
 func (s *SMTP) Send(ctx context.Context, n Notification) (Receipt, error) {
 	msg, err := buildEmail(n, s.from, s.domain, s.now())
-	if errors.Is(err, errBadRecipient) {
-		return Receipt{}, errcode.Wrap(errcode.EmailSendFailed, "build email", err)
-	}
 	if err != nil {
-		return Receipt{}, errcode.Wrap(errcode.NotificationDeliveryFailed, "build email", err)
+		return Receipt{}, buildError(err)
 	}
 	receipt := Receipt{Channel: Email, MessageID: MessageID(n.AssertionID, s.domain)}
 
@@ -214,8 +211,9 @@ const (
 //     the retryable class;
 //   - 5xx to RCPT TO → REJECTED_EMAIL: the server refuses the address;
 //   - 5xx to the end of DATA (the message itself, e.g. 550/554) → BOUNCED_EMAIL;
-//   - anything else (5xx to EHLO, AUTH, MAIL FROM or the DATA command, an address go-mail refuses)
-//     → EMAIL_SEND_FAILED.
+//   - anything else (5xx to EHLO, AUTH, MAIL FROM or the DATA command) → EMAIL_SEND_FAILED.
+//
+// A recipient address that does not parse never reaches the server: Send answers REJECTED_EMAIL for it.
 //
 // It reads go-mail's *mail.SendError (stage and reply code) and *textproto.Error for the connect stage, not the
 // error text.

@@ -250,7 +250,7 @@ func TestSMTPConnectionErrors(t *testing.T) {
 		n := koreanNotification()
 		n.Email = "not an address"
 		_, err := mustSMTP(t, cfg).Send(context.Background(), n)
-		require.Equal(t, errcode.EmailSendFailed, errcode.Of(err), "got %v", err)
+		require.Equal(t, errcode.RejectedEmail, errcode.Of(err), "got %v", err)
 	})
 }
 
