@@ -48,9 +48,6 @@ func (h *handler) toWebhookResponse(r *http.Request, e db.WebhookEndpoint) webho
 	return out
 }
 
-// maxWebhooksPerOrg bounds endpoints per organization: every event fans out to each.
-const maxWebhooksPerOrg = 20
-
 // createWebhook registers an endpoint: {"url": "...", "events": ["issuance.completed", ...]} (events optional,
 // omitted or [] for all). The URL must pass the URL policy now; deliveries check the resolved address again.
 func (h *handler) createWebhook(w http.ResponseWriter, r *http.Request) error {
@@ -72,20 +69,13 @@ func (h *handler) createWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	org := principalOf(r.Context()).OrgID
-	var out db.WebhookEndpoint
-	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
-		existing, err := q.ListWebhookEndpoints(r.Context(), org)
-		if err != nil {
-			return err
-		}
-		if len(existing) >= maxWebhooksPerOrg {
-			return newError(codeValidation, "an organization has at most %d webhook endpoints", maxWebhooksPerOrg)
-		}
-		out, err = q.CreateWebhookEndpoint(r.Context(), db.CreateWebhookEndpointParams{ID: uuid.New(), OrgID: org,
-			Url: u.Val, Secret: secret, Events: events})
-		return err
-	})
+	// The database holds the limit of endpoints per organization (every event fans out to each), under a lock, so
+	// concurrent creates cannot pass it together.
+	out, err := h.db.CreateWebhookEndpoint(r.Context(), db.CreateWebhookEndpointParams{ID: uuid.New(),
+		OrgID: principalOf(r.Context()).OrgID, Url: u.Val, Secret: secret, Events: events})
+	if db.IsWebhookLimit(err) {
+		return newError(codeValidation, "an organization has at most %d webhook endpoints; delete one first", db.MaxWebhookEndpoints)
+	}
 	if err != nil {
 		return err
 	}

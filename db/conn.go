@@ -82,6 +82,16 @@ func (d *DB) InReadOnlyTx(ctx context.Context, fn func(*Queries) error) error {
 // IsNotFound reports whether err means a query found no row.
 func IsNotFound(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
 
+// MaxWebhookEndpoints is how many webhook endpoints one organization may have. The database enforces it (the
+// webhook_endpoints_per_org trigger of migration 0013, which holds the same number); the value here is for messages.
+const MaxWebhookEndpoints = 20
+
+// IsWebhookLimit reports whether err is the refusal of a webhook endpoint past MaxWebhookEndpoints.
+func IsWebhookLimit(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23514" && pgErr.ConstraintName == "webhook_endpoints_per_org"
+}
+
 // IsUniqueViolation reports whether err is a unique-constraint violation.
 func IsUniqueViolation(err error) bool {
 	var pgErr *pgconn.PgError

@@ -128,6 +128,9 @@ func adminCreateWebhook(ctx context.Context, d *db.DB, urls webhook.URLPolicy, o
 	}
 	e, err := d.CreateWebhookEndpoint(ctx, db.CreateWebhookEndpointParams{ID: uuid.New(), OrgID: orgID, Url: url,
 		Secret: secret, Events: types})
+	if db.IsWebhookLimit(err) {
+		return webhookOut{}, fmt.Errorf("webhook create: organization %s already has %d endpoints; delete one first", orgID, db.MaxWebhookEndpoints)
+	}
 	if err != nil {
 		return webhookOut{}, fmt.Errorf("store webhook: %w", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/db/dbtest"
+	"github.com/badged/badged/internal/webhook"
 )
 
 func TestAdminWebhook_CreateListDelete(t *testing.T) {
@@ -67,4 +70,39 @@ func TestAdminWebhook_CreateListDelete(t *testing.T) {
 	require.Empty(t, list["webhooks"])
 	_, err = admin("delete", id)
 	require.ErrorContains(t, err, "no webhook")
+}
+
+// TestAdminWebhook_LimitHoldsUnderConcurrency: 40 concurrent `admin webhook create` for one organization leave
+// exactly 20 endpoints, the rest refused with the reason; the database holds the limit, not the command.
+func TestAdminWebhook_LimitHoldsUnderConcurrency(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.New(t)
+	org, err := d.CreateOrganization(ctx, db.CreateOrganizationParams{ID: uuid.New(), Name: "Hooks", Credits: 0})
+	require.NoError(t, err)
+	const n = 40
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, errs[i] = adminCreateWebhook(ctx, d, webhook.URLPolicy{}, org.ID.String(),
+				fmt.Sprintf("https://93.184.215.14/hook/%d", i), "")
+		}()
+	}
+	close(start)
+	wg.Wait()
+	refused := 0
+	for _, err := range errs {
+		if err != nil {
+			require.ErrorContains(t, err, "already has 20 endpoints")
+			refused++
+		}
+	}
+	require.Equal(t, n-db.MaxWebhookEndpoints, refused)
+	rows, err := d.ListWebhookEndpoints(ctx, org.ID)
+	require.NoError(t, err)
+	require.Len(t, rows, db.MaxWebhookEndpoints)
 }
