@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
@@ -35,6 +36,11 @@ const (
 
 // ErrTypeWebhookAttempt types a failed attempt that the webhook class retries.
 const ErrTypeWebhookAttempt = "WEBHOOK_ATTEMPT_FAILED"
+
+// ErrTypeWebhookRefused types a delivery the URL policy refused (the URL, or the address its host resolved to):
+// a non-retryable error, since no later attempt would be allowed either. The delivery is already FAILED when the
+// activity returns it.
+const ErrTypeWebhookRefused = "WEBHOOK_URL_REFUSED"
 
 // DeliverWebhookInput names one delivery (one event to one endpoint).
 type DeliverWebhookInput struct {
@@ -93,6 +99,9 @@ func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverWebhookInput)
 		}
 		return a.finishDelivery(ctx, d.ID, DeliverySucceeded, res.StatusCode)
 	}
+	if res.Permanent() {
+		return a.refuseDelivery(ctx, d.ID, d.EndpointID, res, log)
+	}
 	log.InfoContext(ctx, "webhook attempt failed", "status", res.StatusCode, "err", res.Err)
 
 	ep, err := a.DB.MarkEndpointFailing(ctx, d.EndpointID)
@@ -115,17 +124,48 @@ func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverWebhookInput)
 	if err != nil {
 		return out, err
 	}
-	ep, err = a.DB.CountEndpointFailure(ctx, d.EndpointID)
+	return out, a.countDeliveryFailure(ctx, d.EndpointID)
+}
+
+// countDeliveryFailure counts a delivery that failed for good against its endpoint; DisableAfterFailures of them in
+// a row disable it.
+func (a *Activities) countDeliveryFailure(ctx context.Context, endpoint uuid.UUID) error {
+	ep, err := a.DB.CountEndpointFailure(ctx, endpoint)
 	if err != nil {
-		return out, err
+		return err
 	}
 	if m := a.Webhooks.DisableAfterFailures; m > 0 && int(ep.ConsecutiveFailures) >= m {
 		reason := fmt.Sprintf("%d deliveries in a row failed after every retry", ep.ConsecutiveFailures)
-		if err := a.disableEndpoint(ctx, ep.ID, "consecutive_failures", reason); err != nil {
-			return out, err
-		}
+		return a.disableEndpoint(ctx, ep.ID, "consecutive_failures", reason)
 	}
-	return out, nil
+	return nil
+}
+
+// refuseDelivery ends a delivery the URL policy refused: FAILED at once, no retry (the attempt's row says why), and
+// a non-retryable ErrTypeWebhookRefused error so that Temporal's history shows it too. The endpoint:
+//   - its URL refused (Attempt.Refused: an http:// URL after WEBHOOK_ALLOW_HTTP was turned off) can never be
+//     delivered to, so it is disabled now, with the reason, and its pending deliveries are cancelled;
+//   - its host resolving to a forbidden address (Attempt.Blocked) may be a DNS record that changes back, so the
+//     delivery counts as one failed delivery, and DisableAfterFailures of them in a row disable it as for any
+//     failure.
+func (a *Activities) refuseDelivery(ctx context.Context, delivery, endpoint uuid.UUID, res webhook.Attempt, log *slog.Logger) (DeliverWebhookResult, error) {
+	log.WarnContext(ctx, "webhook delivery refused by the URL policy", "err", res.Err)
+	if _, err := a.DB.MarkEndpointFailing(ctx, endpoint); err != nil {
+		return DeliverWebhookResult{}, err
+	}
+	if _, err := a.finishDelivery(ctx, delivery, DeliveryFailed, 0); err != nil {
+		return DeliverWebhookResult{}, err
+	}
+	var err error
+	if res.Refused {
+		err = a.disableEndpoint(ctx, endpoint, "url_policy", "the URL is no longer allowed: "+res.Err.Error())
+	} else {
+		err = a.countDeliveryFailure(ctx, endpoint)
+	}
+	if err != nil {
+		return DeliverWebhookResult{}, err
+	}
+	return DeliverWebhookResult{}, temporal.NewNonRetryableApplicationError(res.Err.Error(), ErrTypeWebhookRefused, nil)
 }
 
 // AbandonWebhookDelivery fails a delivery whose activity ended without finishing it (its ScheduleToClose bound).
@@ -182,7 +222,7 @@ func attemptOutcome(r webhook.Attempt) string {
 	switch {
 	case r.Err == nil:
 		return metrics.WebhookSuccess
-	case r.Blocked:
+	case r.Permanent():
 		return metrics.WebhookBlocked
 	case r.StatusCode != 0:
 		return metrics.WebhookHTTPError

@@ -77,6 +77,9 @@ type stackOptions struct {
 	anchorMinWait    time.Duration       // activities.AnchorMinWait
 	starter          api.IssuanceStarter // how the API starts workflows; nil = temporal.Starter on the stack's client
 	chainDir         string              // the dev chain's DataDir, so a test can restart it on its blocks (startChain); "" = in memory
+	// workerWebhookURLs is the worker's webhook URL policy; nil = testWebhookURLs, the API's. A stricter one plays
+	// a deployment whose policy was tightened after its endpoints were created.
+	workerWebhookURLs *webhook.URLPolicy
 }
 
 // testWebhookURLs is the webhook URL policy of `badged dev`: test receivers listen on http://127.0.0.1.
@@ -160,7 +163,7 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 		Policy: testPolicy(tb), Location: seoul, Log: log, AnchorWait: o.anchorWait,
 		AnchorMinWait: o.anchorMinWait,
 		// Receivers are httptest servers on loopback: private addresses allowed, as under `badged dev`.
-		Webhooks: activities.Webhooks{Sender: webhook.NewSender(testWebhookURLs, 5*time.Second),
+		Webhooks: activities.Webhooks{Sender: webhook.NewSender(*cmp.Or(o.workerWebhookURLs, &testWebhookURLs), 5*time.Second),
 			DisableAfter: time.Hour, DisableAfterFailures: 5}}
 	w := temporal.NewWorker(s.Client, s.Acts, temporal.WorkerOptions{MaxConcurrentActivities: o.workerActivities})
 	require.NoError(tb, w.Start(), "start worker")

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,6 +32,10 @@ var webhookOptions = workflow.ActivityOptions{
 	},
 }
 
+// refusedDeliveryChange versions the handling of ErrTypeWebhookRefused: runs from before it took the abandon path
+// for every activity error.
+const refusedDeliveryChange = "webhook-refused-is-final"
+
 // DeliverWebhook delivers one event to one endpoint, at least once, on its own schedule: issuance workflows only
 // write the event to the outbox, so no issuance ever waits for a receiver.
 func DeliverWebhook(ctx workflow.Context, in activities.DeliverWebhookInput) (activities.DeliverWebhookResult, error) {
@@ -38,6 +43,14 @@ func DeliverWebhook(ctx workflow.Context, in activities.DeliverWebhookInput) (ac
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, webhookOptions), a.DeliverWebhook, in).Get(ctx, &res)
 	if err == nil {
 		return res, nil
+	}
+	var refused *temporal.ApplicationError
+	if errors.As(err, &refused) && refused.Type() == activities.ErrTypeWebhookRefused &&
+		workflow.GetVersion(ctx, refusedDeliveryChange, workflow.DefaultVersion, 1) == 1 {
+		// The URL policy refused it: the activity recorded the attempt and finished the delivery FAILED itself,
+		// so the delivery ends like one out of attempts (the refusal stays in the history's activity failure).
+		workflow.GetLogger(ctx).Warn("webhook delivery refused by the URL policy", "deliveryId", in.DeliveryID, "error", err)
+		return activities.DeliverWebhookResult{Status: activities.DeliveryFailed}, nil
 	}
 	// The attempts ran out of time without the activity finishing the delivery: record it as FAILED.
 	workflow.GetLogger(ctx).Error("webhook delivery abandoned", "deliveryId", in.DeliveryID, "error", err)

@@ -11,7 +11,7 @@ const (
 	WebhookSuccess      = "success"       // 2xx
 	WebhookHTTPError    = "http_error"    // any other status, redirects included
 	WebhookNetworkError = "network_error" // no answer: refused, reset, timeout, TLS
-	WebhookBlocked      = "blocked"       // the address is not allowed (WEBHOOK_ALLOW_PRIVATE)
+	WebhookBlocked      = "blocked"       // the URL policy refused the URL (WEBHOOK_ALLOW_HTTP) or its address (WEBHOOK_ALLOW_PRIVATE)
 )
 
 // webhookMetrics are registered by New (metrics.go) through registerWebhook.
@@ -34,7 +34,7 @@ func newWebhookMetrics(reg *prometheus.Registry) webhookMetrics {
 			Name: "attempt_duration_seconds", Help: "Webhook delivery attempt latency in seconds, by outcome.",
 			Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}}, []string{"outcome"}),
 		disabled: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Subsystem: "webhook",
-			Name: "endpoints_disabled_total", Help: "Webhook endpoints disabled for failing, by reason (consecutive_failures, failing_too_long)."},
+			Name: "endpoints_disabled_total", Help: "Webhook endpoints disabled for failing, by reason (consecutive_failures, failing_too_long, url_policy)."},
 			[]string{"reason"}),
 	}
 	reg.MustRegister(w.attempts, w.deliveries, w.duration, w.disabled)

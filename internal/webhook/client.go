@@ -51,12 +51,21 @@ type Attempt struct {
 	StatusCode int // 0: no HTTP answer
 	Latency    time.Duration
 	Err        error // nil only for a 2xx answer
-	Blocked    bool  // the address was refused by the policy
+	Blocked    bool  // the address was refused by the policy (ErrBlockedAddress)
+	Refused    bool  // the URL was refused by the policy before any connection (ErrURLRefused)
 }
 
+// Permanent reports whether the attempt failed on the URL policy: trying again cannot succeed, the policy is a
+// decision, not an accident of the network.
+func (a Attempt) Permanent() bool { return a.Blocked || a.Refused }
+
 // Send posts body to url, signed with secret under event id, and reports what happened. Only a 2xx answer counts
-// as delivered.
+// as delivered. The URL is checked against the sender's policy first (URLPolicy.CheckDelivery), and the address
+// when it connects.
 func (s *Sender) Send(ctx context.Context, url, secret, id string, body []byte) Attempt {
+	if err := s.policy.CheckDelivery(url); err != nil {
+		return Attempt{Err: err, Refused: true}
+	}
 	start := s.now()
 	sig, err := Sign(secret, id, start, body)
 	if err != nil {

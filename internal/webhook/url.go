@@ -20,6 +20,10 @@ type URLPolicy struct {
 // ErrBlockedAddress is a delivery refused because its host resolved to an address the policy forbids.
 var ErrBlockedAddress = errors.New("webhook: address not allowed")
 
+// ErrURLRefused is a delivery refused because the endpoint's URL itself no longer passes the policy (an http://
+// endpoint after WEBHOOK_ALLOW_HTTP was turned off).
+var ErrURLRefused = errors.New("webhook: URL not allowed")
+
 // maxURLLength bounds endpoint URLs.
 const maxURLLength = 2048
 
@@ -27,29 +31,9 @@ const maxURLLength = 2048
 // info, whose host resolves only to allowed addresses. Deliveries check the address again when they connect,
 // since DNS may answer differently later (rebinding).
 func (p URLPolicy) CheckURL(ctx context.Context, raw string) error {
-	if len(raw) > maxURLLength {
-		return fmt.Errorf("must be at most %d characters", maxURLLength)
-	}
-	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() || u.Host == "" {
-		return errors.New("must be an absolute URL")
-	}
-	switch {
-	case u.Scheme == "https":
-	case u.Scheme == "http" && p.AllowHTTP:
-	case u.Scheme == "http":
-		return errors.New("must use https")
-	default:
-		return errors.New("must be an http(s) URL")
-	}
-	if u.User != nil {
-		return errors.New("must not carry user info")
-	}
-	if u.Fragment != "" {
-		return errors.New("must not have a fragment")
-	}
-	if p.AllowPrivate {
-		return nil
+	u, err := p.checkForm(raw)
+	if err != nil || p.AllowPrivate {
+		return err
 	}
 	host := u.Hostname()
 	if ip, err := netip.ParseAddr(host); err == nil {
@@ -71,6 +55,43 @@ func (p URLPolicy) CheckURL(ctx context.Context, raw string) error {
 		}
 	}
 	return nil
+}
+
+// CheckDelivery checks an endpoint's URL again before an attempt, under the policy in force now (the endpoint may
+// have been created under a looser one): everything CheckURL checks but the host's addresses, which the
+// connection checks itself on the address it is about to dial (URLPolicy.control), so one look-up decides. The
+// error wraps ErrURLRefused.
+func (p URLPolicy) CheckDelivery(raw string) error {
+	if _, err := p.checkForm(raw); err != nil {
+		return fmt.Errorf("%w: %w", ErrURLRefused, err)
+	}
+	return nil
+}
+
+// checkForm checks what the URL's text decides: length, absolute, scheme, no user info, no fragment.
+func (p URLPolicy) checkForm(raw string) (*url.URL, error) {
+	if len(raw) > maxURLLength {
+		return nil, fmt.Errorf("must be at most %d characters", maxURLLength)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" {
+		return nil, errors.New("must be an absolute URL")
+	}
+	switch {
+	case u.Scheme == "https":
+	case u.Scheme == "http" && p.AllowHTTP:
+	case u.Scheme == "http":
+		return nil, errors.New("must use https")
+	default:
+		return nil, errors.New("must be an http(s) URL")
+	}
+	if u.User != nil {
+		return nil, errors.New("must not carry user info")
+	}
+	if u.Fragment != "" {
+		return nil, errors.New("must not have a fragment")
+	}
+	return u, nil
 }
 
 // nonPublic are ranges outside the public internet that netip's predicates do not cover.

@@ -126,6 +126,7 @@ func TestSender_BlocksPrivateAddressAtConnect(t *testing.T) {
 	for _, u := range []string{srv.URL, "http://localhost" + port} {
 		res := strict.Send(context.Background(), u, secret, "evt_x", []byte(`{}`))
 		require.True(t, res.Blocked, "%s: %v", u, res.Err)
+		require.True(t, res.Permanent(), u)
 		require.ErrorIs(t, res.Err, webhook.ErrBlockedAddress)
 	}
 	require.Zero(t, hits)
@@ -135,6 +136,30 @@ func TestSender_BlocksPrivateAddressAtConnect(t *testing.T) {
 	require.NoError(t, res.Err)
 	require.Equal(t, 200, res.StatusCode)
 	require.Equal(t, 1, hits)
+}
+
+// The URL is checked again before each attempt under the sender's policy: an http:// endpoint created while
+// WEBHOOK_ALLOW_HTTP was on gets nothing in plain text once it is off, and the refusal is permanent.
+func TestSender_RechecksURLPolicyAtDelivery(t *testing.T) {
+	hits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { hits++ }))
+	defer srv.Close()
+	secret, err := webhook.NewSecret()
+	require.NoError(t, err)
+	httpsOnly := webhook.NewSender(webhook.URLPolicy{AllowPrivate: true}, 5*time.Second)
+	for u, why := range map[string]string{
+		srv.URL:                     "must use https",
+		"ftp://example.com/x":       "must be an http(s) URL",
+		"https://user:pw@a.test/x":  "must not carry user info",
+		"https://a.test/x#fragment": "must not have a fragment",
+	} {
+		res := httpsOnly.Send(context.Background(), u, secret, "evt_x", []byte(`{}`))
+		require.True(t, res.Refused, u)
+		require.True(t, res.Permanent(), u)
+		require.ErrorIs(t, res.Err, webhook.ErrURLRefused, u)
+		require.ErrorContains(t, res.Err, why, u)
+	}
+	require.Zero(t, hits, "nothing was sent")
 }
 
 // A redirect is a failed attempt, never followed; a large answer is read only up to the cap.
