@@ -95,7 +95,7 @@ func NewHandler(d Deps) http.Handler {
 	}
 	r.Get("/media/{mediaID}/{variant}", h.handle(h.serveMedia))
 	r.Get("/issuers/{orgId}", h.handle(h.getIssuer))
-	r.Get("/credentials/{assertionId}", h.handle(h.getCredential))
+	r.With(negotiated).Get("/credentials/{assertionId}", h.handle(h.getCredential))
 	r.Get("/credentials/{assertionId}/image", h.handle(h.getCredentialImage))
 	r.Get("/credentials/{assertionId}/receipt", h.handle(h.getReceipt))
 	r.Get("/credentials/{assertionId}/status", h.handle(h.getCredentialStatus))

@@ -68,7 +68,7 @@ func (h *handler) renderPage(w http.ResponseWriter, r *http.Request, status int,
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", pageCSP)
 	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("Vary", "Accept, Accept-Language")
+	w.Header().Set("Vary", negotiatedVary)
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }

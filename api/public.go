@@ -34,8 +34,24 @@ func (h *handler) publicAssertion(r *http.Request) (db.GetPublicAssertionRow, er
 	return a, err
 }
 
+// negotiatedVary is the Vary of a URL that answers JSON or the HTML page by Accept, the page in the language
+// Accept-Language picks.
+const negotiatedVary = "Accept, Accept-Language"
+
+// negotiated sets the caching headers of every answer of /credentials/{id}, errors included, before the handler
+// picks a representation: Vary names what the choice depends on, so that a shared cache never hands the page to a
+// verifier or the JSON to a browser; no-cache makes every cache revalidate, since the page changes with the
+// credential's status (and the JSON's Link names a replacement once there is one).
+func negotiated(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Vary", negotiatedVary)
+		w.Header().Set("Cache-Control", "no-cache")
+		next.ServeHTTP(w, r)
+	})
+}
+
 // getCredential answers the signed credential (credentialUrl of v3); a browser asking for HTML gets the
-// verification page instead, so the same link serves people and verifiers.
+// verification page instead, so the same link serves people and verifiers (negotiated sets the caching headers).
 func (h *handler) getCredential(w http.ResponseWriter, r *http.Request) error {
 	if wantsHTML(r) {
 		return h.badgePage(w, r)
