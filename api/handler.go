@@ -33,7 +33,7 @@ type Deps struct {
 	Issuances     IssuanceStarter  // starts issuance workflows
 	Issuer        *issuer.Service  // issuer keys, status lists and public ids
 	Chain         ChainVerifier    // nil: the verification page shows the recorded anchor without re-checking
-	Metrics       *metrics.Metrics // nil: no HTTP metrics and no /metrics route
+	Metrics       *metrics.Metrics // HTTP request metrics (served on METRICS_ADDR, not here); nil: none
 	RateLimit     RateLimit        // per-API-key request rate; zero: no limit (cmd/badged: RATE_LIMIT_RPS/_BURST)
 	// KeyCacheTTL is how long an API-key row read for authentication is reused, and so how long a revoked key may
 	// still work on this process; zero: every request reads the key (cmd/badged: API_KEY_CACHE_TTL).
@@ -90,9 +90,6 @@ func NewHandler(d Deps) http.Handler {
 	})
 	r.Get("/healthz", h.healthz)
 	r.Get("/readyz", h.readyz)
-	if d.Metrics != nil {
-		r.Method(http.MethodGet, "/metrics", d.Metrics.Handler())
-	}
 	r.Get("/media/{mediaID}/{variant}", h.handle(h.serveMedia))
 	r.Get("/issuers/{orgId}", h.handle(h.getIssuer))
 	r.With(negotiated).Get("/credentials/{assertionId}", h.handle(h.getCredential))

@@ -87,7 +87,7 @@ var publicRoutes = []string{
 	"GET /credentials/{assertionId}/status",          // what the badge page says, as JSON
 	"GET /credentials/{assertionId}/certificate.pdf", // only with the assertion's random certificate token
 	"GET /verify/{assertionId}",
-	"GET /status-lists/{listId}", "GET /metrics",
+	"GET /status-lists/{listId}",
 	"GET /public/v2/openapi.json", "GET /public/v3/openapi.json", // the API description itself
 }
 

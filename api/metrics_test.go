@@ -42,13 +42,7 @@ func TestMetrics_RoutePatternNotRawPath(t *testing.T) {
 	require.NoError(t, err)
 	res.Body.Close()
 
-	res, err = http.Get(srv.URL + "/metrics")
-	require.NoError(t, err)
-	body, err := io.ReadAll(res.Body)
-	res.Body.Close()
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, res.StatusCode)
-	text := string(body)
+	text := scrape(t, m)
 	require.Contains(t, text, `badged_http_requests_total{method="GET",route="/public/v3/badges/{badgeId}",status="404",version="v3"} 1`)
 	require.Contains(t, text, `badged_http_requests_total{method="GET",route="/healthz",status="200",version="none"} 1`)
 	require.Contains(t, text, `badged_http_request_duration_seconds_count{method="GET",route="/public/v3/badges/{badgeId}",status="404",version="v3"} 1`)
@@ -75,11 +69,34 @@ func TestMetrics_IssuanceStartedOnlyOnce(t *testing.T) {
 	replay := f.mustIssue(t, "v3", "{badge}", "manager", "metrics-1", body)
 	require.Equal(t, first["id"], replay["id"])
 
+	text := scrape(t, m)
+	require.Contains(t, text, `badged_issuances_started_total{mode="live",version="v3"} 1`+"\n")
+	require.Contains(t, text, `badged_http_requests_total{method="POST",route="/public/v3/badges/{badgeId}/issuances",status="200",version="v3"} 2`)
+}
+
+// TestMetrics_NotOnTheAPIPort: /metrics is served on METRICS_ADDR (cmd/badged), never by the API handler, which
+// anyone who reaches the API can call: there it is an unknown route like any other.
+func TestMetrics_NotOnTheAPIPort(t *testing.T) {
+	d := dbtest.New(t)
+	m := metrics.New()
+	srv := httptest.NewServer(api.NewHandler(api.Deps{DB: d, PublicBaseURL: baseURL, Metrics: m,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	t.Cleanup(srv.Close)
 	res, err := http.Get(srv.URL + "/metrics")
 	require.NoError(t, err)
-	text, err := io.ReadAll(res.Body)
+	body, err := io.ReadAll(res.Body)
 	res.Body.Close()
 	require.NoError(t, err)
-	require.Contains(t, string(text), `badged_issuances_started_total{mode="live",version="v3"} 1`+"\n")
-	require.Contains(t, string(text), `badged_http_requests_total{method="POST",route="/public/v3/badges/{badgeId}/issuances",status="200",version="v3"} 2`)
+	require.Equal(t, http.StatusNotFound, res.StatusCode, "%s", body)
+	require.NotContains(t, string(body), "badged_http_requests_total")
+	require.Contains(t, scrape(t, m), `route="unmatched",status="404"`, "counted as the unknown route it is")
+}
+
+// scrape is what Prometheus reads from the metrics listener (cmd/badged serves m.Handler() on METRICS_ADDR).
+func scrape(t *testing.T, m *metrics.Metrics) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	require.Equal(t, http.StatusOK, rec.Code)
+	return rec.Body.String()
 }

@@ -22,7 +22,8 @@ type promConfig struct {
 }
 
 // TestPrometheus_ScrapesWhatServicesServe checks every scrape target against the compose file: a service of the
-// stack, on a port it declares, and for api and worker the port badged listens on (HTTP_ADDR, METRICS_ADDR).
+// stack, on a port it declares, and for api and worker the port of badged's metrics listener (METRICS_ADDR), which
+// is never the API's (HTTP_ADDR).
 func TestPrometheus_ScrapesWhatServicesServe(t *testing.T) {
 	p := loadStack(t)
 	var cfg promConfig
@@ -41,12 +42,19 @@ func TestPrometheus_ScrapesWhatServicesServe(t *testing.T) {
 			}
 		}
 	}
-	for svc, envName := range map[string]string{"api": "HTTP_ADDR", "worker": "METRICS_ADDR"} {
+	for _, svc := range []string{"api", "worker"} {
 		port, ok := scraped[svc]
 		require.True(t, ok, "prometheus must scrape %s", svc)
-		_, listen, err := net.SplitHostPort(envOf(p.Services[svc])[envName])
-		require.NoError(t, err, "%s: %s", svc, envName)
-		require.Equal(t, listen, port, "%s serves /metrics on %s", svc, envName)
+		env := envOf(p.Services[svc])
+		host, listen, err := net.SplitHostPort(env["METRICS_ADDR"])
+		require.NoError(t, err, "%s: METRICS_ADDR", svc)
+		require.Equal(t, listen, port, "%s serves /metrics on METRICS_ADDR", svc)
+		require.NotContains(t, []string{"127.0.0.1", "localhost", "::1"}, host, "%s: prometheus scrapes over the network", svc)
+		if api, ok := env["HTTP_ADDR"]; ok {
+			_, apiPort, err := net.SplitHostPort(api)
+			require.NoError(t, err)
+			require.NotEqual(t, apiPort, listen, "%s: metrics never on the API's port", svc)
+		}
 	}
 }
 

@@ -134,7 +134,10 @@ func newCluster(tb testing.TB, o clusterOptions) *cluster {
 		"TZ=UTC",
 	}
 	for i, u := range apiURLs {
-		p := newProc(tb, fmt.Sprintf("api%d", i+1), u.String()+"/readyz", append(c.env, "HTTP_ADDR="+u.Host), "serve")
+		metricsAddr := freeAddr(tb)
+		p := newProc(tb, fmt.Sprintf("api%d", i+1), u.String()+"/readyz",
+			append(c.env, "HTTP_ADDR="+u.Host, "METRICS_ADDR="+metricsAddr), "serve")
+		p.Metrics = "http://" + metricsAddr + "/metrics"
 		p.Start(tb)
 		c.APIs = append(c.APIs, p)
 	}
@@ -142,6 +145,7 @@ func newCluster(tb testing.TB, o clusterOptions) *cluster {
 		metricsAddr := freeAddr(tb)
 		p := newProc(tb, fmt.Sprintf("worker%d", i+1), "http://"+metricsAddr+"/metrics",
 			append(c.env, "METRICS_ADDR="+metricsAddr), "worker")
+		p.Metrics = p.Ready
 		p.Start(tb)
 		c.Workers = append(c.Workers, p)
 	}
@@ -168,16 +172,12 @@ func roundRobin(backends []*url.URL) http.Handler {
 	}
 }
 
-// metricsURL is where a process serves /metrics: the API on its own port, the worker on METRICS_ADDR.
-func (p *proc) metricsURL() string {
-	return strings.TrimSuffix(strings.TrimSuffix(p.Ready, "/readyz"), "/metrics") + "/metrics"
-}
-
 // scrape sums the samples of one metric family on a process's /metrics whose labels contain every filter
 // (`step="notify"`…). A histogram is read through its _count or _sum series.
 func (p *proc) scrape(tb testing.TB, name string, filters ...string) float64 {
 	tb.Helper()
-	res, err := http.Get(p.metricsURL())
+	require.NotEmpty(tb, p.Metrics, "%s has no metrics listener", p.Name)
+	res, err := http.Get(p.Metrics)
 	require.NoError(tb, err, "scrape %s", p.Name)
 	defer res.Body.Close()
 	require.Equal(tb, http.StatusOK, res.StatusCode)

@@ -96,6 +96,7 @@ func TestFaults_DevSurvivesKill9(t *testing.T) {
 		"DATABASE_URL=" + dbtest.URL(t, s.DB),
 		"DATA_DIR=" + dataDir,
 		"HTTP_ADDR=" + httpAddr,
+		"METRICS_ADDR=" + freeAddr(t),
 		"PUBLIC_BASE_URL=" + s.BaseURL,
 		"TEMPORAL_DEV_ADDR=" + temporalAddr,
 		"TEMPORAL_UI_ADDR=off",

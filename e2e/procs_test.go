@@ -76,7 +76,9 @@ type proc struct {
 	Args  []string
 	Env   []string
 	Ready string // URL that answers 200 once the process is up
-	log   string // file the process writes its output to, appended across restarts
+	// Metrics is the /metrics URL of the process's METRICS_ADDR listener, "" when the test gave it none.
+	Metrics string
+	log     string // file the process writes its output to, appended across restarts
 	// ext, when set, is a process of deploy/cluster (what `make cluster` runs): Start, Stop and Kill go through it.
 	ext *dcluster.Process
 

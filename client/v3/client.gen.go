@@ -1560,13 +1560,13 @@ type ListAssertionsParams struct {
 
 // CancelAssertionJSONBody defines parameters for CancelAssertion.
 type CancelAssertionJSONBody struct {
-	// Reason why it is cancelled; shown on the badge page (≤ 500 characters after trimming)
+	// Reason why it is cancelled; shown on the badge page (≤ 500 characters after trimming; line breaks and tabs allowed, other control characters refused: COM006)
 	Reason *string `json:"reason,omitempty"`
 }
 
 // ReissueAssertionJSONBody defines parameters for ReissueAssertion.
 type ReissueAssertionJSONBody struct {
-	// RecipientName corrects the displayed name; omitted: the original's
+	// RecipientName corrects the displayed name; omitted: the original's. One line: control characters, line breaks and bidirectional overrides are refused (COM006)
 	RecipientName *string `json:"recipientName,omitempty"`
 }
 
@@ -2048,12 +2048,16 @@ type ClientInterface interface {
 
 	// CreateWebhookWithBody Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher.
 	//
+	// At most 20 endpoints per organization; a 21st is refused with 400 COM006, also under concurrent creates.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /webhooks (the `CreateWebhook` operationId).
 	CreateWebhookWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateWebhook Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher.
+	//
+	// At most 20 endpoints per organization; a 21st is refused with 400 COM006, also under concurrent creates.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2538,6 +2542,8 @@ func (c *Client) ListWebhooks(ctx context.Context, reqEditors ...RequestEditorFn
 
 // CreateWebhookWithBody Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher.
 //
+// At most 20 endpoints per organization; a 21st is refused with 400 COM006, also under concurrent creates.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /webhooks (the `CreateWebhook` operationId).
@@ -2554,6 +2560,8 @@ func (c *Client) CreateWebhookWithBody(ctx context.Context, contentType string, 
 }
 
 // CreateWebhook Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher.
+//
+// At most 20 endpoints per organization; a 21st is refused with 400 COM006, also under concurrent creates.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4142,12 +4150,16 @@ type ClientWithResponsesInterface interface {
 
 	// CreateWebhookWithBodyWithResponse Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher.
 	//
+	// At most 20 endpoints per organization; a 21st is refused with 400 COM006, also under concurrent creates.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /webhooks (the `CreateWebhook` operationId).
 	CreateWebhookWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error)
 
 	// CreateWebhookWithResponse Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher.
+	//
+	// At most 20 endpoints per organization; a 21st is refused with 400 COM006, also under concurrent creates.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6914,6 +6926,8 @@ func (c *ClientWithResponses) ListWebhooksWithResponse(ctx context.Context, reqE
 
 // CreateWebhookWithBodyWithResponse Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher.
 //
+// At most 20 endpoints per organization; a 21st is refused with 400 COM006, also under concurrent creates.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /webhooks (the `CreateWebhook` operationId).
@@ -6926,6 +6940,8 @@ func (c *ClientWithResponses) CreateWebhookWithBodyWithResponse(ctx context.Cont
 }
 
 // CreateWebhookWithResponse Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher.
+//
+// At most 20 endpoints per organization; a 21st is refused with 400 COM006, also under concurrent creates.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -77,7 +77,7 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 	}
 	iss := issuer.New(d, ring, cfg.PublicBaseURL)
 	iss.Anchoring = anchorAccount(ctx, cfg, log)
-	// One registry per process: the API's /metrics serves it under dev and serve, METRICS_ADDR under worker.
+	// One registry per process, served on METRICS_ADDR alone (never on the API's port) by every command.
 	m := metrics.New()
 	m.Registry.MustRegister(metrics.NewStuckCollector(d, cfg.StuckAfter, log))
 	tc, err := dialTemporal(ctx, cfg, cfg.TemporalAddress, log, m.TemporalHandler())
@@ -128,15 +128,13 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 			Interval: cfg.WebhookDispatchInterval, Retention: cfg.WebhookRetention}.Run)
 		defer stopDispatcher()
 		log.Info("worker running", "task_queue", workflows.TaskQueue)
-		if !r.api {
-			msrv, err := serveMetrics(cfg.MetricsAddr, m, errc)
-			if err != nil {
-				return err
-			}
-			log.Info("metrics listening", "addr", msrv.Addr)
-			defer shutdownHTTP(msrv, cfg.ShutdownTimeout, log)
-		}
 	}
+	msrv, err := serveMetrics(cfg.MetricsAddr, m, errc)
+	if err != nil {
+		return err
+	}
+	log.Info("metrics listening", "addr", msrv.Addr)
+	defer shutdownHTTP(msrv, cfg.ShutdownTimeout, log)
 	if r.api {
 		srv, err := newHTTPServer(ctx, cfg, d, store, iss, tc, m, log)
 		if err != nil {
@@ -234,7 +232,7 @@ func newHTTPServer(ctx context.Context, cfg config.Config, d *db.DB, store blob.
 	}, nil
 }
 
-// serveMetrics serves /metrics alone on addr, for the worker-only process; a serve error is sent on errc.
+// serveMetrics serves /metrics alone on addr (METRICS_ADDR); a serve error is sent on errc.
 func serveMetrics(addr string, m *metrics.Metrics, errc chan<- error) (*http.Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

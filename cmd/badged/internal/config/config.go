@@ -27,7 +27,7 @@ type Config struct {
 	ShutdownTimeout time.Duration  // SHUTDOWN_TIMEOUT, default 20s
 	LogLevel        slog.Level     // LOG_LEVEL: debug, info, warn, error; default info
 	LogFormat       string         // LOG_FORMAT: json or text; default json
-	MetricsAddr     string         // METRICS_ADDR: /metrics listener of `worker`, default ":9090" (dev and serve use the API's /metrics)
+	MetricsAddr     string         // METRICS_ADDR: the /metrics listener of every command, default "127.0.0.1:9090" (never the API's port)
 	StuckAfter      time.Duration  // STUCK_ISSUANCE_AFTER: PROCESSING longer than this counts as stuck, default 30m
 	OrphanAfter     time.Duration  // ORPHAN_AFTER: a PROCESSING issuance without a workflow this long gets one, default 1m
 	RateLimitRPS    int            // RATE_LIMIT_RPS: requests per second per API key, default 50; 0 turns the limit off
@@ -134,7 +134,9 @@ func Load(getenv func(string) string) (Config, error) {
 	if err := c.LogLevel.UnmarshalText([]byte(env("LOG_LEVEL", "info"))); err != nil {
 		errs = append(errs, fmt.Errorf("LOG_LEVEL: %w", err))
 	}
-	c.MetricsAddr = env("METRICS_ADDR", ":9090")
+	// Loopback by default: the metrics name routes, error codes and volumes, for the operator's Prometheus, not for
+	// whoever reaches the API. A deployment whose Prometheus scrapes over the network sets METRICS_ADDR=:9090.
+	c.MetricsAddr = env("METRICS_ADDR", "127.0.0.1:9090")
 	c.RateLimitRPS = intEnv(env, "RATE_LIMIT_RPS", 50, 0, 1_000_000, &errs)
 	c.RateLimitBurst = intEnv(env, "RATE_LIMIT_BURST", 100, 1, 1_000_000, &errs)
 	c.KeyCacheTTL, err = time.ParseDuration(env("API_KEY_CACHE_TTL", "5s"))
