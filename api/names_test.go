@@ -78,6 +78,18 @@ func TestNames_ControlAndBidiCharacters(t *testing.T) {
 	}
 	require.Zero(t, countRows(t, f.d, "issuances", f.org), "no refused issuance was stored")
 
+	t.Run("reissue recipientName", func(t *testing.T) {
+		orig := f.mustIssuedAssertion(t, "v3", "reissue-names@example.com", "ISSUED")
+		i := 0
+		for bad, why := range hostileNames {
+			i++
+			path := "/public/v3/assertions/" + orig + "/reissue"
+			r := f.postReissue(t, "v3", orig, "manager", fmt.Sprintf("re-names-%d", i), `{"recipientName":`+quote(bad)+`}`)
+			requireError(t, r, path, http.StatusBadRequest, "COM006", "recipientName")
+			require.Contains(t, r.Body["error"].(map[string]any)["message"], why, "%s", r.Raw)
+		}
+	})
+
 	t.Run("names with quotes, commas, angle brackets and Hangul are kept as sent", func(t *testing.T) {
 		for _, name := range []string{`Hanbit "Lifelong, Learning" Center`, `김 "민수, Jr." Lee`, `x" <a@evil.test> (`, "שלום \u200fKim"} {
 			data := f.mustOK(t, http.MethodPost, "/public/v3/badges", f.keys["manager"], badgeBody(name, img, prog))
