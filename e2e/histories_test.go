@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
+	"github.com/badged/badged/activities"
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/notify/smtptest"
 	"github.com/badged/badged/internal/webhook"
@@ -161,6 +162,42 @@ func TestWorkflowHistories(t *testing.T) {
 			}
 		}
 		require.EqualValues(t, 3, attempt, "two 503s, then delivered")
+	})
+
+	t.Run("webhook delivery refused by the URL policy", func(t *testing.T) {
+		// A URL the policy refuses under any setting (a fragment), stored as an endpoint created before the rule
+		// would be: the delivery is refused before any request, FAILED at once (webhook-refused-is-final).
+		ctx := context.Background()
+		endpoint := uuid.New()
+		_, err := s.DB.Pool.Exec(ctx, `INSERT INTO webhook_endpoints (id, org_id, url, secret, events)
+			VALUES ($1, $2, $3, 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', '{issuance.completed}')`,
+			endpoint, tn.Org.ID, newReceiver(t).URL()+"#refused")
+		require.NoError(t, err)
+		issue(t, "refused", emailRecipients("refused", 1))
+		var delivery uuid.UUID
+		require.Eventually(t, func() bool {
+			return s.DB.Pool.QueryRow(ctx, "SELECT id FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'FAILED'",
+				endpoint).Scan(&delivery) == nil
+		}, time.Minute, 20*time.Millisecond)
+		wfID := workflows.WebhookWorkflowID(delivery)
+		require.Eventually(t, func() bool {
+			desc, err := s.Client.DescribeWorkflowExecution(ctx, wfID, "")
+			return err == nil && desc.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED
+		}, time.Minute, 20*time.Millisecond)
+		h := rec.record(t, "deliver_webhook-refused", wfID)
+		failed, marked := 0, 0
+		for _, e := range h {
+			if f := e.GetActivityTaskFailedEventAttributes(); f != nil {
+				failed++
+				require.True(t, f.GetFailure().GetApplicationFailureInfo().GetNonRetryable())
+				require.Equal(t, activities.ErrTypeWebhookRefused, f.GetFailure().GetApplicationFailureInfo().GetType())
+			}
+			if e.GetMarkerRecordedEventAttributes() != nil {
+				marked++
+			}
+		}
+		require.Equal(t, 1, failed, "one attempt, refused, not retried")
+		require.Equal(t, 1, marked, "the version marker of webhook-refused-is-final")
 	})
 
 	t.Run("expiry job", func(t *testing.T) {
