@@ -78,7 +78,8 @@ func (a *Activities) buildInput(row db.ListPipelineAssertionsRow, listID string,
 		Issuer:    credential.Issuer{ID: a.Issuer.IssuerID(as.OrgID), Name: row.OrgName, URL: a.Issuer.BaseURL},
 		ValidFrom: as.IssuedAt,
 		Name:      row.BadgeName,
-		Recipient: credential.Recipient{Email: deref(as.RecipientEmail), Salt: salt(as.ID.String())},
+		// The name is signed so that the page and the certificate vouch only for what the credential says.
+		Recipient: credential.Recipient{Email: deref(as.RecipientEmail), Salt: salt(as.ID.String()), Name: as.RecipientName},
 		Achievement: credential.Achievement{
 			ID: a.Issuer.AchievementID(as.BadgeID), Name: row.BadgeName, Description: row.BadgeDescription,
 			CriteriaNarrative: criteriaNarrative(row.BadgeCriteria),

@@ -2,13 +2,16 @@ package api
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -16,11 +19,13 @@ import (
 	"github.com/badged/badged/internal/blob"
 	"github.com/badged/badged/internal/certificate"
 	"github.com/badged/badged/internal/issuer"
+	"github.com/badged/badged/internal/notify"
 )
 
-// getAssertionPDF answers the certificate PDF of an issued assertion. It is rendered on the first download and
-// kept (PutIfAbsent), so issuances do not pay for certificates nobody downloads: rendering is the most expensive
-// part of a recipient's artifacts (~50 ms of CPU, mostly embedding the Hangul font).
+// getAssertionPDF answers the certificate PDF of an issued assertion (?lang=en|ko, as the recipient's link). It is
+// rendered on the first download of each state and language and kept (PutIfAbsent), so issuances do not pay for
+// certificates nobody downloads: rendering is the most expensive part of a recipient's artifacts (~50 ms of CPU,
+// mostly embedding the Hangul font).
 func (h *handler) getAssertionPDF(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "assertionId")
 	if err != nil {
@@ -41,7 +46,8 @@ func (h *handler) getAssertionPDF(w http.ResponseWriter, r *http.Request) error 
 }
 
 // getCertificatePDF is the recipient's certificate without an API key: GET /credentials/{id}/certificate.pdf?token=.
-// A missing or wrong token answers exactly as an unknown id does (404), so the link confirms nothing to a guesser.
+// The token reaches only the recipient (their mail) and the integrator (the API), never the public page. A missing
+// or wrong token answers exactly as an unknown id does (404), so the link confirms nothing to a guesser.
 func (h *handler) getCertificatePDF(w http.ResponseWriter, r *http.Request) error {
 	notFound := newError(codeNotFound, "no such certificate")
 	row, found, err := h.loadPage(r)
@@ -56,45 +62,113 @@ func (h *handler) getCertificatePDF(w http.ResponseWriter, r *http.Request) erro
 	return h.serveCertificate(w, r, row.Assertion.ID)
 }
 
-// serveCertificate answers the stored certificate of an issued assertion, rendering it on first use.
+// serveCertificate answers the certificate of an issued assertion as it stands now, in the language of
+// certificateLang. What it shows is decided on every request, as the page decides it (the same assessment,
+// verdict and facts), and the rendered file is kept under a key derived from all of it: a revocation, an expiry
+// or another language is another key, so a kept certificate can never show a state the badge has left.
 func (h *handler) serveCertificate(w http.ResponseWriter, r *http.Request, id uuid.UUID) error {
-	key := issuer.CertificateKey(id.String())
 	row, err := h.db.GetBadgePage(r.Context(), id)
 	if err != nil {
 		return err
 	}
+	in, images := h.certificateInput(row, h.assess(r.Context(), row.Assertion), certificateLang(r, row))
+	key, err := certificateKey(id, in, images)
+	if err != nil {
+		return err
+	}
 	if _, err := h.blob.Stat(r.Context(), key); errors.Is(err, blob.ErrNotFound) {
-		if err := h.renderCertificate(r.Context(), key, row); err != nil {
+		if err := h.renderCertificate(r.Context(), key, in, images); err != nil {
 			return err
 		}
 	} else if err != nil {
 		return err
 	}
+	w.Header().Set("Cache-Control", "no-cache") // the badge's state can change at any time: a cache must ask again
 	return h.serveBlob(w, r, key, "application/pdf", `attachment; filename="`+row.Assertion.SerialNumber+`.pdf"`)
 }
 
-// renderCertificate renders and stores the certificate of a: badge image, names, dates, the badge's criteria and,
-// when the badge has one, its signature image.
-func (h *handler) renderCertificate(ctx context.Context, key string, a db.GetBadgePageRow) error {
-	img, err := h.mediaBytes(ctx, a.BadgeImageID, "medium")
-	if err != nil {
-		return fmt.Errorf("badge image: %w", err)
+// certificateLang is the certificate's language: ?lang=en|ko, else the language the recipient's mail was written
+// in (notify.LocaleFor over the same names), so the link in a Korean mail opens a Korean certificate.
+func certificateLang(r *http.Request, row db.GetBadgePageRow) string {
+	if q := strings.ToLower(r.URL.Query().Get("lang")); q == langEN || q == langKO {
+		return q
 	}
-	in := certificate.Input{BadgeName: a.BadgeName, BadgeImage: img, RecipientName: a.Assertion.RecipientName,
-		IssuerName: a.OrgName, IssuedOn: a.Assertion.IssuedAt.In(h.loc).Format("2006-01-02"),
-		SerialNumber: a.Assertion.SerialNumber, VerifyURL: h.urls().VerifyURL(a.Assertion.ID)}
-	if a.BadgeSignatureImageID != nil {
-		if in.SignatureImage, err = h.mediaBytes(ctx, *a.BadgeSignatureImageID, "medium"); err != nil {
-			return fmt.Errorf("signature image: %w", err)
-		}
+	return notify.LocaleFor(row.Assertion.RecipientName, row.OrgName, row.BadgeName)
+}
+
+// certificateImages are the stored images a certificate draws, by media id.
+type certificateImages struct {
+	Badge     uuid.UUID
+	Signature *uuid.UUID
+}
+
+// certificateStatus maps the page's verdict onto the certificate's stamp; a verdict the certificate has no stamp
+// for is drawn as unverified, never as valid.
+var certificateStatus = map[string]certificate.StatusKind{"valid": certificate.StatusValid, "revoked": certificate.StatusRevoked,
+	"expired": certificate.StatusExpired, "replaced": certificate.StatusReplaced, "invalid": certificate.StatusUnverified}
+
+// certificateInput is what the certificate of row shows in lang (without the image bytes): the page's facts and
+// verdict, so the two never disagree.
+func (h *handler) certificateInput(row db.GetBadgePageRow, as assessment, lang string) (certificate.Input, certificateImages) {
+	a := row.Assertion
+	f := shownFactsOf(row, as.signed)
+	in := certificate.Input{BadgeName: f.Badge, RecipientName: f.Recipient, IssuerName: f.Issuer,
+		IssuedOn: formatDate(lang, f.IssuedAt, h.loc), SerialNumber: a.SerialNumber, VerifyURL: h.urls().VerifyURL(a.ID),
+		Lang: certificate.Lang(lang), Provenance: certificate.ProvenanceRecords}
+	if f.ExpiresAt != nil {
+		in.ExpiresOn = formatDateTime(lang, *f.ExpiresAt, h.loc)
+	}
+	switch {
+	case f.RecipientSigned:
+		in.Provenance = certificate.ProvenanceSigned
+	case f.Signed:
+		in.Provenance = certificate.ProvenanceSignedNoName
 	}
 	var crit []criterion
-	_ = json.Unmarshal(a.BadgeCriteria, &crit) // written by the badge handlers from the same type
+	_ = json.Unmarshal(row.BadgeCriteria, &crit) // written by the badge handlers from the same type
 	for _, c := range crit {
 		in.Criteria = append(in.Criteria, c.Value)
 	}
-	if a.Assertion.ExpiredAt != nil {
-		in.ExpiresOn = a.Assertion.ExpiredAt.In(h.loc).Format("2006-01-02")
+	v := h.pageVerdict(row, as, f, lang)
+	kind, ok := certificateStatus[v.Kind]
+	if !ok {
+		kind = certificate.StatusUnverified
+	}
+	if kind != certificate.StatusValid {
+		detail := v.Detail
+		if kind == certificate.StatusUnverified {
+			detail = msg(lang, "certificate.invalidDetail") // the page's detail points at checks the PDF lacks
+		}
+		in.Status = certificate.Status{Kind: kind, Text: v.Title + ". " + detail}
+	}
+	return in, certificateImages{Badge: row.BadgeImageID, Signature: row.BadgeSignatureImageID}
+}
+
+// certificateKey is where the certificate of in is kept: the assertion, then a digest of everything drawn (the
+// layout version, the text, the state, the language and the images' ids), so that any change is a new object.
+func certificateKey(id uuid.UUID, in certificate.Input, images certificateImages) (string, error) {
+	b, err := json.Marshal(struct {
+		Layout int
+		Input  certificate.Input
+		Images certificateImages
+	}{certificate.LayoutVersion, in, images})
+	if err != nil {
+		return "", fmt.Errorf("certificate key: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return issuer.CertificateKey(id.String(), hex.EncodeToString(sum[:16])), nil
+}
+
+// renderCertificate renders the certificate in with its images and stores it at key.
+func (h *handler) renderCertificate(ctx context.Context, key string, in certificate.Input, images certificateImages) error {
+	var err error
+	if in.BadgeImage, err = h.mediaBytes(ctx, images.Badge, "medium"); err != nil {
+		return fmt.Errorf("badge image: %w", err)
+	}
+	if images.Signature != nil {
+		if in.SignatureImage, err = h.mediaBytes(ctx, *images.Signature, "medium"); err != nil {
+			return fmt.Errorf("signature image: %w", err)
+		}
 	}
 	select { // rendering is CPU-heavy
 	case h.renders <- struct{}{}:

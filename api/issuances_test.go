@@ -82,17 +82,24 @@ func (c *testClock) Set(t time.Time) {
 // newIssuanceHandler is the API over d with a recording starter and the given clock.
 func newIssuanceHandler(tb testing.TB, d *db.DB, starter api.IssuanceStarter, clock func() time.Time) http.Handler {
 	tb.Helper()
+	return api.NewHandler(issuanceDeps(tb, d, starter, clock))
+}
+
+// issuanceDeps are the dependencies of newIssuanceHandler: a fresh local store and an issuer service with a test
+// sealing key.
+func issuanceDeps(tb testing.TB, d *db.DB, starter api.IssuanceStarter, clock func() time.Time) api.Deps {
+	tb.Helper()
 	store, err := blob.NewLocal(tb.TempDir())
 	require.NoError(tb, err)
 	seoul, err := time.LoadLocation("Asia/Seoul")
 	require.NoError(tb, err)
 	ring, err := credential.NewKeyring("test:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32)))
 	require.NoError(tb, err)
-	return api.NewHandler(api.Deps{
+	return api.Deps{
 		DB: d, Blob: store, Location: seoul, PublicBaseURL: baseURL, Clock: clock, Issuances: starter,
 		Issuer: issuer.New(d, ring, baseURL),
 		Log:    slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
-	})
+	}
 }
 
 // issFixture is the common fixture served by a handler with a recording starter and a settable clock, plus badges

@@ -35,7 +35,7 @@ func (h *handler) badgePage(w http.ResponseWriter, r *http.Request) error {
 		h.renderPage(w, r, http.StatusNotFound, "notfound", notFoundView(lang))
 		return nil
 	}
-	view := h.buildPage(row, h.runChecks(r.Context(), row.Assertion), lang)
+	view := h.buildPage(row, h.assess(r.Context(), row.Assertion), lang)
 	h.renderPage(w, r, http.StatusOK, "layout", view)
 	return nil
 }
@@ -73,8 +73,9 @@ func (h *handler) renderPage(w http.ResponseWriter, r *http.Request, status int,
 	_, _ = w.Write(buf.Bytes())
 }
 
-// notFoundView is the view of the 404 page.
+// notFoundView is the view of the 404 page. It checked no badge, so its footer says only where badges are
+// checked, and its heading is not a verdict on one (the neutral "notfound" colour, not "invalid").
 func notFoundView(lang string) pageView {
-	return pageView{Lang: lang, Title: msg(lang, "notfound.title"), Languages: languageLinks(lang),
-		Verdict: verdict{Kind: "invalid", Title: msg(lang, "notfound.heading"), Detail: msg(lang, "notfound.detail")}}
+	return pageView{Lang: lang, Title: msg(lang, "notfound.title"), Languages: languageLinks(lang), Footer: msg(lang, "notfound.footer"),
+		Verdict: verdict{Kind: "notfound", Title: msg(lang, "notfound.heading"), Detail: msg(lang, "notfound.detail")}}
 }

@@ -68,14 +68,30 @@ func msg(lang, key string, args ...any) string {
 	return s
 }
 
-// formatDate writes a date in lang's usual form, in the service time zone.
+// formatDate writes the calendar date of t in the service time zone (the issuer's calendar: expiry and "issued
+// on" are days there) in lang's usual form, and names the zone, since the same instant is another day elsewhere.
 func formatDate(lang string, t time.Time, loc *time.Location) string {
 	t = t.In(loc)
+	zone, _ := t.Zone()
 	if lang == langKO {
-		return fmt.Sprintf("%d년 %d월 %d일", t.Year(), int(t.Month()), t.Day())
+		return fmt.Sprintf("%d년 %d월 %d일 (%s)", t.Year(), int(t.Month()), t.Day(), zone)
 	}
-	return t.Format("January 2, 2006")
+	return t.Format("January 2, 2006") + " (" + zone + ")"
 }
+
+// formatDateTime is formatDate with the time of day, for instants that fall at a set hour: an expiry is 00:00 of
+// a day, which a date alone would show as a day the badge is still valid. It reads as the recipient's mail does.
+func formatDateTime(lang string, t time.Time, loc *time.Location) string {
+	t = t.In(loc)
+	zone, _ := t.Zone()
+	if lang == langKO {
+		return fmt.Sprintf("%d년 %d월 %d일 %02d:%02d (%s)", t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute(), zone)
+	}
+	return t.Format("January 2, 2006 at 15:04") + " (" + zone + ")"
+}
+
+// dateTime marks a check's argument that the page writes with formatDateTime (a time.Time is written as a date).
+type dateTime time.Time
 
 // pageMessages are the page's strings. Keys group by where they show: verdict.*, field.*, check.*, criteria.*.
 var pageMessages = map[string]map[string]string{
@@ -85,11 +101,14 @@ var pageMessages = map[string]map[string]string{
 		"page.skip":                         "Skip to the badge",
 		"page.languages":                    "Language",
 		"page.footer":                       "This page checked the badge itself when you opened it. The credential is an Open Badges 3.0 credential that any compatible verifier can check.",
+		"notfound.footer":                   "Badges issued here are Open Badges 3.0 credentials: each has its own page, and any compatible verifier can check them.",
 		"page.badgeImage":                   "Badge image: %s",
 		"page.issuerLogo":                   "Logo of %s",
 		"page.awardedTo":                    "Awarded to %s",
+		"page.awardedToRecords":             "Awarded to %s (name from the issuer's records)",
 		"verdict.valid":                     "This badge is valid",
-		"verdict.validDetail":               "Issued to %s by %s on %s. Its signature and status were checked just now.",
+		"verdict.validDetail":               "Issued to %s by %s on %s. The signed credential names the recipient; its signature and status were checked just now.",
+		"verdict.validDetailRecords":        "Issued by %[2]s on %[3]s. The credential identifies the recipient only by a hashed identifier: the name %[1]s is from the issuer's records, not signed. The signature and status were checked just now.",
 		"verdict.revoked":                   "This badge was revoked on %s",
 		"verdict.revokedBecause":            "The issuer revoked it because: %s",
 		"verdict.revokedNoWhy":              "The issuer gave no reason.",
@@ -101,13 +120,17 @@ var pageMessages = map[string]map[string]string{
 		"verdict.replacementLink":           "See the new badge",
 		"verdict.invalid":                   "This badge could not be verified",
 		"verdict.invalidDetail":             "One of the technical checks below failed. Do not rely on this badge until the issuer confirms it.",
+		"certificate.invalidDetail":         "Do not rely on this certificate until the issuer confirms it; its page (QR code) shows which check failed.",
 		"section.details":                   "Details",
+		"facts.signed":                      "Signed in the credential",
+		"facts.records":                     "From the issuer's records (not signed)",
 		"section.criteria":                  "Criteria",
 		"section.skills":                    "Skills",
 		"section.issuer":                    "Issuer",
 		"section.share":                     "Share and download",
 		"section.checks":                    "Technical verification",
 		"field.recipient":                   "Recipient",
+		"field.badge":                       "Badge",
 		"field.issuedOn":                    "Issued on",
 		"field.expiresOn":                   "Expires on",
 		"field.noExpiry":                    "Does not expire",
@@ -119,7 +142,6 @@ var pageMessages = map[string]map[string]string{
 		"share.linkedin":                    "Add to LinkedIn profile",
 		"download.image":                    "Badge image with the credential inside (%s)",
 		"download.json":                     "Credential (JSON)",
-		"download.pdf":                      "Certificate (PDF)",
 		"download.receipt":                  "Blockchain anchor receipt (JSON)",
 		"checks.summary":                    "Show how this badge was checked",
 		"checks.passed":                     "Passed",
@@ -163,11 +185,14 @@ var pageMessages = map[string]map[string]string{
 		"page.skip":                         "배지 내용으로 건너뛰기",
 		"page.languages":                    "언어",
 		"page.footer":                       "이 페이지는 열릴 때 배지를 직접 검증했습니다. 이 자격 증명은 Open Badges 3.0 형식이므로 호환되는 어떤 검증기로도 확인할 수 있습니다.",
+		"notfound.footer":                   "이곳에서 발급한 배지는 Open Badges 3.0 자격 증명입니다. 배지마다 고유한 페이지가 있으며, 호환되는 어떤 검증기로도 확인할 수 있습니다.",
 		"page.badgeImage":                   "배지 이미지: %s",
 		"page.issuerLogo":                   "%s 로고",
 		"page.awardedTo":                    "수여 대상: %s",
+		"page.awardedToRecords":             "수여 대상: %s (발급 기관 기록의 이름)",
 		"verdict.valid":                     "이 배지는 유효합니다",
-		"verdict.validDetail":               "%[2]s에서 %[3]s에 %[1]s 님에게 발급했습니다. 서명과 상태를 방금 확인했습니다.",
+		"verdict.validDetail":               "%[2]s에서 %[3]s에 %[1]s 님에게 발급했습니다. 서명된 자격 증명에 수령인 이름이 들어 있으며, 서명과 상태를 방금 확인했습니다.",
+		"verdict.validDetailRecords":        "%[2]s에서 %[3]s에 발급했습니다. 자격 증명은 수령인을 해시된 식별자로만 나타내므로, 이름 %[1]s은(는) 서명된 정보가 아니라 발급 기관의 기록입니다. 서명과 상태를 방금 확인했습니다.",
 		"verdict.revoked":                   "이 배지는 %s에 취소되었습니다",
 		"verdict.revokedBecause":            "취소 사유: %s",
 		"verdict.revokedNoWhy":              "발급 기관이 취소 사유를 밝히지 않았습니다.",
@@ -179,13 +204,17 @@ var pageMessages = map[string]map[string]string{
 		"verdict.replacementLink":           "새 배지 보기",
 		"verdict.invalid":                   "이 배지를 검증할 수 없습니다",
 		"verdict.invalidDetail":             "아래 기술 검증 중 하나가 실패했습니다. 발급 기관이 확인하기 전에는 이 배지를 신뢰하지 마세요.",
+		"certificate.invalidDetail":         "발급 기관이 확인하기 전에는 이 인증서를 신뢰하지 마세요. 어떤 검증이 실패했는지는 배지 페이지(QR 코드)에서 볼 수 있습니다.",
 		"section.details":                   "상세 정보",
+		"facts.signed":                      "자격 증명에 서명된 정보",
+		"facts.records":                     "발급 기관의 기록 (서명되지 않음)",
 		"section.criteria":                  "취득 기준",
 		"section.skills":                    "역량",
 		"section.issuer":                    "발급 기관",
 		"section.share":                     "공유 및 다운로드",
 		"section.checks":                    "기술 검증",
 		"field.recipient":                   "수령인",
+		"field.badge":                       "배지",
 		"field.issuedOn":                    "발급일",
 		"field.expiresOn":                   "만료일",
 		"field.noExpiry":                    "만료 없음",
@@ -197,7 +226,6 @@ var pageMessages = map[string]map[string]string{
 		"share.linkedin":                    "LinkedIn 프로필에 추가",
 		"download.image":                    "자격 증명이 담긴 배지 이미지 (%s)",
 		"download.json":                     "자격 증명 (JSON)",
-		"download.pdf":                      "인증서 (PDF)",
 		"download.receipt":                  "블록체인 기록 영수증 (JSON)",
 		"checks.summary":                    "이 배지를 어떻게 검증했는지 보기",
 		"checks.passed":                     "통과",

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/issuer"
 )
 
@@ -20,23 +19,23 @@ func (h *handler) urls() *issuer.Service {
 }
 
 // linkedInURL is LinkedIn's "add a certification to your profile" link for the badge. Parameters are added in a
-// fixed order, each value query-escaped; dates are the month and year in the service time zone.
-func linkedInURL(row db.GetBadgePageRow, verifyURL string, loc *time.Location) string {
-	a := row.Assertion
-	issued := a.IssuedAt.In(loc)
+// fixed order, each value query-escaped; dates are the month and year in the service time zone, of the facts the
+// page shows (the signed ones when the credential verified).
+func linkedInURL(f shownFacts, serial, verifyURL string, loc *time.Location) string {
+	issued := f.IssuedAt.In(loc)
 	params := [][2]string{
 		{"startTask", "CERTIFICATION_NAME"},
-		{"name", row.BadgeName},
-		{"organizationName", row.OrgName},
+		{"name", f.Badge},
+		{"organizationName", f.Issuer},
 		{"issueYear", strconv.Itoa(issued.Year())},
 		{"issueMonth", strconv.Itoa(int(issued.Month()))},
 	}
-	if a.ExpiredAt != nil {
-		exp := a.ExpiredAt.In(loc)
+	if f.ExpiresAt != nil {
+		exp := f.ExpiresAt.In(loc)
 		params = append(params, [2]string{"expirationYear", strconv.Itoa(exp.Year())},
 			[2]string{"expirationMonth", strconv.Itoa(int(exp.Month()))})
 	}
-	params = append(params, [2]string{"certUrl", verifyURL}, [2]string{"certId", a.SerialNumber})
+	params = append(params, [2]string{"certUrl", verifyURL}, [2]string{"certId", serial})
 	var b strings.Builder
 	b.WriteString("https://www.linkedin.com/profile/add?")
 	for i, p := range params {

@@ -40,7 +40,8 @@ type pageView struct {
 	BadgeName, BadgeText      string
 	BadgeImage, BadgeAlt      string // same-origin path of the badge image
 	AwardedTo                 string
-	Fields                    []pageField
+	SignedFields              []pageField // the facts the verified credential states
+	RecordFields              []pageField // the facts only the issuer's records state
 	Criteria                  []pageField // label = category, value = narrative
 	Skills                    []string
 	IssuerName, IssuerURL     string
@@ -50,6 +51,7 @@ type pageView struct {
 	Languages                 []pageLink
 	Checks                    []pageCheck
 	CredentialURL             string
+	Footer                    string
 	Meta                      pageMeta
 }
 
@@ -61,21 +63,28 @@ type pageMeta struct {
 // T is the page's message of key in its language; templates call it for fixed labels.
 func (v pageView) T(key string, args ...any) string { return msg(v.Lang, key, args...) }
 
-// buildPage turns an assertion and its checks into the page's view in lang.
-func (h *handler) buildPage(row db.GetBadgePageRow, checks []check, lang string) pageView {
+// buildPage turns an assertion and its assessment into the page's view in lang. The names and dates it shows are
+// the verified credential's where it states them (shownFacts), and the details list says which are.
+func (h *handler) buildPage(row db.GetBadgePageRow, as assessment, lang string) pageView {
 	displayNames(&row)
 	a := row.Assertion
-	date := func(t time.Time) string { return formatDate(lang, t, h.loc) }
-	v := pageView{Lang: lang, BadgeName: row.BadgeName, BadgeText: row.BadgeDescription,
-		BadgeImage: "/media/" + row.BadgeImageID.String() + "/medium", BadgeAlt: msg(lang, "page.badgeImage", row.BadgeName),
-		AwardedTo: msg(lang, "page.awardedTo", a.RecipientName), IssuerName: row.OrgName,
-		CredentialURL: h.urls().CredentialID(a.ID)}
-	v.Title = msg(lang, "page.title", row.BadgeName, a.RecipientName)
-	for _, c := range checks {
+	f := shownFactsOf(row, as.signed)
+	v := pageView{Lang: lang, BadgeName: f.Badge, BadgeText: row.BadgeDescription,
+		BadgeImage: "/media/" + row.BadgeImageID.String() + "/medium", BadgeAlt: msg(lang, "page.badgeImage", f.Badge),
+		AwardedTo: msg(lang, "page.awardedTo", f.Recipient), IssuerName: row.OrgName,
+		CredentialURL: h.urls().CredentialID(a.ID), Footer: msg(lang, "page.footer")}
+	if !f.RecipientSigned {
+		v.AwardedTo = msg(lang, "page.awardedToRecords", f.Recipient)
+	}
+	v.Title = msg(lang, "page.title", f.Badge, f.Recipient)
+	for _, c := range as.checks {
 		args := make([]any, len(c.Args))
 		for i, arg := range c.Args {
-			if t, ok := arg.(time.Time); ok {
-				arg = date(t)
+			switch t := arg.(type) {
+			case time.Time:
+				arg = formatDate(lang, t, h.loc)
+			case dateTime:
+				arg = formatDateTime(lang, time.Time(t), h.loc)
 			}
 			args[i] = arg
 		}
@@ -85,22 +94,8 @@ func (h *handler) buildPage(row db.GetBadgePageRow, checks []check, lang string)
 		}
 		v.Checks = append(v.Checks, pc)
 	}
-	v.Verdict = h.pageVerdict(row, checks, lang)
-
-	v.Fields = []pageField{{msg(lang, "field.recipient"), a.RecipientName}, {msg(lang, "field.issuedOn"), date(a.IssuedAt)}}
-	if a.ExpiredAt != nil {
-		v.Fields = append(v.Fields, pageField{msg(lang, "field.expiresOn"), date(*a.ExpiredAt)})
-	} else {
-		v.Fields = append(v.Fields, pageField{msg(lang, "field.expiresOn"), msg(lang, "field.noExpiry")})
-	}
-	if a.State == "REVOKED" && a.RevokedAt != nil {
-		v.Fields = append(v.Fields, pageField{msg(lang, "field.revokedOn"), date(*a.RevokedAt)})
-		if a.RevocationReason != nil {
-			v.Fields = append(v.Fields, pageField{msg(lang, "field.reason"), *a.RevocationReason})
-		}
-	}
-	v.Fields = append(v.Fields, pageField{msg(lang, "field.program"), row.ProgramName},
-		pageField{msg(lang, "field.issuer"), row.OrgName}, pageField{msg(lang, "field.serial"), a.SerialNumber})
+	v.Verdict = h.pageVerdict(row, as, f, lang)
+	v.SignedFields, v.RecordFields = h.factRows(row, f, lang)
 
 	var crit []criterion
 	_ = json.Unmarshal(row.BadgeCriteria, &crit) // written by the badge handlers from the same type
@@ -122,7 +117,7 @@ func (h *handler) buildPage(row db.GetBadgePageRow, checks []check, lang string)
 	}
 	v.Downloads = h.pageDownloads(a, lang)
 	if v.Verdict.Kind == "valid" {
-		v.LinkedIn = linkedInURL(row, h.urls().VerifyURL(a.ID), h.loc)
+		v.LinkedIn = linkedInURL(f, a.SerialNumber, h.urls().VerifyURL(a.ID), h.loc)
 	}
 	v.Description = v.Verdict.Title + ". " + truncateRunes(row.BadgeDescription, 200)
 	v.Meta = pageMeta{Title: v.Title, Description: v.Description, URL: h.urls().VerifyURL(a.ID),
@@ -145,14 +140,11 @@ func displayNames(row *db.GetBadgePageRow) {
 	}
 }
 
-// pageVerdict decides the page's first sentence. A replacement or a revocation says what the issuer did; a failed
-// check means the page cannot vouch for the badge; an expiry only dates it.
-func (h *handler) pageVerdict(row db.GetBadgePageRow, checks []check, lang string) verdict {
+// pageVerdict decides the page's first sentence (and the certificate's stamp). A replacement or a revocation
+// says what the issuer did; a failed check means the page cannot vouch for the badge; an expiry only dates it.
+// A valid badge's sentence names the recipient as signed only when the credential signs the name.
+func (h *handler) pageVerdict(row db.GetBadgePageRow, as assessment, f shownFacts, lang string) verdict {
 	a := row.Assertion
-	failed := map[string]bool{}
-	for _, c := range checks {
-		failed[c.Name] = !c.OK
-	}
 	switch {
 	case a.State == "REISSUED":
 		v := verdict{Kind: "replaced", Title: msg(lang, "verdict.replaced"), Detail: msg(lang, "verdict.replacedDetail")}
@@ -160,7 +152,7 @@ func (h *handler) pageVerdict(row db.GetBadgePageRow, checks []check, lang strin
 			v.Detail, v.Link, v.LinkText = msg(lang, "verdict.replacedBy"), h.urls().VerifyURL(*a.ReplacedBy), msg(lang, "verdict.replacementLink")
 		}
 		return v
-	case a.State == "REVOKED" || failed["check.status"] && a.RevokedAt != nil:
+	case a.State == "REVOKED" || as.failed("check.status") && a.RevokedAt != nil:
 		at := a.UpdatedAt
 		if a.RevokedAt != nil {
 			at = *a.RevokedAt
@@ -170,17 +162,22 @@ func (h *handler) pageVerdict(row db.GetBadgePageRow, checks []check, lang strin
 			v.Detail = msg(lang, "verdict.revokedBecause", *a.RevocationReason)
 		}
 		return v
-	case failed["check.signature"] || failed["check.status"] || failed["check.anchor"]:
+	case as.failed("check.signature") || as.failed("check.status") || as.failed("check.anchor"):
 		return verdict{Kind: "invalid", Title: msg(lang, "verdict.invalid"), Detail: msg(lang, "verdict.invalidDetail")}
-	case failed["check.expiry"]:
-		return verdict{Kind: "expired", Title: msg(lang, "verdict.expired", formatDate(lang, *a.ExpiredAt, h.loc)),
-			Detail: msg(lang, "verdict.expiredDetail", formatDate(lang, a.IssuedAt, h.loc), formatDate(lang, *a.ExpiredAt, h.loc))}
+	case as.failed("check.expiry") && f.ExpiresAt != nil:
+		return verdict{Kind: "expired", Title: msg(lang, "verdict.expired", formatDate(lang, *f.ExpiresAt, h.loc)),
+			Detail: msg(lang, "verdict.expiredDetail", formatDate(lang, f.IssuedAt, h.loc), formatDateTime(lang, *f.ExpiresAt, h.loc))}
 	}
-	return verdict{Kind: "valid", Title: msg(lang, "verdict.valid"),
-		Detail: msg(lang, "verdict.validDetail", a.RecipientName, row.OrgName, formatDate(lang, a.IssuedAt, h.loc))}
+	key := "verdict.validDetail"
+	if !f.RecipientSigned {
+		key = "verdict.validDetailRecords"
+	}
+	return verdict{Kind: "valid", Title: msg(lang, "verdict.valid"), Detail: msg(lang, key, f.Recipient, f.Issuer, formatDate(lang, f.IssuedAt, h.loc))}
 }
 
-// pageDownloads are the artifacts of an assertion the page links: what exists of baked image, JSON, PDF, receipt.
+// pageDownloads are the artifacts of an assertion the page links: what exists of baked image, JSON and receipt.
+// Not the PDF certificate: its link carries the recipient's token, and the page is public (a shared URL would
+// hand the certificate to anyone); the recipient has the link in the mail, the integrator the API route.
 func (h *handler) pageDownloads(a db.Assertion, lang string) []pageLink {
 	u := h.urls()
 	var out []pageLink
@@ -188,8 +185,7 @@ func (h *handler) pageDownloads(a db.Assertion, lang string) []pageLink {
 		kind := strings.ToUpper(strings.TrimPrefix(strings.TrimSuffix(*a.BakedContentType, "+xml"), "image/"))
 		out = append(out, pageLink{Label: msg(lang, "download.image", kind), URL: u.BaseURL + "/credentials/" + a.ID.String() + "/image"})
 	}
-	out = append(out, pageLink{Label: msg(lang, "download.json"), URL: u.CredentialID(a.ID)},
-		pageLink{Label: msg(lang, "download.pdf"), URL: u.CertificateURL(a.ID, a.CertificateToken)})
+	out = append(out, pageLink{Label: msg(lang, "download.json"), URL: u.CredentialID(a.ID)})
 	if a.AnchorTxHash != nil {
 		out = append(out, pageLink{Label: msg(lang, "download.receipt"), URL: u.ReceiptURL(a.ID)})
 	}

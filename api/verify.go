@@ -27,38 +27,65 @@ type check struct {
 	Args   []any
 }
 
-// runChecks checks the signature, the anchor, the status and the expiry of an issued assertion, as a verifier
-// would, and returns the checks in the order the page lists them.
-func (h *handler) runChecks(ctx context.Context, a db.Assertion) []check {
-	cred, sig := h.checkSignature(ctx, a)
-	now := h.now()
-	exp := check{Name: "check.expiry", OK: a.ExpiredAt == nil || a.ExpiredAt.After(now), Detail: "expiry.never"}
-	if a.ExpiredAt != nil {
-		exp.Detail, exp.Args = "expiry.until", []any{*a.ExpiredAt}
+// assessment is what a verifier learns of an issued badge: the technical checks in the order the page lists
+// them, and the facts of the credential when its signature verified (nil otherwise), which are then the only
+// facts the page and the certificate may present as signed.
+type assessment struct {
+	checks []check
+	signed *credential.Facts
+}
+
+// failed reports whether the check of that name ran and failed.
+func (as assessment) failed(name string) bool {
+	for _, c := range as.checks {
+		if c.Name == name {
+			return !c.OK
+		}
+	}
+	return false
+}
+
+// assess checks the signature, the anchor, the status and the expiry of an issued assertion, as a verifier
+// would. The expiry is the signed validUntil; the row's expiry stands in only when the signature did not verify
+// (the verdict then says so anyway).
+func (h *handler) assess(ctx context.Context, a db.Assertion) assessment {
+	cred, sig, signed := h.checkSignature(ctx, a)
+	expiresAt := a.ExpiredAt
+	if signed != nil {
+		expiresAt = nil
+		if !signed.ValidUntil.IsZero() {
+			expiresAt = &signed.ValidUntil
+		}
+	}
+	exp := check{Name: "check.expiry", OK: expiresAt == nil || expiresAt.After(h.now()), Detail: "expiry.never"}
+	if expiresAt != nil {
+		exp.Detail, exp.Args = "expiry.until", []any{dateTime(*expiresAt)}
 		if !exp.OK {
 			exp.Detail = "expiry.past"
 		}
 	}
-	return []check{sig, h.checkStatus(ctx, a), exp, h.checkAnchor(ctx, a, cred)}
+	return assessment{checks: []check{sig, h.checkStatus(ctx, a), exp, h.checkAnchor(ctx, a, cred)}, signed: signed}
 }
 
-func (h *handler) checkSignature(ctx context.Context, a db.Assertion) ([]byte, check) {
+// checkSignature reads the stored credential and verifies its proof with the issuer's key; when it verifies, it
+// also reads the facts the credential signs.
+func (h *handler) checkSignature(ctx context.Context, a db.Assertion) ([]byte, check, *credential.Facts) {
 	c := check{Name: "check.signature"}
 	rc, _, err := h.blob.Get(ctx, *a.CredentialKey)
 	if err != nil {
 		c.Detail = "sig.unreadable"
-		return nil, c
+		return nil, c, nil
 	}
 	defer rc.Close()
 	cred, err := io.ReadAll(io.LimitReader(rc, 2<<20))
 	if err != nil {
 		c.Detail = "sig.unreadable"
-		return nil, c
+		return nil, c, nil
 	}
 	doc, found, err := h.issuer.ControllerDocument(ctx, a.OrgID)
 	if err != nil || !found {
 		c.Detail = "sig.noKey"
-		return cred, c
+		return cred, c, nil
 	}
 	docJSON, _ := json.Marshal(doc)
 	resolver, err := credential.NewStaticResolver(docJSON)
@@ -67,10 +94,15 @@ func (h *handler) checkSignature(ctx context.Context, a db.Assertion) ([]byte, c
 	}
 	if err != nil {
 		c.Detail, c.Args = "sig.bad", []any{err.Error()}
-		return cred, c
+		return cred, c, nil
 	}
 	c.OK, c.Detail, c.Args = true, "sig.ok", []any{h.issuer.IssuerID(a.OrgID)}
-	return cred, c
+	facts, err := credential.ReadFacts(cred)
+	if err != nil { // a verified credential without a readable validFrom: nothing of it is shown as signed
+		h.log.WarnContext(ctx, "read the facts of a verified credential", "assertionId", a.ID, "err", err)
+		return cred, c, nil
+	}
+	return cred, c, &facts
 }
 
 func (h *handler) checkAnchor(ctx context.Context, a db.Assertion, cred []byte) check {

@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,6 +18,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/badged/badged/api"
 	"github.com/badged/badged/db"
 )
 
@@ -35,6 +39,9 @@ type pageFacts struct {
 	BrokenImages  []string `json:"brokenImages"`
 	HeadingLevels []int    `json:"headingLevels"`
 	Scripts       int      `json:"scripts"`
+	// SplitWords are the words of headings that the browser broke across two lines (Korean breaks between any
+	// two syllables unless word-break: keep-all).
+	SplitWords []string `json:"splitWords"`
 }
 
 const pageFactsJS = `(() => {
@@ -47,22 +54,40 @@ const pageFactsJS = `(() => {
     detailsOpen: d ? d.open : null, checksText: d ? d.textContent : "",
     brokenImages: [...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src),
     headingLevels: [...document.querySelectorAll("h1,h2,h3,h4,h5,h6")].map(h => +h.tagName[1]),
-    scripts: document.scripts.length};
+    scripts: document.scripts.length, splitWords: splitWords()};
+  function splitWords() {
+    const out = [];
+    for (const h of document.querySelectorAll("h1,h2,h3")) {
+      const walk = document.createTreeWalker(h, NodeFilter.SHOW_TEXT);
+      for (let n; (n = walk.nextNode());) {
+        for (const m of n.data.matchAll(/\S+/g)) {
+          const r = document.createRange();
+          r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+          const tops = new Set([...r.getClientRects()].filter(b => b.width > 0).map(b => Math.round(b.top)));
+          if (tops.size > 1) out.push(m[0]);
+        }
+      }
+    }
+    return out;
+  }
 })()`
 
 // pageCase is one page the browser opens.
 type pageCase struct {
 	name, path, acceptLanguage, wantLang string
+	base                                 string // the server's URL; "" is the stack's
 	wantStatus                           int
 	wantH1                               string   // a prefix of the verdict heading
 	wantText                             []string // also on the page
+	notText                              []string // nowhere on the page
 	linkedIn                             bool
 	screenshot                           string // file name under BADGED_SCREENSHOTS ("" none)
 }
 
 // TestBadgePage_Browser opens the badge pages of a real issuance (valid, revoked with a reason, expired, unknown)
 // in Chromium, in English and Korean, at desktop and phone width, and checks what a person and a link preview see,
-// and that axe-core finds no serious or critical accessibility problem.
+// and that axe-core finds no serious or critical accessibility problem. The expired badge is a real one: the badge
+// expires a year after issue, and its page is opened from a server whose clock runs two years ahead.
 func TestBadgePage_Browser(t *testing.T) {
 	browser, axe := newBrowser(t), axeSource(t)
 	s := newStack(t)
@@ -72,6 +97,11 @@ func TestBadgePage_Browser(t *testing.T) {
 	_, err := s.DB.UpdateOrganizationProfile(ctx, db.UpdateOrganizationProfileParams{ID: tn.Org.ID,
 		WebsiteUrl: ptr("https://academy.example/"), LogoMediaID: &logo})
 	require.NoError(t, err)
+	// A Korean name of long words: at 375 px it wraps, and breaks inside a word unless word-break: keep-all.
+	const badgeName = "클라우드 네이티브 애플리케이션 개발자 전문과정 수료"
+	patch := s.request(t, http.MethodPatch, "/public/v3/badges/"+tn.Badge, tn.Key, map[string]string{"Content-Type": "application/json"},
+		strings.NewReader(`{"name":"`+badgeName+`","expirationPolicy":{"relativeExpirationMonths":12}}`))
+	require.Equal(t, 200, patch.Status, "%s", patch.Raw)
 
 	rs := emailRecipients("page", 3)
 	rs[0].Name, rs[1].Name, rs[2].Name = "김하늘", "Alex Kim", "이서준"
@@ -83,18 +113,22 @@ func TestBadgePage_Browser(t *testing.T) {
 	const reason = "Awarded by mistake: the final module was not submitted (최종 과제 미제출)"
 	res := s.postJSON(t, "/public/v3/assertions/"+revoked.ID.String()+"/cancel", tn.Key, nil, `{"reason":"`+reason+`"}`)
 	require.Equal(t, "REVOKED", res.data(t)["stateCode"], "%s", res.Raw)
-	expiredAt := time.Now().Add(-48 * time.Hour)
-	_, err = s.DB.Pool.Exec(ctx, "UPDATE assertions SET expired_at = $2 WHERE id = $1", expired.ID, expiredAt)
-	require.NoError(t, err)
-	revokedOn := time.Now().In(seoul(t)).Format("January 2, 2006")
+	revokedOn := time.Now().In(seoul(t)).Format("January 2, 2006") + " (KST)"
+	later := s.APIDeps
+	later.Clock = func() time.Time { return time.Now().AddDate(2, 0, 0) }
+	laterSrv := httptest.NewServer(api.NewHandler(later))
+	t.Cleanup(laterSrv.Close)
+	expiresOn := expired.ExpiredAt.In(seoul(t))
+	ko := func(t time.Time) string { return fmt.Sprintf("%d년 %d월 %d일 (KST)", t.Year(), t.Month(), t.Day()) }
 
 	unknown := "/verify/" + uuid.NewString()
 	cases := []pageCase{
 		{name: "valid en", path: "/verify/" + valid.ID.String(), wantLang: "en", wantStatus: 200, wantH1: "This badge is valid",
-			wantText: []string{"김하늘", "E2E badge", "Finish all modules", "Go", "E2E program", "E2E 아카데미", "Add to LinkedIn profile"},
+			wantText: []string{"김하늘", badgeName, "Finish all modules", "Go", "E2E program", "E2E 아카데미", "Add to LinkedIn profile",
+				"The signed credential names the recipient", "Signed in the credential", "Issued on\n" + valid.IssuedAt.In(seoul(t)).Format("January 2, 2006") + " (KST)"},
 			linkedIn: true, screenshot: "valid-en"},
 		{name: "valid ko by query", path: "/verify/" + valid.ID.String() + "?lang=ko", acceptLanguage: "en-US,en;q=0.9",
-			wantLang: "ko", wantStatus: 200, wantH1: "이 배지는 유효합니다", wantText: []string{"취득 기준", "LinkedIn 프로필에 추가"},
+			wantLang: "ko", wantStatus: 200, wantH1: "이 배지는 유효합니다", wantText: []string{"취득 기준", "LinkedIn 프로필에 추가", "자격 증명에 서명된 정보"},
 			linkedIn: true, screenshot: "valid-ko"},
 		{name: "valid ko by Accept-Language", path: "/credentials/" + valid.ID.String(), acceptLanguage: "fr;q=1,ko-KR;q=0.8,en;q=0.5",
 			wantLang: "ko", wantStatus: 200, wantH1: "이 배지는 유효합니다", linkedIn: true},
@@ -102,12 +136,14 @@ func TestBadgePage_Browser(t *testing.T) {
 			wantH1: "This badge was revoked on " + revokedOn, wantText: []string{"The issuer revoked it because: " + reason}, screenshot: "revoked-en"},
 		{name: "revoked ko", path: "/verify/" + revoked.ID.String(), acceptLanguage: "ko", wantLang: "ko", wantStatus: 200,
 			wantH1: "이 배지는 ", wantText: []string{"취소 사유: " + reason}, screenshot: "revoked-ko"},
-		{name: "expired en", path: "/verify/" + expired.ID.String(), wantLang: "en", wantStatus: 200,
-			wantH1: "This badge expired on " + expiredAt.In(seoul(t)).Format("January 2, 2006"), screenshot: "expired-en"},
-		{name: "expired ko", path: "/verify/" + expired.ID.String() + "?lang=ko", wantLang: "ko", wantStatus: 200,
-			wantH1: fmt.Sprintf("이 배지는 %d년 %d월 %d일에 만료되었습니다", expiredAt.In(seoul(t)).Year(), expiredAt.In(seoul(t)).Month(), expiredAt.In(seoul(t)).Day())},
-		{name: "unknown en", path: unknown, wantLang: "en", wantStatus: 404, wantH1: "We could not find this badge", screenshot: "unknown-en"},
-		{name: "unknown ko", path: unknown + "?lang=ko", wantLang: "ko", wantStatus: 404, wantH1: "이 배지를 찾을 수 없습니다"},
+		{name: "expired en", base: laterSrv.URL, path: "/verify/" + expired.ID.String(), wantLang: "en", wantStatus: 200,
+			wantH1: "This badge expired on " + expiresOn.Format("January 2, 2006") + " (KST)", screenshot: "expired-en"},
+		{name: "expired ko", base: laterSrv.URL, path: "/verify/" + expired.ID.String() + "?lang=ko", wantLang: "ko", wantStatus: 200,
+			wantH1: "이 배지는 " + ko(expiresOn) + "에 만료되었습니다"},
+		{name: "unknown en", path: unknown, wantLang: "en", wantStatus: 404, wantH1: "We could not find this badge",
+			notText: []string{"checked the badge"}, screenshot: "unknown-en"},
+		{name: "unknown ko", path: unknown + "?lang=ko", wantLang: "ko", wantStatus: 404, wantH1: "이 배지를 찾을 수 없습니다",
+			notText: []string{"검증했습니다"}},
 	}
 	for _, c := range cases {
 		for _, width := range []int64{desktopWidth, phoneWidth} {
@@ -121,9 +157,10 @@ func TestBadgePage_Browser(t *testing.T) {
 		u, err := url.Parse(f.LinkedIn)
 		require.NoError(t, err)
 		require.Equal(t, "https://www.linkedin.com/profile/add", u.Scheme+"://"+u.Host+u.Path)
-		issued := valid.IssuedAt.In(seoul(t))
-		require.Equal(t, url.Values{"startTask": {"CERTIFICATION_NAME"}, "name": {"E2E badge"}, "organizationName": {"E2E 아카데미"},
+		issued, exp := valid.IssuedAt.In(seoul(t)), valid.ExpiredAt.In(seoul(t))
+		require.Equal(t, url.Values{"startTask": {"CERTIFICATION_NAME"}, "name": {badgeName}, "organizationName": {"E2E 아카데미"},
 			"issueYear": {strconv.Itoa(issued.Year())}, "issueMonth": {strconv.Itoa(int(issued.Month()))},
+			"expirationYear": {strconv.Itoa(exp.Year())}, "expirationMonth": {strconv.Itoa(int(exp.Month()))},
 			"certUrl": {s.BaseURL + "/verify/" + valid.ID.String()}, "certId": {valid.SerialNumber}}, u.Query())
 		require.Contains(t, f.LinkedIn, "organizationName=E2E+%EC%95%84%EC%B9%B4%EB%8D%B0%EB%AF%B8", "Hangul is percent-encoded")
 		require.True(t, strings.HasPrefix(f.LinkedIn, "https://www.linkedin.com/profile/add?startTask=CERTIFICATION_NAME&name="))
@@ -131,12 +168,15 @@ func TestBadgePage_Browser(t *testing.T) {
 	t.Run("downloads", func(t *testing.T) {
 		f := s.openPage(t, browser, cases[0], desktopWidth)
 		want := []string{s.BaseURL + "/credentials/" + valid.ID.String() + "/image", s.BaseURL + "/credentials/" + valid.ID.String(),
-			s.BaseURL + "/credentials/" + valid.ID.String() + "/certificate.pdf?token=" + valid.CertificateToken.String(),
 			s.BaseURL + "/credentials/" + valid.ID.String() + "/receipt"}
 		for _, w := range want {
 			require.Contains(t, f.Links, w)
 		}
 		require.Contains(t, f.Links, "https://academy.example/", "the issuer's website")
+		for _, l := range f.Links {
+			require.NotContains(t, l, "certificate.pdf", "the recipient's certificate link stays with the recipient")
+			require.NotContains(t, l, valid.CertificateToken.String())
+		}
 	})
 }
 
@@ -168,6 +208,10 @@ func (s *stack) checkPage(t *testing.T, browser context.Context, axe string, c p
 	for _, w := range c.wantText {
 		require.Contains(t, f.Text, w)
 	}
+	for _, w := range c.notText {
+		require.NotContains(t, f.Text, w)
+	}
+	require.Empty(t, f.SplitWords, "heading words broken across lines at %d px", width)
 	require.LessOrEqual(t, f.ScrollWidth, f.InnerWidth, "horizontal scroll at %d px", width)
 	require.Empty(t, f.BrokenImages, "images that did not load")
 	require.Zero(t, f.Scripts, "the page runs no script")
@@ -196,7 +240,7 @@ func (s *stack) openPage(t *testing.T, browser context.Context, c pageCase, widt
 	t.Helper()
 	tab := newTab(t, browser, width, map[bool]int64{true: phoneHeight, false: desktopHeight}[width == phoneWidth], c.acceptLanguage)
 	setMediaLight(t, tab)
-	resp, err := chromedp.Run(tab, chromedp.NavigateResponse(s.BaseURL+c.path))
+	resp, err := chromedp.Run(tab, chromedp.NavigateResponse(cmp.Or(c.base, s.BaseURL)+c.path))
 	require.NoError(t, err)
 	f, err := chromedp.Run(tab, chromedp.Evaluate[pageFacts](pageFactsJS))
 	require.NoError(t, err)

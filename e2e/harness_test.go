@@ -100,7 +100,8 @@ type stack struct {
 	Acts     *activities.Activities
 	Outbox   *notify.Outbox
 	HTTP     *httptest.Server
-	BaseURL  string // PublicBaseURL = the httptest server's URL
+	BaseURL  string   // PublicBaseURL = the httptest server's URL
+	APIDeps  api.Deps // what HTTP's handler was built from, for a test that needs a second one (another clock)
 	// StopWorker stops the worker started by newStack (idempotent); tests that kill it start another with
 	// temporal.NewWorker on Client and Acts.
 	StopWorker func()
@@ -181,10 +182,11 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	verifier, err := chain.NewVerifier(s.Chain.URL())
 	require.NoError(tb, err)
 	tb.Cleanup(verifier.Close)
-	s.HTTP.Config.Handler = api.NewHandler(api.Deps{DB: s.DB, Blob: store, Log: log, Location: seoul,
+	s.APIDeps = api.Deps{DB: s.DB, Blob: store, Log: log, Location: seoul,
 		PublicBaseURL: s.BaseURL, Issuances: cmp.Or[api.IssuanceStarter](o.starter, temporal.Starter{Client: s.Client}),
 		Issuer: s.Issuer, Chain: verifier, KeyCacheTTL: 5 * time.Second, // API_KEY_CACHE_TTL's default, as `badged dev` runs
-		Webhooks: temporal.Starter{Client: s.Client}, WebhookURLs: testWebhookURLs})
+		Webhooks: temporal.Starter{Client: s.Client}, WebhookURLs: testWebhookURLs}
+	s.HTTP.Config.Handler = api.NewHandler(s.APIDeps)
 	s.HTTP.Start()
 	tb.Cleanup(s.HTTP.Close)
 	return s

@@ -1564,6 +1564,12 @@ type CancelAssertionJSONBody struct {
 	Reason *string `json:"reason,omitempty"`
 }
 
+// GetAssertionPDFParams defines parameters for GetAssertionPDF.
+type GetAssertionPDFParams struct {
+	// Lang `en` or `ko`. Any other value, or none, picks the language of the recipient's mail: Korean when the recipient's, the organization's or the badge's name contains Hangul, English otherwise.
+	Lang *string `form:"lang,omitempty" json:"lang,omitempty"`
+}
+
 // ReissueAssertionJSONBody defines parameters for ReissueAssertion.
 type ReissueAssertionJSONBody struct {
 	// RecipientName corrects the displayed name; omitted: the original's. One line: control characters, line breaks and bidirectional overrides are refused (COM006)
@@ -1890,10 +1896,12 @@ type ClientInterface interface {
 	// Corresponds with POST /assertions/{assertionId}/cancel (the `CancelAssertion` operationId).
 	CancelAssertion(ctx context.Context, assertionId AssertionId, body CancelAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetAssertionPDF The certificate PDF of an issued assertion. Viewer or higher.
+	// GetAssertionPDF The certificate PDF of an issued assertion, as it stands now. Viewer or higher.
+	//
+	// Rendered on request from the badge's current state, as its public page shows it: a revoked, expired or replaced badge's certificate is stamped so across its face, and its foot says which facts the credential signs. Send it to the recipient, or forward the link of the recipient's mail; the public badge page does not offer it.
 	//
 	// Corresponds with GET /assertions/{assertionId}/pdf (the `GetAssertionPDF` operationId).
-	GetAssertionPDF(ctx context.Context, assertionId AssertionId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetAssertionPDF(ctx context.Context, assertionId AssertionId, params *GetAssertionPDFParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ReissueAssertionWithBody Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 	//
@@ -2144,11 +2152,13 @@ func (c *Client) CancelAssertion(ctx context.Context, assertionId AssertionId, b
 	return c.Client.Do(req)
 }
 
-// GetAssertionPDF The certificate PDF of an issued assertion. Viewer or higher.
+// GetAssertionPDF The certificate PDF of an issued assertion, as it stands now. Viewer or higher.
+//
+// Rendered on request from the badge's current state, as its public page shows it: a revoked, expired or replaced badge's certificate is stamped so across its face, and its foot says which facts the credential signs. Send it to the recipient, or forward the link of the recipient's mail; the public badge page does not offer it.
 //
 // Corresponds with GET /assertions/{assertionId}/pdf (the `GetAssertionPDF` operationId).
-func (c *Client) GetAssertionPDF(ctx context.Context, assertionId AssertionId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetAssertionPDFRequest(c.Server, assertionId)
+func (c *Client) GetAssertionPDF(ctx context.Context, assertionId AssertionId, params *GetAssertionPDFParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAssertionPDFRequest(c.Server, assertionId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2891,7 +2901,7 @@ func NewCancelAssertionRequestWithBody(server string, assertionId AssertionId, c
 }
 
 // NewGetAssertionPDFRequest constructs an http.Request for the GetAssertionPDF method
-func NewGetAssertionPDFRequest(server string, assertionId AssertionId) (*http.Request, error) {
+func NewGetAssertionPDFRequest(server string, assertionId AssertionId, params *GetAssertionPDFParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -2914,6 +2924,33 @@ func NewGetAssertionPDFRequest(server string, assertionId AssertionId) (*http.Re
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Lang != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "lang", *params.Lang, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -3970,12 +4007,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /assertions/{assertionId}/cancel (the `CancelAssertion` operationId).
 	CancelAssertionWithResponse(ctx context.Context, assertionId AssertionId, body CancelAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelAssertionResponse, error)
 
-	// GetAssertionPDFWithResponse The certificate PDF of an issued assertion. Viewer or higher.
+	// GetAssertionPDFWithResponse The certificate PDF of an issued assertion, as it stands now. Viewer or higher.
+	//
+	// Rendered on request from the badge's current state, as its public page shows it: a revoked, expired or replaced badge's certificate is stamped so across its face, and its foot says which facts the credential signs. Send it to the recipient, or forward the link of the recipient's mail; the public badge page does not offer it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /assertions/{assertionId}/pdf (the `GetAssertionPDF` operationId).
-	GetAssertionPDFWithResponse(ctx context.Context, assertionId AssertionId, reqEditors ...RequestEditorFn) (*GetAssertionPDFResponse, error)
+	GetAssertionPDFWithResponse(ctx context.Context, assertionId AssertionId, params *GetAssertionPDFParams, reqEditors ...RequestEditorFn) (*GetAssertionPDFResponse, error)
 
 	// ReissueAssertionWithBodyWithResponse Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 	//
@@ -6602,13 +6641,15 @@ func (c *ClientWithResponses) CancelAssertionWithResponse(ctx context.Context, a
 	return ParseCancelAssertionResponse(rsp)
 }
 
-// GetAssertionPDFWithResponse The certificate PDF of an issued assertion. Viewer or higher.
+// GetAssertionPDFWithResponse The certificate PDF of an issued assertion, as it stands now. Viewer or higher.
+//
+// Rendered on request from the badge's current state, as its public page shows it: a revoked, expired or replaced badge's certificate is stamped so across its face, and its foot says which facts the credential signs. Send it to the recipient, or forward the link of the recipient's mail; the public badge page does not offer it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /assertions/{assertionId}/pdf (the `GetAssertionPDF` operationId).
-func (c *ClientWithResponses) GetAssertionPDFWithResponse(ctx context.Context, assertionId AssertionId, reqEditors ...RequestEditorFn) (*GetAssertionPDFResponse, error) {
-	rsp, err := c.GetAssertionPDF(ctx, assertionId, reqEditors...)
+func (c *ClientWithResponses) GetAssertionPDFWithResponse(ctx context.Context, assertionId AssertionId, params *GetAssertionPDFParams, reqEditors ...RequestEditorFn) (*GetAssertionPDFResponse, error) {
+	rsp, err := c.GetAssertionPDF(ctx, assertionId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}

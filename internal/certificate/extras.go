@@ -12,7 +12,7 @@ import (
 const (
 	criteriaBottom = qrY - 5 // the criteria never reach the details list
 	sigW, sigH     = 44.0, 17.0
-	sigY           = 243.0
+	sigY           = 240.0
 )
 
 // drawCriteria writes "Criteria: …" centred from y, the narratives joined, cut with "…" to the lines that fit

@@ -1,6 +1,7 @@
 // Package certificate renders the PDF certificate of an issued badge: an A4 page with the badge image, the recipient,
-// badge and issuer names, the dates, the serial number and a QR code of the verification URL. Hangul renders
-// with an embedded NanumGothic font.
+// badge and issuer names, the dates, the serial number and a QR code of the verification URL, the badge's state
+// when it is no longer valid, and which of its facts the credential signs. Hangul renders with an embedded
+// NanumGothic font.
 package certificate
 
 import (
@@ -26,7 +27,17 @@ type Input struct {
 	SignatureImage []byte
 	Criteria       []string // the badge's criteria narratives, shown under the badge name (the first lines that fit)
 	Lang           Lang     // labels' language; empty means LangKO
+	// Status is the badge's state at rendering: a certificate of a badge that is no longer valid says so across
+	// its face. The zero value is a valid badge.
+	Status Status
+	// Provenance says which of the facts above the credential signs; the zero value says none do (they are the
+	// issuer's records).
+	Provenance Provenance
 }
+
+// LayoutVersion names the drawing of Render; it changes whenever the same Input would draw differently, so a
+// cache keyed by it never serves a certificate of an older layout.
+const LayoutVersion = 2
 
 // ErrInvalidInput is wrapped in the error Render returns when a required field is missing or Lang is unknown.
 var ErrInvalidInput = errors.New("invalid certificate input")
@@ -63,13 +74,25 @@ func Render(in Input) ([]byte, error) {
 			return nil, fmt.Errorf("%w: %s is empty", ErrInvalidInput, name)
 		}
 	}
+	stamp, ok := l.stamps[in.Status.Kind]
+	if !ok {
+		return nil, fmt.Errorf("%w: status %q", ErrInvalidInput, in.Status.Kind)
+	}
+	note, ok := l.provenance[in.Provenance]
+	if !ok {
+		return nil, fmt.Errorf("%w: provenance %d", ErrInvalidInput, in.Provenance)
+	}
 
 	pdf := fpdf.New("P", "mm", "A4", "")
 	pdf.SetAutoPageBreak(false, 0)
 	pdf.SetMargins(0, 0, 0)
 	pdf.AddUTF8FontFromBytes(familyBody, "", fontRegular)
 	pdf.AddUTF8FontFromBytes(familyHeading, "", fontBold)
-	pdf.SetTitle(l.title+" - "+in.RecipientName, true)
+	title := l.title + " - " + in.RecipientName
+	if stamp != "" {
+		title += " (" + stamp + ")"
+	}
+	pdf.SetTitle(title, true)
 	pdf.SetAuthor(in.IssuerName, true)
 	pdf.SetSubject(in.BadgeName, true)
 	pdf.SetCreator("badged", true)
@@ -77,10 +100,11 @@ func Render(in Input) ([]byte, error) {
 	pdf.AddPage()
 
 	drawFrame(pdf)
-	y := drawHeader(pdf, l)
+	y := drawHeader(pdf, l, stamp == "")
 	if err := drawBadge(pdf, in, y); err != nil {
 		return nil, err
 	}
+	drawStatus(pdf, in.Status, stamp)
 	y = drawNames(pdf, in, l, y+badgeBox+12)
 	drawCriteria(pdf, in, l, y+3)
 	drawDetails(pdf, in, l)
@@ -92,6 +116,7 @@ func Render(in Input) ([]byte, error) {
 		return nil, err
 	}
 	drawIssuerSeal(pdf, in, l)
+	drawProvenance(pdf, note)
 
 	var buf bytes.Buffer
 	if err := pdf.Output(&buf); err != nil {
@@ -110,13 +135,16 @@ func drawFrame(pdf *fpdf.Fpdf) {
 	pdf.Rect(14, 14, pageW-28, pageH-28, "D")
 }
 
-// drawHeader writes the title block and returns the y where the badge image starts.
-func drawHeader(pdf *fpdf.Fpdf, l labels) float64 {
+// drawHeader writes the title block and returns the y where the badge image starts. The gold rule under it is
+// left out when the status banner takes its place.
+func drawHeader(pdf *fpdf.Fpdf, l labels, rule bool) float64 {
 	text(pdf, familyHeading, 26, navy, 30, l.title)
 	text(pdf, familyBody, 9.5, gold, 42, l.subtitle)
-	setDraw(pdf, gold)
-	pdf.SetLineWidth(0.6)
-	pdf.Line(pageW/2-22, 49, pageW/2+22, 49)
+	if rule {
+		setDraw(pdf, gold)
+		pdf.SetLineWidth(0.6)
+		pdf.Line(pageW/2-22, 49, pageW/2+22, 49)
+	}
 	return 56
 }
 
@@ -235,7 +263,7 @@ func drawQRCaption(pdf *fpdf.Fpdf, in Input, l labels) {
 
 // drawIssuerSeal signs the page with the issuer's name over a gold rule at the bottom centre.
 func drawIssuerSeal(pdf *fpdf.Fpdf, in Input, l labels) {
-	const y = 262.0
+	const y = 259.0
 	size := fitSize(pdf, familyHeading, in.IssuerName, contentW, 15, 9)
 	text(pdf, familyHeading, size, navy, y, in.IssuerName)
 	setDraw(pdf, gold)

@@ -37,6 +37,10 @@ type Recipient struct {
 	ID    string
 	Email string
 	Salt  string // salt of the email hash; a random one is made when empty
+	// Name is the earner's name as the issuer knows it, signed in plain text so that what a page or certificate
+	// shows under "issued to" is a fact of the credential (NameIdentity); empty leaves it out. It identifies no
+	// one on its own: a recipient still needs an id or an email.
+	Name string
 }
 
 // Achievement is the badge.
@@ -107,6 +111,7 @@ func Build(in BuildInput) (map[string]any, error) {
 	if in.Recipient.ID != "" {
 		subject["id"] = in.Recipient.ID
 	}
+	var identifiers []any
 	if in.Recipient.Email != "" {
 		salt := in.Recipient.Salt
 		if salt == "" {
@@ -116,13 +121,19 @@ func Build(in BuildInput) (map[string]any, error) {
 			}
 			salt = hex.EncodeToString(b[:])
 		}
-		subject["identifier"] = []any{map[string]any{
+		identifiers = append(identifiers, map[string]any{
 			"type":         "IdentityObject",
 			"identityHash": HashIdentity(in.Recipient.Email, salt),
 			"identityType": "emailAddress",
 			"hashed":       true,
 			"salt":         salt,
-		}}
+		})
+	}
+	if name := strings.TrimSpace(in.Recipient.Name); name != "" {
+		identifiers = append(identifiers, NameIdentity(name))
+	}
+	if len(identifiers) > 0 {
+		subject["identifier"] = identifiers
 	}
 	name := in.Name
 	if name == "" {
@@ -151,6 +162,15 @@ func Build(in BuildInput) (map[string]any, error) {
 func HashIdentity(email, salt string) string {
 	h := sha256.Sum256([]byte(strings.ToLower(strings.TrimSpace(email)) + salt))
 	return "sha256$" + hex.EncodeToString(h[:])
+}
+
+// NameIdentity is the OB 3.0 IdentityObject that names the earner: identityType "name", not hashed, the name in
+// identityHash, which the spec allows to hold "the plaintext value" when hashed is false. It is the spec's own
+// place for a recipient's name (IdentifierTypeEnum lists "name"; AchievementSubject has no name property), so any
+// OB 3.0 verifier or wallet reads it and the 1EdTech schema accepts it. Plain, because a person reads it: the
+// badge page already shows the name to anyone holding the link, so signing it discloses nothing new.
+func NameIdentity(name string) map[string]any {
+	return map[string]any{"type": "IdentityObject", "identityHash": name, "identityType": "name", "hashed": false}
 }
 
 // StatusListEntry returns a BitstringStatusListEntry for revocation at index of the list credential.

@@ -41,8 +41,10 @@ func TestBuildValidatesAgainstOBSchema(t *testing.T) {
 	minimal.Issuer.ImageURL, minimal.Issuer.Email, minimal.ValidUntil, minimal.Status = "", "", time.Time{}, nil
 	minimal.Achievement.ImageURL, minimal.Achievement.Skills, minimal.Achievement.Tags = "", nil, nil
 	minimal.Recipient = Recipient{ID: "did:example:kim"}
+	unnamed := testInput()
+	unnamed.Recipient.Name = ""
 
-	for name, in := range map[string]BuildInput{"full": testInput(), "minimal": minimal} {
+	for name, in := range map[string]BuildInput{"full": testInput(), "minimal": minimal, "unnamed": unnamed} {
 		t.Run(name, func(t *testing.T) {
 			signed := mustSign(t, mustBuild(t, in), priv, VerificationMethodID(testIssuer, pub))
 			require.NoError(t, validateSchema(t, s, signed))
@@ -51,9 +53,13 @@ func TestBuildValidatesAgainstOBSchema(t *testing.T) {
 		})
 	}
 
-	// The schema check can fail: a credential without credentialSubject is rejected.
+	// The schema check can fail: a credential without credentialSubject is rejected, and so is a name identifier
+	// of a type the spec does not list (the schema checks every identifier entry).
 	bad := mustBuild(t, testInput())
 	delete(bad, "credentialSubject")
+	require.Error(t, validateSchema(t, s, mustJSON(t, bad)))
+	bad = mustBuild(t, testInput())
+	bad["credentialSubject"].(map[string]any)["identifier"].([]any)[1].(map[string]any)["identityType"] = "fullName"
 	require.Error(t, validateSchema(t, s, mustJSON(t, bad)))
 }
 
@@ -70,6 +76,10 @@ func TestBuildUsesOnlyDefinedTerms(t *testing.T) {
 		"<https://schema.org/keywords> \"Leadership\"",
 		"\"Nominated by peers.\\nReviewed by staff.\"",
 		"<https://www.w3.org/2018/credentials#validUntil> \"2027-03-01T15:00:00Z\"",
+		"<https://purl.imsglobal.org/spec/vc/ob/vocab.html#identityType> \"name\"",
+		"<https://purl.imsglobal.org/spec/vc/ob/vocab.html#identityHash> \"김민수 (Minsu Kim)\"",
+		// OB 3.0.3's context types hashed with an https XML Schema IRI, as published; json-gold writes it so.
+		"<https://purl.imsglobal.org/spec/vc/ob/vocab.html#hashed> \"false\"^^<https://www.w3.org/2001/XMLSchema#boolean>",
 	} {
 		require.Contains(t, nq, want)
 	}
@@ -85,6 +95,20 @@ func TestBuildContent(t *testing.T) {
 	require.Equal(t, HashIdentity(" kim@example.com", "c0ffee"), id["identityHash"])
 	require.True(t, strings.HasPrefix(id["identityHash"].(string), "sha256$"))
 	require.Len(t, id["identityHash"], len("sha256$")+64)
+	// The name, in plain text, after the hashed e-mail (OB 3.0 IdentityObject of identityType "name").
+	ids := m["credentialSubject"].(map[string]any)["identifier"].([]any)
+	require.Len(t, ids, 2)
+	require.Equal(t, map[string]any{"type": "IdentityObject", "identityType": "name", "hashed": false,
+		"identityHash": "김민수 (Minsu Kim)"}, ids[1])
+
+	in0 := testInput()
+	in0.Recipient.Name = "  "
+	require.Len(t, mustBuild(t, in0)["credentialSubject"].(map[string]any)["identifier"], 1, "a blank name is left out")
+	in0.Recipient = Recipient{ID: "did:example:kim", Name: "Kim"}
+	require.Equal(t, []any{NameIdentity("Kim")}, mustBuild(t, in0)["credentialSubject"].(map[string]any)["identifier"])
+	in0.Recipient = Recipient{Name: "Kim"}
+	_, err := Build(in0)
+	require.Equal(t, errcode.RecipientIdentityMissing, errcode.Of(err), "a name alone identifies no one")
 
 	in := testInput()
 	in.Recipient.Salt = ""

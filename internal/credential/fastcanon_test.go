@@ -72,13 +72,16 @@ func withContext(doc map[string]any, v contextVariant) map[string]any {
 func TestFastCanonCorpus(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 2026))
 	const n = 1250
-	taken := map[string]int{}
+	taken, named := map[string]int{}, 0
 	for i := range n {
 		in := randomInput(r)
 		v := contextVariants[i%len(contextVariants)]
 		doc := roundTrip(t, withContext(mustBuild(t, in), v))
 		if _, fast := diffCanon(t, doc); fast {
 			taken[v.name]++
+			if in.Recipient.Name != "" {
+				named++
+			}
 		}
 		cfg := roundTrip(t, map[string]any{
 			"@context": doc["@context"], "type": ProofType, "cryptosuite": Cryptosuite, "proofPurpose": ProofPurpose,
@@ -95,6 +98,7 @@ func TestFastCanonCorpus(t *testing.T) {
 	for _, v := range contextVariants {
 		require.Equal(t, n/len(contextVariants), taken[v.name], "credentials under %s on the fast path", v.name)
 	}
+	require.Greater(t, named, n/3, "credentials that name their recipient (NameIdentity) on the fast path")
 }
 
 // Mutated credentials wander out of the fast path's domain (numbers, lists, language maps, blank-node ids,
@@ -240,7 +244,8 @@ func randomInput(r *rand.Rand) BuildInput {
 		Issuer:    Issuer{ID: randomURL(r), Name: "x" + randomText(r, 30), URL: randomURL(r), ImageURL: maybe(r, randomURL(r)), Email: maybe(r, "a@b.example")},
 		ValidFrom: from,
 		Name:      maybe(r, randomText(r, 40)),
-		Recipient: Recipient{ID: maybe(r, randomURL(r)), Email: maybe(r, randomText(r, 20)+"@example.com"), Salt: maybe(r, randomSafe(r, 16))},
+		Recipient: Recipient{ID: maybe(r, randomURL(r)), Email: maybe(r, randomText(r, 20)+"@example.com"), Salt: maybe(r, randomSafe(r, 16)),
+			Name: maybe(r, "m"+randomText(r, 40))},
 		Achievement: Achievement{
 			ID: randomURL(r), Name: "n" + randomText(r, 30), Description: "d" + randomText(r, 200),
 			CriteriaNarrative: "c" + randomText(r, 300), ImageURL: maybe(r, randomURL(r)),
@@ -277,7 +282,7 @@ func mutate(r *rand.Rand, doc map[string]any) {
 	keys := []string{
 		"name", "description", "id", "type", "image", "tag", "notDefined", "https://ext.example/p", "ex:p", "@type",
 		"@id", "narrative", "inLanguage", "creditsAvailable", "hashed", "achievementType", "result", "@graph",
-		"proof", "evidence", "", "@foo", "awardedDate", "endorsement", "language",
+		"proof", "evidence", "", "@foo", "awardedDate", "endorsement", "language", "identityHash", "identityType", "salt",
 	}
 	// Pick a node: the credential, its subject, the achievement, the issuer or the criteria.
 	nodes := []map[string]any{doc}
@@ -290,6 +295,15 @@ func mutate(r *rand.Rand, doc map[string]any) {
 		}
 		if m, ok := cur.(map[string]any); ok {
 			nodes = append(nodes, m)
+		}
+	}
+	// The recipient's identifiers too: the hashed e-mail and the plain-text name (hashed false).
+	if s, ok := doc["credentialSubject"].(map[string]any); ok {
+		ids, _ := s["identifier"].([]any)
+		for _, id := range ids {
+			if m, ok := id.(map[string]any); ok {
+				nodes = append(nodes, m)
+			}
 		}
 	}
 	n := nodes[r.IntN(len(nodes))]

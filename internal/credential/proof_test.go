@@ -27,7 +27,7 @@ func testInput() BuildInput {
 		Issuer:     Issuer{ID: testIssuer, Name: "예시 대학교", URL: "https://univ.example", ImageURL: "https://badges.example/img/org-1.png", Email: "badges@univ.example"},
 		ValidFrom:  time.Date(2025, 3, 1, 9, 30, 0, 0, time.UTC),
 		ValidUntil: time.Date(2027, 3, 1, 15, 0, 0, 0, time.UTC),
-		Recipient:  Recipient{Email: "Kim@Example.com", Salt: "c0ffee"},
+		Recipient:  Recipient{Email: "Kim@Example.com", Salt: "c0ffee", Name: "김민수 (Minsu Kim)"},
 		Achievement: Achievement{
 			ID: "https://badges.example/v3/badges/77", Name: "Teamwork", Description: "Works well \"in\" teams.",
 			CriteriaNarrative: "Nominated by peers.\nReviewed by staff.", ImageURL: "https://badges.example/img/77.png",

@@ -48,8 +48,8 @@ func (s *Service) VerifyURL(assertion uuid.UUID) string {
 	return s.BaseURL + "/verify/" + assertion.String()
 }
 
-// CertificateURL is the recipient's PDF certificate: public, but only to whoever holds the assertion's
-// certificate_token (the badge page and the recipient's mail carry it).
+// CertificateURL is the recipient's PDF certificate: no key, but only to whoever holds the assertion's
+// certificate_token, which the recipient's mail carries and the public badge page never shows.
 func (s *Service) CertificateURL(assertion, token uuid.UUID) string {
 	return s.BaseURL + "/credentials/" + assertion.String() + "/certificate.pdf?token=" + token.String()
 }

@@ -14,8 +14,11 @@ func BakedKey(assertion, contentType string) string {
 	return "baked/" + assertion + "." + ext
 }
 
-// CertificateKey is where the PDF certificate is kept once rendered.
-func CertificateKey(assertion string) string { return "certificates/" + assertion + ".pdf" }
+// CertificateKey is where a rendering of an assertion's PDF certificate is kept: variant names what was drawn
+// (state, language, layout), so each is its own object and none is served for another.
+func CertificateKey(assertion, variant string) string {
+	return "certificates/" + assertion + "/" + variant + ".pdf"
+}
 
 // MediaKey is where a variant of an uploaded image is stored.
 func MediaKey(media, variant, ext string) string { return "media/" + media + "/" + variant + "." + ext }

@@ -1,0 +1,85 @@
+package credential
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Facts are the statements of a credential that a page or a printed certificate shows a person: who it was
+// issued to, which achievement, by whom, and when it is valid. Read them only from bytes whose proof verified:
+// the proof covers every term of the document (canonicalization refuses undefined ones), so each fact is signed.
+type Facts struct {
+	// RecipientName is the first plain-text identifier of identityType "name" (NameIdentity); empty when the
+	// credential names no one (credentials signed before names were, which carry only hashed identifiers).
+	RecipientName   string
+	AchievementName string
+	IssuerName      string
+	ValidFrom       time.Time // VC 2.0 validFrom, or VC 1.1 issuanceDate
+	ValidUntil      time.Time // VC 2.0 validUntil, or VC 1.1 expirationDate; zero when the credential has none
+}
+
+// ReadFacts reads the Facts of a credential. It does not verify the proof (Verify does): a caller shows the
+// result as signed only after Verify succeeded on the same bytes.
+func ReadFacts(credentialJSON []byte) (Facts, error) {
+	var doc struct {
+		ValidFrom      string          `json:"validFrom"`
+		IssuanceDate   string          `json:"issuanceDate"`
+		ValidUntil     string          `json:"validUntil"`
+		ExpirationDate string          `json:"expirationDate"`
+		Issuer         json.RawMessage `json:"issuer"`
+		Subject        json.RawMessage `json:"credentialSubject"`
+	}
+	if err := json.Unmarshal(credentialJSON, &doc); err != nil {
+		return Facts{}, fmt.Errorf("read credential: %w", err)
+	}
+	var f Facts
+	var err error
+	if f.ValidFrom, err = parseFactTime(cmp.Or(doc.ValidFrom, doc.IssuanceDate)); err != nil || f.ValidFrom.IsZero() {
+		return Facts{}, fmt.Errorf("read credential: validFrom %q: %v", cmp.Or(doc.ValidFrom, doc.IssuanceDate), err)
+	}
+	if f.ValidUntil, err = parseFactTime(cmp.Or(doc.ValidUntil, doc.ExpirationDate)); err != nil {
+		return Facts{}, fmt.Errorf("read credential: validUntil: %w", err)
+	}
+	var issuer struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(doc.Issuer, &issuer) // a plain issuer URL has no name
+	f.IssuerName = issuer.Name
+	// credentialSubject is one object in what the service signs; VC allows a set, of which the first is read.
+	var subjects []json.RawMessage
+	if err := json.Unmarshal(doc.Subject, &subjects); err != nil {
+		subjects = []json.RawMessage{doc.Subject}
+	}
+	var subject struct {
+		Achievement struct {
+			Name string `json:"name"`
+		} `json:"achievement"`
+		Identifier []struct {
+			IdentityType string `json:"identityType"`
+			IdentityHash string `json:"identityHash"`
+			Hashed       *bool  `json:"hashed"`
+		} `json:"identifier"`
+	}
+	if len(subjects) > 0 {
+		_ = json.Unmarshal(subjects[0], &subject) // an odd shape states nothing the page could show
+	}
+	f.AchievementName = subject.Achievement.Name
+	for _, id := range subject.Identifier {
+		if id.IdentityType == "name" && id.Hashed != nil && !*id.Hashed && strings.TrimSpace(id.IdentityHash) != "" {
+			f.RecipientName = id.IdentityHash
+			break
+		}
+	}
+	return f, nil
+}
+
+// parseFactTime reads an XML Schema dateTime as credentials carry it; "" is the zero time.
+func parseFactTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	return time.Parse(time.RFC3339Nano, s)
+}
