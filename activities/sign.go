@@ -14,9 +14,9 @@ import (
 	"github.com/badged/badged/internal/credential"
 )
 
-// SignCredentials builds the OpenBadgeCredential of each recipient, signs it with the organization's key
-// (eddsa-rdfc-2022) and records it with its SHA-256 in Postgres; it is published by the upload step, once anchored
-// and baked. The proof's created time is the issue time and Ed25519 is deterministic, so a retry signs to the same
+// SignCredentials builds the OpenBadgeCredential of each recipient, signs it with the key of the organization's
+// issuer of the issuance's mode (eddsa-rdfc-2022) and records it with its SHA-256 in Postgres; it is published by the
+// upload step, once anchored and baked. The proof's created time is the issue time and Ed25519 is deterministic, so a retry signs to the same
 // bytes. Signing is CPU work: the chunk is signed on every core, then recorded in one statement.
 func (a *Activities) SignCredentials(ctx context.Context, in StepBatch) (StepResult, error) {
 	return a.headedForAnchor(ctx, "sign", in, a.signCredentials)
@@ -39,7 +39,10 @@ func (a *Activities) signCredentials(ctx context.Context, ids []uuid.UUID) (fail
 	if err != nil {
 		return nil, persistErr("allocate status list entries", err)
 	}
-	signer, err := a.Issuer.Signer(ctx, todo[0].Assertion.OrgID) // a chunk is one issuance: one organization
+	// A chunk is one issuance: one organization and one mode. A test issuance is signed by the test issuer, whose
+	// key the live issuer's document never lists (issuer.Service.IssuerID).
+	first := todo[0].Assertion
+	signer, err := a.Issuer.Signer(ctx, first.OrgID, first.Mode)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +78,7 @@ func (a *Activities) buildInput(row db.ListPipelineAssertionsRow, listID string,
 	as := row.Assertion
 	in := credential.BuildInput{
 		ID:        a.Issuer.CredentialID(as.ID),
-		Issuer:    credential.Issuer{ID: a.Issuer.IssuerID(as.OrgID), Name: row.OrgName, URL: a.Issuer.BaseURL},
+		Issuer:    a.Issuer.Profile(as.OrgID, as.Mode, row.OrgName),
 		ValidFrom: as.IssuedAt,
 		Name:      row.BadgeName,
 		// The name is signed so that the page and the certificate vouch only for what the credential says.

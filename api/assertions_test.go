@@ -177,10 +177,13 @@ func TestAssertions_ListFilters(t *testing.T) {
 			require.Equal(t, []string{"olga"}, names)
 		}
 	})
-	t.Run("test-mode assertions are never listed, not even to a test key", func(t *testing.T) {
+	t.Run("test-mode assertions are never listed, and a test key lists no live ones", func(t *testing.T) {
 		testKey := mustModeKey(t, f.d, f.org, apikey.RoleViewer, apikey.ModeTest)
 		for _, v := range testVersions {
 			data := f.mustOK(t, http.MethodGet, "/public/"+v+"/assertions?size=100", testKey, "")
+			require.Empty(t, data["items"])
+			require.Equal(t, float64(0), jget(t, data, "pagination.totalElement"))
+			data = f.mustOK(t, http.MethodGet, "/public/"+v+"/assertions?size=100", f.keys["viewer"], "")
 			for _, it := range data["items"].([]any) {
 				require.NotEqual(t, "tess", jstr(t, it, "recipient.name"))
 			}

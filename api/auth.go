@@ -17,7 +17,9 @@ type principal struct {
 	OrgName string
 	KeyID   uuid.UUID
 	Role    string
-	Mode    string
+	// Mode is the key's mode. Only the route table's mode rule reads it (modes.go); handlers act on the scope it
+	// grants (scopeOf).
+	Mode string
 }
 
 type principalKey struct{}

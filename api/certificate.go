@@ -31,11 +31,11 @@ func (h *handler) getAssertionPDF(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	p := principalOf(r.Context())
-	a, err := h.db.GetAssertion(r.Context(), db.GetAssertionParams{OrgID: p.OrgID, ID: id.UUID})
-	if db.IsNotFound(err) {
-		err = newError(codeAssertionMissing, "assertion %s not found", id)
+	sc, err := scopeOf(r.Context())
+	if err != nil {
+		return err
 	}
+	a, err := h.findAssertion(r.Context(), sc, id.UUID)
 	if err == nil && (a.Assertion.CredentialKey == nil || !slices.Contains(issuedStates, a.Assertion.State)) {
 		err = newError(codeAssertionMissing, "assertion %s has no certificate: it is %s", id, a.Assertion.State)
 	}

@@ -92,6 +92,7 @@ func NewHandler(d Deps) http.Handler {
 	r.Get("/readyz", h.readyz)
 	r.Get("/media/{mediaID}/{variant}", h.handle(h.serveMedia))
 	r.Get("/issuers/{orgId}", h.handle(h.getIssuer))
+	r.Get("/issuers/{orgId}/test", h.handle(h.getTestIssuer))
 	r.With(negotiated).Get("/credentials/{assertionId}", h.handle(h.getCredential))
 	r.Get("/credentials/{assertionId}/image", h.handle(h.getCredentialImage))
 	r.Get("/credentials/{assertionId}/receipt", h.handle(h.getReceipt))
@@ -109,44 +110,68 @@ func NewHandler(d Deps) http.Handler {
 	if d.KeyCacheTTL > 0 {
 		h.keys = newKeyCache(d.KeyCacheTTL, time.Now, d.DB.GetAPIKey) // real time: a pinned test clock never expires
 	}
-	viewer, manager := h.require(apikey.RoleViewer), h.require(apikey.RoleManager)
 	for _, v := range versions {
 		r.Get(v.prefix()+"/openapi.json", h.handle(h.serveOpenAPI(v))) // public: integrators read it before they have a key
 		r.Route(v.prefix(), func(r chi.Router) {
 			r.Use(versionMiddleware(v), h.authenticate, h.rateLimit)
 			r.NotFound(h.notFound) // behind authentication: an unknown path under a version needs a key too
-			r.With(viewer).Get("/organization", h.getOrganization)
-			r.With(manager).Post("/media-files/images", h.handle(h.uploadImage))
-
-			r.With(manager).Post("/programs", h.handle(h.createProgram))
-			r.With(viewer).Get("/programs", h.handle(h.listPrograms))
-			r.With(viewer).Get("/programs/{programId}", h.handle(h.getProgram))
-			r.With(manager).Patch("/programs/{programId}", h.handle(h.updateProgram))
-			r.With(manager).Delete("/programs/{programId}", h.handle(h.deleteProgram))
-
-			r.With(manager).Post("/badges", h.handle(h.createBadge))
-			r.With(viewer).Get("/badges", h.handle(h.listBadges))
-			r.With(viewer).Get("/badges/{badgeId}", h.handle(h.getBadge))
-			r.With(manager).Patch("/badges/{badgeId}", h.handle(h.updateBadge))
-			r.With(manager).Delete("/badges/{badgeId}", h.handle(h.deleteBadge))
-
-			r.With(manager).Post("/badges/{badgeId}/issuances", h.handle(h.createIssuance))
-			r.With(viewer).Get("/issuances/{issuanceId}", h.handle(h.getIssuance))
-			r.With(viewer).Get("/assertions", h.handle(h.listAssertions))
-			r.With(viewer).Get("/assertions/{assertionId}", h.handle(h.getAssertion))
-			r.With(manager).Post("/assertions/{assertionId}/cancel", h.handle(h.cancelAssertion))
-			r.With(manager).Post("/assertions/{assertionId}/reissue", h.handle(h.reissueAssertion))
-			r.With(viewer).Get("/assertions/{assertionId}/pdf", h.handle(h.getAssertionPDF))
-			if v == v3 { // an extension of v3 (webhooks.go); every operation needs a manager key
-				r.With(manager).Get("/webhooks", h.handle(h.listWebhooks))
-				r.With(manager).Post("/webhooks", h.handle(h.createWebhook))
-				r.With(manager).Delete("/webhooks/{webhookId}", h.handle(h.deleteWebhook))
-				r.With(manager).Get("/webhooks/{webhookId}/deliveries", h.handle(h.listWebhookDeliveries))
-				r.With(manager).Post("/webhooks/deliveries/{deliveryId}/redeliver", h.handle(h.redeliverWebhook))
+			for _, rt := range routes {
+				if rt.v3only && v != v3 {
+					continue
+				}
+				fn := rt.fn
+				r.With(h.require(rt.role), h.modePolicy(rt.method, rt.pattern, rt.mode)).
+					Method(rt.method, rt.pattern, h.handle(func(w http.ResponseWriter, r *http.Request) error { return fn(h, w, r) }))
 			}
 		})
 	}
 	return r
+}
+
+// route is one operation of the versioned API and who may call it: the lowest role, and what a key of each mode
+// may touch (modes.go).
+type route struct {
+	method, pattern string
+	role            string
+	mode            modeRule
+	fn              func(*handler, http.ResponseWriter, *http.Request) error
+	v3only          bool // an extension of v3 (webhooks.go)
+}
+
+// routes is the route table of /public/v2 and /public/v3. Reads need a viewer key, changes a manager key (the
+// contract's roles); the mode rule is the test-mode sandbox (modes.go, README "Test mode").
+var routes = []route{
+	{http.MethodGet, "/organization", apikey.RoleViewer, sharedRead, (*handler).getOrganization, false},
+	{http.MethodPost, "/media-files/images", apikey.RoleManager, liveWrite, (*handler).uploadImage, false},
+
+	{http.MethodPost, "/programs", apikey.RoleManager, liveWrite, (*handler).createProgram, false},
+	{http.MethodGet, "/programs", apikey.RoleViewer, sharedRead, (*handler).listPrograms, false},
+	{http.MethodGet, "/programs/{programId}", apikey.RoleViewer, sharedRead, (*handler).getProgram, false},
+	{http.MethodPatch, "/programs/{programId}", apikey.RoleManager, liveWrite, (*handler).updateProgram, false},
+	{http.MethodDelete, "/programs/{programId}", apikey.RoleManager, liveWrite, (*handler).deleteProgram, false},
+
+	{http.MethodPost, "/badges", apikey.RoleManager, liveWrite, (*handler).createBadge, false},
+	{http.MethodGet, "/badges", apikey.RoleViewer, sharedRead, (*handler).listBadges, false},
+	{http.MethodGet, "/badges/{badgeId}", apikey.RoleViewer, sharedRead, (*handler).getBadge, false},
+	{http.MethodPatch, "/badges/{badgeId}", apikey.RoleManager, liveWrite, (*handler).updateBadge, false},
+	{http.MethodDelete, "/badges/{badgeId}", apikey.RoleManager, liveWrite, (*handler).deleteBadge, false},
+
+	{http.MethodPost, "/badges/{badgeId}/issuances", apikey.RoleManager, sandboxed, (*handler).createIssuance, false},
+	{http.MethodGet, "/issuances/{issuanceId}", apikey.RoleViewer, sandboxed, (*handler).getIssuance, false},
+	{http.MethodGet, "/assertions", apikey.RoleViewer, sandboxed, (*handler).listAssertions, false},
+	{http.MethodGet, "/assertions/{assertionId}", apikey.RoleViewer, sandboxed, (*handler).getAssertion, false},
+	{http.MethodPost, "/assertions/{assertionId}/cancel", apikey.RoleManager, sandboxed, (*handler).cancelAssertion, false},
+	{http.MethodPost, "/assertions/{assertionId}/reissue", apikey.RoleManager, sandboxed, (*handler).reissueAssertion, false},
+	{http.MethodGet, "/assertions/{assertionId}/pdf", apikey.RoleViewer, sandboxed, (*handler).getAssertionPDF, false},
+
+	// Webhooks: every operation needs a manager key. The endpoints receive events of both modes (each names its
+	// mode), so a test key may look at them and their delivery log; registering, removing and re-sending (a live
+	// event included) change what live integrations receive.
+	{http.MethodGet, "/webhooks", apikey.RoleManager, sharedRead, (*handler).listWebhooks, true},
+	{http.MethodPost, "/webhooks", apikey.RoleManager, liveWrite, (*handler).createWebhook, true},
+	{http.MethodDelete, "/webhooks/{webhookId}", apikey.RoleManager, liveWrite, (*handler).deleteWebhook, true},
+	{http.MethodGet, "/webhooks/{webhookId}/deliveries", apikey.RoleManager, sharedRead, (*handler).listWebhookDeliveries, true},
+	{http.MethodPost, "/webhooks/deliveries/{deliveryId}/redeliver", apikey.RoleManager, liveWrite, (*handler).redeliverWebhook, true},
 }
 
 // handlerFunc is a handler that leaves its failure to handle: it writes only its success.

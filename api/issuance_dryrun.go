@@ -54,14 +54,14 @@ type dryRunProblem struct {
 // dryRunIssuance answers a request that passed every check of its shape (path, Idempotency-Key, body, issuedAt)
 // with what the real request would do against the stored state of now, read in one read-only snapshot. stored is
 // the issuance the key already names, if any.
-func (h *handler) dryRunIssuance(w http.ResponseWriter, r *http.Request, badgeID uuid.UUID, req issuanceRequest,
+func (h *handler) dryRunIssuance(w http.ResponseWriter, r *http.Request, sc scope, badgeID uuid.UUID, req issuanceRequest,
 	hash []byte, stored *db.Issuance, now time.Time) error {
-	ctx, v, p := r.Context(), versionOf(r.Context()), principalOf(r.Context())
+	ctx, v := r.Context(), versionOf(r.Context())
 	setLogAttrs(ctx, "dryRun", true)
 	out := dryRunResponse{BadgeID: badgeID.String(), ProgramID: req.ProgramID.String(), RecipientCount: len(req.Recipients)}
 	out.Recipients, out.Problems = previewRecipients(v, req.Recipients)
 	err := h.db.InReadOnlyTx(ctx, func(q *db.Queries) error {
-		org, err := q.GetOrganization(ctx, p.OrgID)
+		org, err := q.GetOrganization(ctx, sc.Org)
 		if err != nil {
 			return err
 		}
@@ -81,7 +81,7 @@ func (h *handler) dryRunIssuance(w http.ResponseWriter, r *http.Request, badgeID
 			}
 			return nil
 		}
-		plan, problems, err := h.checkIssuance(ctx, q, p, v, badgeID, req, now)
+		plan, problems, err := h.checkIssuance(ctx, q, sc, v, badgeID, req, now)
 		if err != nil {
 			return err
 		}
@@ -92,7 +92,7 @@ func (h *handler) dryRunIssuance(w http.ResponseWriter, r *http.Request, badgeID
 		if v == v3 {
 			out.IssuedAt = v.formatTime(plan.issuedAt, h.loc)
 		}
-		out.CreditsRequired = creditDebit(p.Mode, len(req.Recipients))
+		out.CreditsRequired = creditDebit(sc.Mode, len(req.Recipients))
 		if int64(out.CreditsRequired) > org.Credits {
 			out.Problems = append(out.Problems, requestProblem(newError(codeNoCredits,
 				"the organization has %d issuance credits; the %d recipients need %d", org.Credits, len(req.Recipients), out.CreditsRequired), ""))

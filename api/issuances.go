@@ -61,9 +61,13 @@ func (h *handler) createIssuance(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, p, now := versionOf(r.Context()), principalOf(r.Context()), h.now()
+	sc, err := scopeOf(r.Context())
+	if err != nil {
+		return err
+	}
+	v, now := versionOf(r.Context()), h.now()
 	bodySum := sha256.Sum256(body)
-	prev, found, err := h.issuanceByKey(r.Context(), p, badgeID.UUID, key)
+	prev, found, err := h.issuanceByKey(r.Context(), sc, badgeID.UUID, key)
 	if err != nil {
 		return err
 	}
@@ -92,7 +96,7 @@ func (h *handler) createIssuance(w http.ResponseWriter, r *http.Request) error {
 		if found {
 			stored = &prev
 		}
-		return h.dryRunIssuance(w, r, badgeID.UUID, req, hash, stored, now)
+		return h.dryRunIssuance(w, r, sc, badgeID.UUID, req, hash, stored, now)
 	}
 	if found {
 		// A replay is answered from the stored issuance, even if the badge changed since.
@@ -101,17 +105,17 @@ func (h *handler) createIssuance(w http.ResponseWriter, r *http.Request) error {
 		}
 		return h.answerIssuance(w, r, v, prev)
 	}
-	iss, err := h.recordIssuance(r.Context(), p, v, badgeID.UUID, key, hash, bodySum[:], req, now)
+	iss, err := h.recordIssuance(r.Context(), sc, v, badgeID.UUID, key, hash, bodySum[:], req, now)
 	if err != nil {
 		return err
 	}
 	return h.answerIssuance(w, r, v, iss)
 }
 
-// issuanceByKey reads the issuance of (badge, key), if any. It is the one read of a replay; a new key's
-// transaction does not read again, as CreateIssuance answers a concurrent winner (ON CONFLICT DO NOTHING).
-func (h *handler) issuanceByKey(ctx context.Context, p principal, badgeID uuid.UUID, key string) (db.Issuance, bool, error) {
-	prev, err := h.db.GetIssuanceByKey(ctx, db.GetIssuanceByKeyParams{OrgID: p.OrgID, BadgeID: badgeID, Mode: p.Mode, IdempotencyKey: key})
+// issuanceByKey reads the issuance of (badge, key) in the key's mode, if any. It is the one read of a replay; a new
+// key's transaction does not read again, as CreateIssuance answers a concurrent winner (ON CONFLICT DO NOTHING).
+func (h *handler) issuanceByKey(ctx context.Context, sc scope, badgeID uuid.UUID, key string) (db.Issuance, bool, error) {
+	prev, err := h.db.GetIssuanceByKey(ctx, db.GetIssuanceByKeyParams{OrgID: sc.Org, BadgeID: badgeID, Mode: sc.Mode, IdempotencyKey: key})
 	if db.IsNotFound(err) {
 		return prev, false, nil
 	}
@@ -146,13 +150,13 @@ func (h *handler) startIssuance(r *http.Request, iss db.Issuance) error {
 }
 
 // recordIssuance runs the transaction of step 1 of DESIGN.md "Issuance, step by step".
-func (h *handler) recordIssuance(ctx context.Context, p principal, v version, badgeID uuid.UUID, key string,
+func (h *handler) recordIssuance(ctx context.Context, sc scope, v version, badgeID uuid.UUID, key string,
 	hash, bodySum []byte, req issuanceRequest, now time.Time) (db.Issuance, error) {
 	var out db.Issuance
 	fresh := false // a new row, not a replay: counted once the transaction commits
 	err := h.db.InTx(ctx, func(q *db.Queries) error {
 		// The caller found no issuance under key; one committed since is caught by CreateIssuance below.
-		plan, problems, err := h.checkIssuance(ctx, q, p, v, badgeID, req, now)
+		plan, problems, err := h.checkIssuance(ctx, q, sc, v, badgeID, req, now)
 		if err != nil {
 			return err
 		}
@@ -161,14 +165,14 @@ func (h *handler) recordIssuance(ctx context.Context, p principal, v version, ba
 		}
 		issuedAt, expiredAt := plan.issuedAt, plan.expiredAt
 		n := len(req.Recipients)
-		debit := creditDebit(p.Mode, n)
-		created, err := q.CreateIssuance(ctx, db.CreateIssuanceParams{ID: uuid.New(), OrgID: p.OrgID, BadgeID: badgeID,
-			ProgramID: req.ProgramID, ApiVersion: int16(v), Mode: p.Mode, IdempotencyKey: key, RequestHash: hash,
+		debit := creditDebit(sc.Mode, n)
+		created, err := q.CreateIssuance(ctx, db.CreateIssuanceParams{ID: uuid.New(), OrgID: sc.Org, BadgeID: badgeID,
+			ProgramID: req.ProgramID, ApiVersion: int16(v), Mode: sc.Mode, IdempotencyKey: key, RequestHash: hash,
 			IssuedAt: issuedAt, ExpiredAt: expiredAt, AssertionCount: int32(n), CreditsDebited: int32(debit),
-			WorkflowID: workflows.IssuanceWorkflowID(p.Mode, p.OrgID, badgeID, key), BodySha256: bodySum})
+			WorkflowID: workflows.IssuanceWorkflowID(sc.Mode, sc.Org, badgeID, key), BodySha256: bodySum})
 		if db.IsNotFound(err) {
 			// A concurrent request with the same key committed first: answer as its replay.
-			prev, err := q.GetIssuanceByKey(ctx, db.GetIssuanceByKeyParams{OrgID: p.OrgID, BadgeID: badgeID, Mode: p.Mode, IdempotencyKey: key})
+			prev, err := q.GetIssuanceByKey(ctx, db.GetIssuanceByKeyParams{OrgID: sc.Org, BadgeID: badgeID, Mode: sc.Mode, IdempotencyKey: key})
 			if err != nil {
 				return err
 			}
@@ -178,7 +182,7 @@ func (h *handler) recordIssuance(ctx context.Context, p principal, v version, ba
 		if err != nil {
 			return err
 		}
-		first, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: p.OrgID, Debit: int64(debit), Serials: int64(n)})
+		first, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: int64(n)})
 		if db.IsNotFound(err) {
 			return newError(codeNoCredits, "the organization has fewer issuance credits than the %d recipients need", n)
 		}
@@ -192,7 +196,7 @@ func (h *handler) recordIssuance(ctx context.Context, p principal, v version, ba
 		return nil
 	})
 	if err == nil && fresh {
-		h.metrics.IssuanceStarted(versionLabel(v.prefix()), p.Mode)
+		h.metrics.IssuanceStarted(versionLabel(v.prefix()), sc.Mode)
 	}
 	return out, err
 }
@@ -215,10 +219,10 @@ type issuancePlan struct {
 // checkIssuance runs the checks of the issuance transaction against stored state, in the order a real request
 // answers them: badge (BDG001), its FIXED policy (BDG064), program (PRG001, the link COM006), expiry (ISS061). A
 // real request answers the first problem; a dry run reports them all. err is a missing badge (the path names no
-// resource, so neither goes on) or a database failure.
-func (h *handler) checkIssuance(ctx context.Context, q *db.Queries, p principal, v version, badgeID uuid.UUID,
+// resource, so neither goes on) or a database failure. A test issuance's expiry is bounded (expiry.Test).
+func (h *handler) checkIssuance(ctx context.Context, q *db.Queries, sc scope, v version, badgeID uuid.UUID,
 	req issuanceRequest, now time.Time) (plan issuancePlan, problems []*apiError, err error) {
-	badge, err := q.GetBadge(ctx, db.GetBadgeParams{OrgID: p.OrgID, ID: badgeID})
+	badge, err := q.GetBadge(ctx, db.GetBadgeParams{OrgID: sc.Org, ID: badgeID})
 	if db.IsNotFound(err) {
 		return plan, nil, newError(codeBadgeNotFound, "badge %s not found", badgeID)
 	}
@@ -229,7 +233,7 @@ func (h *handler) checkIssuance(ctx context.Context, q *db.Queries, p principal,
 		problems = append(problems, newError(codeFixedExpiry,
 			"badge %s has a FIXED expiration policy; issue with a badge without a policy or with relative months", badgeID))
 	}
-	if err := h.checkIssuanceProgram(ctx, q, p.OrgID, badgeID, req.ProgramID); err != nil {
+	if err := h.checkIssuanceProgram(ctx, q, sc.Org, badgeID, req.ProgramID); err != nil {
 		var ae *apiError
 		if !errors.As(err, &ae) {
 			return plan, nil, err
@@ -248,6 +252,9 @@ func (h *handler) checkIssuance(ctx context.Context, q *db.Queries, p principal,
 				fields: []fieldError{{Field: "issuedAt", Message: "with this badge's policy the credential would already be expired"}}})
 		}
 		plan.expiredAt = &t
+	}
+	if !sc.live() {
+		plan.expiredAt = expiry.Test(plan.expiredAt, now)
 	}
 	return plan, problems, nil
 }
@@ -300,7 +307,11 @@ func (h *handler) getIssuance(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	iss, err := h.db.GetIssuance(r.Context(), db.GetIssuanceParams{OrgID: principalOf(r.Context()).OrgID, ID: id.UUID})
+	sc, err := scopeOf(r.Context())
+	if err != nil {
+		return err
+	}
+	iss, err := h.db.GetIssuance(r.Context(), db.GetIssuanceParams{OrgID: sc.Org, ID: id.UUID, Mode: sc.Mode})
 	if db.IsNotFound(err) {
 		err = newError(codeIssuanceNotFound, "issuance %s not found", id)
 	}

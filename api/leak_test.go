@@ -82,7 +82,7 @@ var leakCases = []leakCase{
 // publish (health, media by unguessable id, issuer profiles, credentials, status lists), so organization scoping does
 // not apply to them. A new unversioned route must be added here on purpose.
 var publicRoutes = []string{
-	"GET /healthz", "GET /readyz", "GET /media/{mediaID}/{variant}", "GET /issuers/{orgId}",
+	"GET /healthz", "GET /readyz", "GET /media/{mediaID}/{variant}", "GET /issuers/{orgId}", "GET /issuers/{orgId}/test",
 	"GET /credentials/{assertionId}", "GET /credentials/{assertionId}/image", "GET /credentials/{assertionId}/receipt",
 	"GET /credentials/{assertionId}/status",          // what the badge page says, as JSON
 	"GET /credentials/{assertionId}/certificate.pdf", // only with the assertion's random certificate token

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/credential"
 	"github.com/badged/badged/internal/safetext"
 )
@@ -23,6 +24,9 @@ type shownFacts struct {
 func shownFactsOf(row db.GetBadgePageRow, signed *credential.Facts) shownFacts {
 	a := row.Assertion
 	f := shownFacts{Recipient: a.RecipientName, Badge: row.BadgeName, Issuer: row.OrgName, IssuedAt: a.IssuedAt, ExpiresAt: a.ExpiredAt}
+	if a.Mode == apikey.ModeTest {
+		f.Issuer = credential.TestName(row.OrgName) // as the credential names its test issuer
+	}
 	if signed == nil {
 		return f
 	}

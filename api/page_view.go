@@ -6,12 +6,14 @@ import (
 	"time"
 
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/apikey"
+	"github.com/badged/badged/internal/credential"
 	"github.com/badged/badged/internal/safetext"
 )
 
 // verdict is what the page says first, in plain words. Its kind picks the colour and the HTTP status.
 type verdict struct {
-	Kind     string // valid, revoked, expired, replaced or invalid
+	Kind     string // valid, revoked, expired, replaced, invalid, or test (a test-mode credential)
 	Title    string
 	Detail   string
 	Link     string // the replacement's page, for a replaced badge
@@ -68,10 +70,14 @@ func (v pageView) T(key string, args ...any) string { return msg(v.Lang, key, ar
 func (h *handler) buildPage(row db.GetBadgePageRow, as assessment, lang string) pageView {
 	displayNames(&row)
 	a := row.Assertion
+	issuerName := row.OrgName
+	if a.Mode == apikey.ModeTest {
+		issuerName = credential.TestName(row.OrgName) // as the credential names its test issuer
+	}
 	f := shownFactsOf(row, as.signed)
 	v := pageView{Lang: lang, BadgeName: f.Badge, BadgeText: row.BadgeDescription,
 		BadgeImage: "/media/" + row.BadgeImageID.String() + "/medium", BadgeAlt: msg(lang, "page.badgeImage", f.Badge),
-		AwardedTo: msg(lang, "page.awardedTo", f.Recipient), IssuerName: row.OrgName,
+		AwardedTo: msg(lang, "page.awardedTo", f.Recipient), IssuerName: issuerName,
 		CredentialURL: h.urls().CredentialID(a.ID), Footer: msg(lang, "page.footer")}
 	if !f.RecipientSigned {
 		v.AwardedTo = msg(lang, "page.awardedToRecords", f.Recipient)
@@ -146,6 +152,9 @@ func displayNames(row *db.GetBadgePageRow) {
 func (h *handler) pageVerdict(row db.GetBadgePageRow, as assessment, f shownFacts, lang string) verdict {
 	a := row.Assertion
 	switch {
+	case a.Mode == apikey.ModeTest:
+		// First, whatever else holds: a test credential is never a real badge, valid or not.
+		return verdict{Kind: "test", Title: msg(lang, "verdict.test"), Detail: msg(lang, "verdict.testDetail", row.OrgName, a.RecipientName)}
 	case a.State == "REISSUED":
 		v := verdict{Kind: "replaced", Title: msg(lang, "verdict.replaced"), Detail: msg(lang, "verdict.replacedDetail")}
 		if a.ReplacedBy != nil {

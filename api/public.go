@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/blob"
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/webhook"
@@ -79,15 +80,24 @@ func (h *handler) getCredentialImage(w http.ResponseWriter, r *http.Request) err
 	return h.serveBlob(w, r, *a.Assertion.BakedKey, *a.Assertion.BakedContentType, "")
 }
 
-// getIssuer answers the issuer's controller document (the Multikey its proofs name).
+// getIssuer answers the live issuer's controller document (the Multikey its proofs name).
 func (h *handler) getIssuer(w http.ResponseWriter, r *http.Request) error {
+	return h.serveIssuer(w, r, apikey.ModeLive)
+}
+
+// getTestIssuer answers the test issuer's controller document: its own key, marked as a test issuer.
+func (h *handler) getTestIssuer(w http.ResponseWriter, r *http.Request) error {
+	return h.serveIssuer(w, r, apikey.ModeTest)
+}
+
+func (h *handler) serveIssuer(w http.ResponseWriter, r *http.Request, mode string) error {
 	id, err := parseUUID(chi.URLParam(r, "orgId"))
 	if err != nil {
 		return newError(codeNotFound, "no such issuer")
 	}
-	doc, found, err := h.issuer.ControllerDocument(r.Context(), id)
+	doc, found, err := h.issuer.ControllerDocument(r.Context(), id, mode)
 	if err == nil && !found {
-		err = newError(codeNotFound, "no issuer %s (an organization gets its key with its first issuance)", id)
+		err = newError(codeNotFound, "no %s issuer %s (an organization gets its key with its first issuance of the mode)", mode, id)
 	}
 	if err != nil {
 		return err
@@ -164,10 +174,14 @@ func (h *handler) cancelAssertion(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	v, org := versionOf(r.Context()), principalOf(r.Context()).OrgID
+	sc, err := scopeOf(r.Context())
+	if err != nil {
+		return err
+	}
+	v := versionOf(r.Context())
 	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
 		// Locked like a reissue's original (LockReissueOriginal), so a cancel and a reissue of it take turns.
-		cur, err := q.LockReissueOriginal(r.Context(), db.LockReissueOriginalParams{OrgID: org, ID: id.UUID})
+		cur, err := q.LockReissueOriginal(r.Context(), db.LockReissueOriginalParams{OrgID: sc.Org, ID: id.UUID, Mode: sc.Mode})
 		if db.IsNotFound(err) {
 			return newError(codeAssertionMissing, "assertion %s not found", id)
 		}
@@ -181,7 +195,7 @@ func (h *handler) cancelAssertion(w http.ResponseWriter, r *http.Request) error 
 		if err := refusePending(r.Context(), q, cur.ID, "cancelled"); err != nil {
 			return err
 		}
-		a, err := q.RevokeAssertion(r.Context(), db.RevokeAssertionParams{OrgID: org, ID: id.UUID, Reason: reason})
+		a, err := q.RevokeAssertion(r.Context(), db.RevokeAssertionParams{OrgID: sc.Org, ID: id.UUID, Mode: sc.Mode, Reason: reason})
 		if db.IsNotFound(err) {
 			state := effectiveState(cur.State, cur.ExpiredAt, h.now())
 			return newError(codeCancelState, "assertion %s is %s; only ISSUED or RECEIVED assertions can be cancelled", id, state)
@@ -199,5 +213,5 @@ func (h *handler) cancelAssertion(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	return h.getAssertionAs(w, r, v, org, id.UUID)
+	return h.getAssertionAs(w, r, v, sc, id.UUID)
 }

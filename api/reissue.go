@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
-	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/workflows"
 )
 
@@ -51,15 +50,12 @@ func (h *handler) reissueAssertion(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	v, p, now := versionOf(r.Context()), principalOf(r.Context()), h.now()
-	if p.Mode != apikey.ModeLive {
-		// Assertions of test issuances are never readable, and live ones are not a test key's to replace.
-		return newError(codeAssertionMissing, "assertion %s not found for a test key: only live keys reissue", id)
+	sc, err := scopeOf(r.Context())
+	if err != nil {
+		return err
 	}
-	orig, err := h.db.GetAssertion(r.Context(), db.GetAssertionParams{OrgID: p.OrgID, ID: id.UUID})
-	if db.IsNotFound(err) {
-		err = newError(codeAssertionMissing, "assertion %s not found", id)
-	}
+	v, now := versionOf(r.Context()), h.now()
+	orig, err := h.findAssertion(r.Context(), sc, id.UUID) // a test key reissues its test assertions only
 	if err != nil {
 		return err
 	}
@@ -72,7 +68,7 @@ func (h *handler) reissueAssertion(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	bodySum := sha256.Sum256(body)
-	iss, err := h.recordReissue(r.Context(), p, v, orig.Assertion, key, hash, bodySum[:], req, now)
+	iss, err := h.recordReissue(r.Context(), sc, v, orig.Assertion, key, hash, bodySum[:], req, now)
 	if err != nil {
 		return err
 	}
@@ -120,16 +116,16 @@ func (req reissueRequest) requestHash(v version, original uuid.UUID) ([]byte, er
 // recordReissue is the reissue transaction. The original is locked first, so two reissues of it (and a cancel)
 // take turns; under the lock a replay is answered before any state check, so a retried request gets its first
 // answer even after the original turned REISSUED.
-func (h *handler) recordReissue(ctx context.Context, p principal, v version, orig db.Assertion, key string,
+func (h *handler) recordReissue(ctx context.Context, sc scope, v version, orig db.Assertion, key string,
 	hash, bodySum []byte, req reissueRequest, now time.Time) (db.Issuance, error) {
 	var out db.Issuance
 	fresh := false
 	err := h.db.InTx(ctx, func(q *db.Queries) error {
-		cur, err := q.LockReissueOriginal(ctx, db.LockReissueOriginalParams{OrgID: p.OrgID, ID: orig.ID})
+		cur, err := q.LockReissueOriginal(ctx, db.LockReissueOriginalParams{OrgID: sc.Org, ID: orig.ID, Mode: sc.Mode})
 		if err != nil {
 			return err
 		}
-		prev, err := q.GetIssuanceByKey(ctx, db.GetIssuanceByKeyParams{OrgID: p.OrgID, BadgeID: cur.BadgeID, Mode: p.Mode, IdempotencyKey: key})
+		prev, err := q.GetIssuanceByKey(ctx, db.GetIssuanceByKeyParams{OrgID: sc.Org, BadgeID: cur.BadgeID, Mode: sc.Mode, IdempotencyKey: key})
 		if err == nil {
 			out = prev
 			return sameRequest(prev, hash)
@@ -140,22 +136,22 @@ func (h *handler) recordReissue(ctx context.Context, p principal, v version, ori
 		if err := checkReissuable(ctx, q, cur, now); err != nil {
 			return err
 		}
-		if _, err := q.GetBadge(ctx, db.GetBadgeParams{OrgID: p.OrgID, ID: cur.BadgeID}); db.IsNotFound(err) {
+		if _, err := q.GetBadge(ctx, db.GetBadgeParams{OrgID: sc.Org, ID: cur.BadgeID}); db.IsNotFound(err) {
 			return newError(codeBadgeNotFound, "badge %s of assertion %s was deleted; a deleted badge is not reissued", cur.BadgeID, cur.ID)
 		} else if err != nil {
 			return err
 		}
 		// Credits: a reissue signs, anchors and delivers a new credential, the work a credit pays for, so it
-		// consumes one like an issuance recipient (refunded if the replacement fails).
-		const debit = 1
-		created, err := q.CreateIssuance(ctx, db.CreateIssuanceParams{ID: uuid.New(), OrgID: p.OrgID, BadgeID: cur.BadgeID,
-			ProgramID: cur.ProgramID, ApiVersion: int16(v), Mode: p.Mode, IdempotencyKey: key, RequestHash: hash,
-			IssuedAt: cur.IssuedAt, ExpiredAt: cur.ExpiredAt, AssertionCount: 1, CreditsDebited: debit,
-			WorkflowID: workflows.IssuanceWorkflowID(p.Mode, p.OrgID, cur.BadgeID, key), BodySha256: bodySum})
+		// consumes one like an issuance recipient (refunded if the replacement fails); a test reissue, none.
+		debit := creditDebit(sc.Mode, 1)
+		created, err := q.CreateIssuance(ctx, db.CreateIssuanceParams{ID: uuid.New(), OrgID: sc.Org, BadgeID: cur.BadgeID,
+			ProgramID: cur.ProgramID, ApiVersion: int16(v), Mode: sc.Mode, IdempotencyKey: key, RequestHash: hash,
+			IssuedAt: cur.IssuedAt, ExpiredAt: cur.ExpiredAt, AssertionCount: 1, CreditsDebited: int32(debit),
+			WorkflowID: workflows.IssuanceWorkflowID(sc.Mode, sc.Org, cur.BadgeID, key), BodySha256: bodySum})
 		if db.IsNotFound(err) {
 			// The key was taken meanwhile by a request of another original or an issuance of the badge (a retry
 			// of this very request would have waited for the original's lock and found it above).
-			prev, err := q.GetIssuanceByKey(ctx, db.GetIssuanceByKeyParams{OrgID: p.OrgID, BadgeID: cur.BadgeID, Mode: p.Mode, IdempotencyKey: key})
+			prev, err := q.GetIssuanceByKey(ctx, db.GetIssuanceByKeyParams{OrgID: sc.Org, BadgeID: cur.BadgeID, Mode: sc.Mode, IdempotencyKey: key})
 			if err != nil {
 				return err
 			}
@@ -165,7 +161,7 @@ func (h *handler) recordReissue(ctx context.Context, p principal, v version, ori
 		if err != nil {
 			return err
 		}
-		first, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: p.OrgID, Debit: debit, Serials: 1})
+		first, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: 1})
 		if db.IsNotFound(err) {
 			return newError(codeNoCredits, "a reissue needs 1 issuance credit and the organization has none")
 		}
@@ -179,7 +175,7 @@ func (h *handler) recordReissue(ctx context.Context, p principal, v version, ori
 		// The replacement keeps the original's issuedAt and expiredAt: it replaces the same award, and a reissue
 		// never extends a validity.
 		if err := q.InsertReplacement(ctx, db.InsertReplacementParams{ID: uuid.New(), IssuanceID: created.ID,
-			ApiVersion: int16(v), SerialNumber: serialNumber(p.OrgID, first), RecipientName: name, CreatedAt: now,
+			ApiVersion: int16(v), SerialNumber: serialNumber(sc.Org, first), RecipientName: name, CreatedAt: now,
 			OriginalID: cur.ID}); err != nil {
 			return fmt.Errorf("insert replacement: %w", err)
 		}
@@ -187,7 +183,7 @@ func (h *handler) recordReissue(ctx context.Context, p principal, v version, ori
 		return nil
 	})
 	if err == nil && fresh {
-		h.metrics.IssuanceStarted(versionLabel(v.prefix()), p.Mode)
+		h.metrics.IssuanceStarted(versionLabel(v.prefix()), sc.Mode)
 	}
 	return out, err
 }

@@ -50,7 +50,7 @@ func (f *pageFixture) mustSignAssertion(tb testing.TB, id uuid.UUID, withName bo
 	require.NoError(tb, err)
 	as := a.Assertion
 	in := credential.BuildInput{ID: f.iss.CredentialID(as.ID), ValidFrom: as.IssuedAt, Name: a.BadgeName,
-		Issuer:    credential.Issuer{ID: f.iss.IssuerID(as.OrgID), Name: a.OrgName, URL: baseURL},
+		Issuer:    credential.Issuer{ID: f.iss.IssuerID(as.OrgID, as.Mode), Name: a.OrgName, URL: baseURL},
 		Recipient: credential.Recipient{Email: *as.RecipientEmail, Salt: "s"},
 		Achievement: credential.Achievement{ID: f.iss.AchievementID(as.BadgeID), Name: a.BadgeName,
 			Description: a.BadgeDescription, CriteriaNarrative: "Lead a team"}}
@@ -62,7 +62,7 @@ func (f *pageFixture) mustSignAssertion(tb testing.TB, id uuid.UUID, withName bo
 	}
 	doc, err := credential.Build(in)
 	require.NoError(tb, err)
-	signer, err := f.iss.Signer(ctx, as.OrgID)
+	signer, err := f.iss.Signer(ctx, as.OrgID, as.Mode)
 	require.NoError(tb, err)
 	signed, err := signer.Sign(ctx, doc, as.IssuedAt)
 	require.NoError(tb, err)

@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 	"time"
+
+	"github.com/badged/badged/internal/apikey"
 )
 
 // credentialStatus is the public, machine-readable state of a credential: what the badge page says first, for
@@ -10,7 +12,8 @@ import (
 // cannot carry).
 type credentialStatus struct {
 	ID               string  `json:"id"`
-	State            string  `json:"state"` // VALID, REVOKED, EXPIRED or REPLACED
+	State            string  `json:"state"` // VALID, TEST (a test credential not revoked or expired), REVOKED, EXPIRED or REPLACED
+	Test             bool    `json:"test"`  // a test-mode credential, whatever its state: never a real badge
 	IssuedAt         string  `json:"issuedAt"`
 	ExpiresAt        *string `json:"expiresAt"`
 	RevokedAt        *string `json:"revokedAt"`
@@ -27,7 +30,10 @@ func (h *handler) getCredentialStatus(w http.ResponseWriter, r *http.Request) er
 	}
 	as := a.Assertion
 	out := credentialStatus{ID: h.urls().CredentialID(as.ID), State: "VALID", IssuedAt: utcString(as.IssuedAt),
-		VerifyURL: h.urls().VerifyURL(as.ID)}
+		VerifyURL: h.urls().VerifyURL(as.ID), Test: as.Mode == apikey.ModeTest}
+	if out.Test {
+		out.State = "TEST"
+	}
 	if as.ExpiredAt != nil {
 		s := utcString(*as.ExpiredAt)
 		out.ExpiresAt = &s

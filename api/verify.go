@@ -82,7 +82,7 @@ func (h *handler) checkSignature(ctx context.Context, a db.Assertion) ([]byte, c
 		c.Detail = "sig.unreadable"
 		return nil, c, nil
 	}
-	doc, found, err := h.issuer.ControllerDocument(ctx, a.OrgID)
+	doc, found, err := h.issuer.ControllerDocument(ctx, a.OrgID, a.Mode)
 	if err != nil || !found {
 		c.Detail = "sig.noKey"
 		return cred, c, nil
@@ -96,7 +96,7 @@ func (h *handler) checkSignature(ctx context.Context, a db.Assertion) ([]byte, c
 		c.Detail, c.Args = "sig.bad", []any{err.Error()}
 		return cred, c, nil
 	}
-	c.OK, c.Detail, c.Args = true, "sig.ok", []any{h.issuer.IssuerID(a.OrgID)}
+	c.OK, c.Detail, c.Args = true, "sig.ok", []any{h.issuer.IssuerID(a.OrgID, a.Mode)}
 	facts, err := credential.ReadFacts(cred)
 	if err != nil { // a verified credential without a readable validFrom: nothing of it is shown as signed
 		h.log.WarnContext(ctx, "read the facts of a verified credential", "assertionId", a.ID, "err", err)

@@ -152,12 +152,13 @@ SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_ve
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN programs p ON p.id = a.program_id
-WHERE a.org_id = $1 AND a.id = $2 AND a.mode = 'live'
+WHERE a.org_id = $1 AND a.id = $2 AND a.mode = $3
 `
 
 type GetAssertionParams struct {
 	OrgID uuid.UUID
 	ID    uuid.UUID
+	Mode  string
 }
 
 type GetAssertionRow struct {
@@ -168,8 +169,9 @@ type GetAssertionRow struct {
 	ProgramImageID uuid.UUID
 }
 
+// An assertion as the API reads it: in the key's organization and mode (api/modes.go); another mode's is not found.
 func (q *Queries) GetAssertion(ctx context.Context, arg GetAssertionParams) (GetAssertionRow, error) {
-	row := q.db.QueryRow(ctx, getAssertion, arg.OrgID, arg.ID)
+	row := q.db.QueryRow(ctx, getAssertion, arg.OrgID, arg.ID, arg.Mode)
 	var i GetAssertionRow
 	err := row.Scan(
 		&i.Assertion.ID,
@@ -520,7 +522,7 @@ func (q *Queries) ListAssertions(ctx context.Context, arg ListAssertionsParams) 
 
 const revokeAssertion = `-- name: RevokeAssertion :one
 UPDATE assertions SET state = 'REVOKED', revoked_at = now(), revocation_reason = $1, updated_at = now()
-WHERE org_id = $2 AND id = $3 AND mode = 'live' AND state IN ('ISSUED', 'RECEIVED')
+WHERE org_id = $2 AND id = $3 AND mode = $4 AND state IN ('ISSUED', 'RECEIVED')
   AND (expired_at IS NULL OR expired_at > now())
 RETURNING id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at, anchor_key, certificate_token, revocation_reason, reissued_from, replaced_by
 `
@@ -529,11 +531,17 @@ type RevokeAssertionParams struct {
 	Reason *string
 	OrgID  uuid.UUID
 	ID     uuid.UUID
+	Mode   string
 }
 
-// Cancels an issued, unexpired assertion; no row means its state forbids it.
+// Cancels an issued, unexpired assertion of the key's mode; no row means its state forbids it.
 func (q *Queries) RevokeAssertion(ctx context.Context, arg RevokeAssertionParams) (Assertion, error) {
-	row := q.db.QueryRow(ctx, revokeAssertion, arg.Reason, arg.OrgID, arg.ID)
+	row := q.db.QueryRow(ctx, revokeAssertion,
+		arg.Reason,
+		arg.OrgID,
+		arg.ID,
+		arg.Mode,
+	)
 	var i Assertion
 	err := row.Scan(
 		&i.ID,

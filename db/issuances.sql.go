@@ -102,16 +102,18 @@ func (q *Queries) DebitCredits(ctx context.Context, arg DebitCreditsParams) (int
 }
 
 const getIssuance = `-- name: GetIssuance :one
-SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256 FROM issuances WHERE org_id = $1 AND id = $2
+SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256 FROM issuances WHERE org_id = $1 AND id = $2 AND mode = $3
 `
 
 type GetIssuanceParams struct {
 	OrgID uuid.UUID
 	ID    uuid.UUID
+	Mode  string
 }
 
+// An issuance as the API reads it: in the key's organization and mode (api/modes.go).
 func (q *Queries) GetIssuance(ctx context.Context, arg GetIssuanceParams) (Issuance, error) {
-	row := q.db.QueryRow(ctx, getIssuance, arg.OrgID, arg.ID)
+	row := q.db.QueryRow(ctx, getIssuance, arg.OrgID, arg.ID, arg.Mode)
 	var i Issuance
 	err := row.Scan(
 		&i.ID,

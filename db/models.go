@@ -149,6 +149,7 @@ type IssuerKey struct {
 	PublicKey []byte
 	SealedKey string
 	CreatedAt time.Time
+	Mode      string
 }
 
 type MediaFile struct {

@@ -54,18 +54,24 @@ func (q *Queries) AssignAnchor(ctx context.Context, arg AssignAnchorParams) (int
 }
 
 const createIssuerKey = `-- name: CreateIssuerKey :exec
-INSERT INTO issuer_keys (org_id, public_key, sealed_key) VALUES ($1, $2, $3) ON CONFLICT (org_id) DO NOTHING
+INSERT INTO issuer_keys (org_id, mode, public_key, sealed_key) VALUES ($1, $2, $3, $4) ON CONFLICT (org_id, mode) DO NOTHING
 `
 
 type CreateIssuerKeyParams struct {
 	OrgID     uuid.UUID
+	Mode      string
 	PublicKey []byte
 	SealedKey string
 }
 
 // Of concurrent first uses exactly one key is kept; the others read it.
 func (q *Queries) CreateIssuerKey(ctx context.Context, arg CreateIssuerKeyParams) error {
-	_, err := q.db.Exec(ctx, createIssuerKey, arg.OrgID, arg.PublicKey, arg.SealedKey)
+	_, err := q.db.Exec(ctx, createIssuerKey,
+		arg.OrgID,
+		arg.Mode,
+		arg.PublicKey,
+		arg.SealedKey,
+	)
 	return err
 }
 
@@ -337,17 +343,24 @@ func (q *Queries) GetAssertionOutcome(ctx context.Context, id uuid.UUID) (GetAss
 }
 
 const getIssuerKey = `-- name: GetIssuerKey :one
-SELECT org_id, public_key, sealed_key, created_at FROM issuer_keys WHERE org_id = $1
+SELECT org_id, public_key, sealed_key, created_at, mode FROM issuer_keys WHERE org_id = $1 AND mode = $2
 `
 
-func (q *Queries) GetIssuerKey(ctx context.Context, orgID uuid.UUID) (IssuerKey, error) {
-	row := q.db.QueryRow(ctx, getIssuerKey, orgID)
+type GetIssuerKeyParams struct {
+	OrgID uuid.UUID
+	Mode  string
+}
+
+// The key of the organization's live or test issuer (issuer.Service: one issuer per mode).
+func (q *Queries) GetIssuerKey(ctx context.Context, arg GetIssuerKeyParams) (IssuerKey, error) {
+	row := q.db.QueryRow(ctx, getIssuerKey, arg.OrgID, arg.Mode)
 	var i IssuerKey
 	err := row.Scan(
 		&i.OrgID,
 		&i.PublicKey,
 		&i.SealedKey,
 		&i.CreatedAt,
+		&i.Mode,
 	)
 	return i, err
 }

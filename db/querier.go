@@ -101,6 +101,7 @@ type Querier interface {
 	// The public anchor receipt of an issued credential: its digest and proof, and its mined transaction. No row
 	// while the credential is not issued or its transaction is not (or no longer) known to be mined.
 	GetAnchorReceipt(ctx context.Context, id uuid.UUID) (GetAnchorReceiptRow, error)
+	// An assertion as the API reads it: in the key's organization and mode (api/modes.go); another mode's is not found.
 	GetAssertion(ctx context.Context, arg GetAssertionParams) (GetAssertionRow, error)
 	GetAssertionByID(ctx context.Context, id uuid.UUID) (Assertion, error)
 	GetAssertionOutcome(ctx context.Context, id uuid.UUID) (GetAssertionOutcomeRow, error)
@@ -111,13 +112,15 @@ type Querier interface {
 	GetChainTx(ctx context.Context, anchorKey string) (ChainTx, error)
 	// Everything one attempt needs.
 	GetDeliveryToSend(ctx context.Context, id uuid.UUID) (GetDeliveryToSendRow, error)
+	// An issuance as the API reads it: in the key's organization and mode (api/modes.go).
 	GetIssuance(ctx context.Context, arg GetIssuanceParams) (Issuance, error)
 	// For the workflow, which is handed ids it created itself.
 	GetIssuanceAnyOrg(ctx context.Context, id uuid.UUID) (Issuance, error)
 	// The first (for a reissue, the only) assertion of an issuance: the answer of a reissue replay.
 	GetIssuanceAssertion(ctx context.Context, issuanceID uuid.UUID) (GetIssuanceAssertionRow, error)
 	GetIssuanceByKey(ctx context.Context, arg GetIssuanceByKeyParams) (Issuance, error)
-	GetIssuerKey(ctx context.Context, orgID uuid.UUID) (IssuerKey, error)
+	// The key of the organization's live or test issuer (issuer.Service: one issuer per mode).
+	GetIssuerKey(ctx context.Context, arg GetIssuerKeyParams) (IssuerKey, error)
 	GetLatestRedrive(ctx context.Context, issuanceID uuid.UUID) (IssuanceRedriveRun, error)
 	GetMediaFile(ctx context.Context, arg GetMediaFileParams) (MediaFile, error)
 	// Public image serving: media URLs carry no key, only the random id.
@@ -209,8 +212,8 @@ type Querier interface {
 	// Serialises the duplicate checks of recipient identities within one badge, for the transaction. The caller
 	// passes the keys sorted, and they are locked in that order, so two chunks never wait for each other in a cycle.
 	LockRecipients(ctx context.Context, lockKeys []string) error
-	// The original of a reissue, locked for the reissue transaction, so that two reissues of it (or a reissue and a
-	// cancel) take turns.
+	// The original of a reissue (or a cancel), in the key's organization and mode, locked for the transaction, so that
+	// two reissues of it (or a reissue and a cancel) take turns.
 	LockReissueOriginal(ctx context.Context, arg LockReissueOriginalParams) (Assertion, error)
 	// Serialises status-list allocation per organization and mode for the transaction, so concurrent first issuances
 	// fill one list instead of each opening its own (a list with one entry tells its host whose badge is checked).
@@ -244,7 +247,7 @@ type Querier interface {
 	// Back into the pipeline at the step they had reached (the steps recorded before the failure are kept).
 	ResetForRedrive(ctx context.Context, ids []uuid.UUID) (int64, error)
 	RevokeAPIKey(ctx context.Context, id uuid.UUID) (ApiKey, error)
-	// Cancels an issued, unexpired assertion; no row means its state forbids it.
+	// Cancels an issued, unexpired assertion of the key's mode; no row means its state forbids it.
 	RevokeAssertion(ctx context.Context, arg RevokeAssertionParams) (Assertion, error)
 	// Sender and nonce are part of the condition: a key whose reservation gap repair released (and that may have
 	// reserved another nonce since) must not get a transaction signed for the old nonce.

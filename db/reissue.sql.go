@@ -81,18 +81,19 @@ func (q *Queries) InsertReplacement(ctx context.Context, arg InsertReplacementPa
 }
 
 const lockReissueOriginal = `-- name: LockReissueOriginal :one
-SELECT id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at, anchor_key, certificate_token, revocation_reason, reissued_from, replaced_by FROM assertions WHERE org_id = $1 AND id = $2 AND mode = 'live' FOR UPDATE
+SELECT id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at, anchor_key, certificate_token, revocation_reason, reissued_from, replaced_by FROM assertions WHERE org_id = $1 AND id = $2 AND mode = $3 FOR UPDATE
 `
 
 type LockReissueOriginalParams struct {
 	OrgID uuid.UUID
 	ID    uuid.UUID
+	Mode  string
 }
 
-// The original of a reissue, locked for the reissue transaction, so that two reissues of it (or a reissue and a
-// cancel) take turns.
+// The original of a reissue (or a cancel), in the key's organization and mode, locked for the transaction, so that
+// two reissues of it (or a reissue and a cancel) take turns.
 func (q *Queries) LockReissueOriginal(ctx context.Context, arg LockReissueOriginalParams) (Assertion, error) {
-	row := q.db.QueryRow(ctx, lockReissueOriginal, arg.OrgID, arg.ID)
+	row := q.db.QueryRow(ctx, lockReissueOriginal, arg.OrgID, arg.ID, arg.Mode)
 	var i Assertion
 	err := row.Scan(
 		&i.ID,

@@ -176,7 +176,7 @@ func TestAssertion_Cancel(t *testing.T) {
 	require.Equal(t, "AST022", r.errorCode())
 }
 
-// TestAssertion_Expiry: a past expiredAt reads as EXPIRED at once; the expiry job stores it.
+// TestAssertion_Expiry: a past expiredAt reads as EXPIRED at once in the API; the expiry job stores it.
 func TestAssertion_Expiry(t *testing.T) {
 	s := newStack(t)
 	tn := s.mustTenant(t, 10)
@@ -193,7 +193,8 @@ func TestAssertion_Expiry(t *testing.T) {
 	stored, err := s.DB.GetAssertionByID(ctx, expired)
 	require.NoError(t, err)
 	require.Equal(t, "RECEIVED", stored.State, "stored state waits for the job")
-	require.Contains(t, s.verifyPage(t, expired.String()), "This badge expired on ")
+	// The page dates a badge by its signed validUntil (this credential has none), so it is not asked here:
+	// TestBadgePage_Browser covers a really expired one.
 
 	n := s.runExpiry(t)
 	require.EqualValues(t, 1, n)

@@ -1872,7 +1872,7 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
-	// ListAssertions List production assertions; at most one recipient filter per request. Viewer or higher.
+	// ListAssertions List production assertions; at most one recipient filter per request. Viewer or higher. Test assertions are never listed, and a test-mode key gets an empty list.
 	//
 	// Corresponds with GET /assertions (the `ListAssertions` operationId).
 	ListAssertions(ctx context.Context, params *ListAssertionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1903,14 +1903,14 @@ type ClientInterface interface {
 	// Corresponds with GET /assertions/{assertionId}/pdf (the `GetAssertionPDF` operationId).
 	GetAssertionPDF(ctx context.Context, assertionId AssertionId, params *GetAssertionPDFParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ReissueAssertionWithBody Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
+	// ReissueAssertionWithBody Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit; none for a test-mode key); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /assertions/{assertionId}/reissue (the `ReissueAssertion` operationId).
 	ReissueAssertionWithBody(ctx context.Context, assertionId AssertionId, params *ReissueAssertionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ReissueAssertion Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
+	// ReissueAssertion Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit; none for a test-mode key); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1922,21 +1922,21 @@ type ClientInterface interface {
 	// Corresponds with GET /badges (the `ListBadges` operationId).
 	ListBadges(ctx context.Context, params *ListBadgesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateBadgeWithBody Create a badge (always PUBLISHED). Manager or higher.
+	// CreateBadgeWithBody Create a badge (always PUBLISHED). Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /badges (the `CreateBadge` operationId).
 	CreateBadgeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateBadge Create a badge (always PUBLISHED). Manager or higher.
+	// CreateBadge Create a badge (always PUBLISHED). Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /badges (the `CreateBadge` operationId).
 	CreateBadge(ctx context.Context, body CreateBadgeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteBadge Delete a badge and its program links; issued assertions keep their copy. Manager or higher.
+	// DeleteBadge Delete a badge and its program links; issued assertions keep their copy. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Corresponds with DELETE /badges/{badgeId} (the `DeleteBadge` operationId).
 	DeleteBadge(ctx context.Context, badgeId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1946,14 +1946,14 @@ type ClientInterface interface {
 	// Corresponds with GET /badges/{badgeId} (the `GetBadge` operationId).
 	GetBadge(ctx context.Context, badgeId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateBadgeWithBody Update a badge (the contract's eight PATCH rules). Manager or higher.
+	// UpdateBadgeWithBody Update a badge (the contract's eight PATCH rules). Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /badges/{badgeId} (the `UpdateBadge` operationId).
 	UpdateBadgeWithBody(ctx context.Context, badgeId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateBadge Update a badge (the contract's eight PATCH rules). Manager or higher.
+	// UpdateBadge Update a badge (the contract's eight PATCH rules). Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1989,7 +1989,7 @@ type ClientInterface interface {
 	// Corresponds with GET /issuances/{issuanceId} (the `GetIssuance` operationId).
 	GetIssuance(ctx context.Context, issuanceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UploadImageWithBody Upload an image (PNG, JPEG, GIF, WebP or SVG); its id is the imageId of programs and badges. Manager or higher.
+	// UploadImageWithBody Upload an image (PNG, JPEG, GIF, WebP or SVG); its id is the imageId of programs and badges. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2011,21 +2011,21 @@ type ClientInterface interface {
 	// Corresponds with GET /programs (the `ListPrograms` operationId).
 	ListPrograms(ctx context.Context, params *ListProgramsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateProgramWithBody Create a program (always PUBLISHED). Manager or higher.
+	// CreateProgramWithBody Create a program (always PUBLISHED). Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /programs (the `CreateProgram` operationId).
 	CreateProgramWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateProgram Create a program (always PUBLISHED). Manager or higher.
+	// CreateProgram Create a program (always PUBLISHED). Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /programs (the `CreateProgram` operationId).
 	CreateProgram(ctx context.Context, body CreateProgramJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteProgram Delete a program and its badge links; issued assertions keep their copy. Manager or higher.
+	// DeleteProgram Delete a program and its badge links; issued assertions keep their copy. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Corresponds with DELETE /programs/{programId} (the `DeleteProgram` operationId).
 	DeleteProgram(ctx context.Context, programId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2035,14 +2035,14 @@ type ClientInterface interface {
 	// Corresponds with GET /programs/{programId} (the `GetProgram` operationId).
 	GetProgram(ctx context.Context, programId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateProgramWithBody Update a program; an omitted field keeps its value, null clears a nullable one. Manager or higher.
+	// UpdateProgramWithBody Update a program; an omitted field keeps its value, null clears a nullable one. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /programs/{programId} (the `UpdateProgram` operationId).
 	UpdateProgramWithBody(ctx context.Context, programId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateProgram Update a program; an omitted field keeps its value, null clears a nullable one. Manager or higher.
+	// UpdateProgram Update a program; an omitted field keeps its value, null clears a nullable one. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2054,7 +2054,7 @@ type ClientInterface interface {
 	// Corresponds with GET /webhooks (the `ListWebhooks` operationId).
 	ListWebhooks(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateWebhookWithBody Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher.
+	// CreateWebhookWithBody Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// At most 20 endpoints per organization; a 21st is refused with 400 COM006, also under concurrent creates.
 	//
@@ -2063,7 +2063,7 @@ type ClientInterface interface {
 	// Corresponds with POST /webhooks (the `CreateWebhook` operationId).
 	CreateWebhookWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateWebhook Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher.
+	// CreateWebhook Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// At most 20 endpoints per organization; a 21st is refused with 400 COM006, also under concurrent creates.
 	//
@@ -2072,12 +2072,12 @@ type ClientInterface interface {
 	// Corresponds with POST /webhooks (the `CreateWebhook` operationId).
 	CreateWebhook(ctx context.Context, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RedeliverWebhook Send a delivery's event again (a new delivery with the same webhook-id). Manager or higher.
+	// RedeliverWebhook Send a delivery's event again (a new delivery with the same webhook-id). Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Corresponds with POST /webhooks/deliveries/{deliveryId}/redeliver (the `RedeliverWebhook` operationId).
 	RedeliverWebhook(ctx context.Context, deliveryId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteWebhook Delete an endpoint with its delivery log; pending deliveries end CANCELLED. Manager or higher.
+	// DeleteWebhook Delete an endpoint with its delivery log; pending deliveries end CANCELLED. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Corresponds with DELETE /webhooks/{webhookId} (the `DeleteWebhook` operationId).
 	DeleteWebhook(ctx context.Context, webhookId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2088,7 +2088,7 @@ type ClientInterface interface {
 	ListWebhookDeliveries(ctx context.Context, webhookId openapi_types.UUID, params *ListWebhookDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
-// ListAssertions List production assertions; at most one recipient filter per request. Viewer or higher.
+// ListAssertions List production assertions; at most one recipient filter per request. Viewer or higher. Test assertions are never listed, and a test-mode key gets an empty list.
 //
 // Corresponds with GET /assertions (the `ListAssertions` operationId).
 func (c *Client) ListAssertions(ctx context.Context, params *ListAssertionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2169,7 +2169,7 @@ func (c *Client) GetAssertionPDF(ctx context.Context, assertionId AssertionId, p
 	return c.Client.Do(req)
 }
 
-// ReissueAssertionWithBody Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
+// ReissueAssertionWithBody Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit; none for a test-mode key); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2186,7 +2186,7 @@ func (c *Client) ReissueAssertionWithBody(ctx context.Context, assertionId Asser
 	return c.Client.Do(req)
 }
 
-// ReissueAssertion Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
+// ReissueAssertion Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit; none for a test-mode key); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2218,7 +2218,7 @@ func (c *Client) ListBadges(ctx context.Context, params *ListBadgesParams, reqEd
 	return c.Client.Do(req)
 }
 
-// CreateBadgeWithBody Create a badge (always PUBLISHED). Manager or higher.
+// CreateBadgeWithBody Create a badge (always PUBLISHED). Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes any type of body and a specified content type.
 //
@@ -2235,7 +2235,7 @@ func (c *Client) CreateBadgeWithBody(ctx context.Context, contentType string, bo
 	return c.Client.Do(req)
 }
 
-// CreateBadge Create a badge (always PUBLISHED). Manager or higher.
+// CreateBadge Create a badge (always PUBLISHED). Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2252,7 +2252,7 @@ func (c *Client) CreateBadge(ctx context.Context, body CreateBadgeJSONRequestBod
 	return c.Client.Do(req)
 }
 
-// DeleteBadge Delete a badge and its program links; issued assertions keep their copy. Manager or higher.
+// DeleteBadge Delete a badge and its program links; issued assertions keep their copy. Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Corresponds with DELETE /badges/{badgeId} (the `DeleteBadge` operationId).
 func (c *Client) DeleteBadge(ctx context.Context, badgeId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2282,7 +2282,7 @@ func (c *Client) GetBadge(ctx context.Context, badgeId openapi_types.UUID, reqEd
 	return c.Client.Do(req)
 }
 
-// UpdateBadgeWithBody Update a badge (the contract's eight PATCH rules). Manager or higher.
+// UpdateBadgeWithBody Update a badge (the contract's eight PATCH rules). Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes any type of body and a specified content type.
 //
@@ -2299,7 +2299,7 @@ func (c *Client) UpdateBadgeWithBody(ctx context.Context, badgeId openapi_types.
 	return c.Client.Do(req)
 }
 
-// UpdateBadge Update a badge (the contract's eight PATCH rules). Manager or higher.
+// UpdateBadge Update a badge (the contract's eight PATCH rules). Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2375,7 +2375,7 @@ func (c *Client) GetIssuance(ctx context.Context, issuanceId openapi_types.UUID,
 	return c.Client.Do(req)
 }
 
-// UploadImageWithBody Upload an image (PNG, JPEG, GIF, WebP or SVG); its id is the imageId of programs and badges. Manager or higher.
+// UploadImageWithBody Upload an image (PNG, JPEG, GIF, WebP or SVG); its id is the imageId of programs and badges. Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes any type of body and a specified content type.
 //
@@ -2437,7 +2437,7 @@ func (c *Client) ListPrograms(ctx context.Context, params *ListProgramsParams, r
 	return c.Client.Do(req)
 }
 
-// CreateProgramWithBody Create a program (always PUBLISHED). Manager or higher.
+// CreateProgramWithBody Create a program (always PUBLISHED). Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes any type of body and a specified content type.
 //
@@ -2454,7 +2454,7 @@ func (c *Client) CreateProgramWithBody(ctx context.Context, contentType string, 
 	return c.Client.Do(req)
 }
 
-// CreateProgram Create a program (always PUBLISHED). Manager or higher.
+// CreateProgram Create a program (always PUBLISHED). Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2471,7 +2471,7 @@ func (c *Client) CreateProgram(ctx context.Context, body CreateProgramJSONReques
 	return c.Client.Do(req)
 }
 
-// DeleteProgram Delete a program and its badge links; issued assertions keep their copy. Manager or higher.
+// DeleteProgram Delete a program and its badge links; issued assertions keep their copy. Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Corresponds with DELETE /programs/{programId} (the `DeleteProgram` operationId).
 func (c *Client) DeleteProgram(ctx context.Context, programId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2501,7 +2501,7 @@ func (c *Client) GetProgram(ctx context.Context, programId openapi_types.UUID, r
 	return c.Client.Do(req)
 }
 
-// UpdateProgramWithBody Update a program; an omitted field keeps its value, null clears a nullable one. Manager or higher.
+// UpdateProgramWithBody Update a program; an omitted field keeps its value, null clears a nullable one. Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes any type of body and a specified content type.
 //
@@ -2518,7 +2518,7 @@ func (c *Client) UpdateProgramWithBody(ctx context.Context, programId openapi_ty
 	return c.Client.Do(req)
 }
 
-// UpdateProgram Update a program; an omitted field keeps its value, null clears a nullable one. Manager or higher.
+// UpdateProgram Update a program; an omitted field keeps its value, null clears a nullable one. Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2550,7 +2550,7 @@ func (c *Client) ListWebhooks(ctx context.Context, reqEditors ...RequestEditorFn
 	return c.Client.Do(req)
 }
 
-// CreateWebhookWithBody Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher.
+// CreateWebhookWithBody Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // At most 20 endpoints per organization; a 21st is refused with 400 COM006, also under concurrent creates.
 //
@@ -2569,7 +2569,7 @@ func (c *Client) CreateWebhookWithBody(ctx context.Context, contentType string, 
 	return c.Client.Do(req)
 }
 
-// CreateWebhook Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher.
+// CreateWebhook Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // At most 20 endpoints per organization; a 21st is refused with 400 COM006, also under concurrent creates.
 //
@@ -2588,7 +2588,7 @@ func (c *Client) CreateWebhook(ctx context.Context, body CreateWebhookJSONReques
 	return c.Client.Do(req)
 }
 
-// RedeliverWebhook Send a delivery's event again (a new delivery with the same webhook-id). Manager or higher.
+// RedeliverWebhook Send a delivery's event again (a new delivery with the same webhook-id). Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Corresponds with POST /webhooks/deliveries/{deliveryId}/redeliver (the `RedeliverWebhook` operationId).
 func (c *Client) RedeliverWebhook(ctx context.Context, deliveryId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2603,7 +2603,7 @@ func (c *Client) RedeliverWebhook(ctx context.Context, deliveryId openapi_types.
 	return c.Client.Do(req)
 }
 
-// DeleteWebhook Delete an endpoint with its delivery log; pending deliveries end CANCELLED. Manager or higher.
+// DeleteWebhook Delete an endpoint with its delivery log; pending deliveries end CANCELLED. Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Corresponds with DELETE /webhooks/{webhookId} (the `DeleteWebhook` operationId).
 func (c *Client) DeleteWebhook(ctx context.Context, webhookId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3979,7 +3979,7 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
-	// ListAssertionsWithResponse List production assertions; at most one recipient filter per request. Viewer or higher.
+	// ListAssertionsWithResponse List production assertions; at most one recipient filter per request. Viewer or higher. Test assertions are never listed, and a test-mode key gets an empty list.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4016,14 +4016,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /assertions/{assertionId}/pdf (the `GetAssertionPDF` operationId).
 	GetAssertionPDFWithResponse(ctx context.Context, assertionId AssertionId, params *GetAssertionPDFParams, reqEditors ...RequestEditorFn) (*GetAssertionPDFResponse, error)
 
-	// ReissueAssertionWithBodyWithResponse Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
+	// ReissueAssertionWithBodyWithResponse Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit; none for a test-mode key); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /assertions/{assertionId}/reissue (the `ReissueAssertion` operationId).
 	ReissueAssertionWithBodyWithResponse(ctx context.Context, assertionId AssertionId, params *ReissueAssertionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReissueAssertionResponse, error)
 
-	// ReissueAssertionWithResponse Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
+	// ReissueAssertionWithResponse Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit; none for a test-mode key); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4037,21 +4037,21 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /badges (the `ListBadges` operationId).
 	ListBadgesWithResponse(ctx context.Context, params *ListBadgesParams, reqEditors ...RequestEditorFn) (*ListBadgesResponse, error)
 
-	// CreateBadgeWithBodyWithResponse Create a badge (always PUBLISHED). Manager or higher.
+	// CreateBadgeWithBodyWithResponse Create a badge (always PUBLISHED). Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /badges (the `CreateBadge` operationId).
 	CreateBadgeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBadgeResponse, error)
 
-	// CreateBadgeWithResponse Create a badge (always PUBLISHED). Manager or higher.
+	// CreateBadgeWithResponse Create a badge (always PUBLISHED). Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /badges (the `CreateBadge` operationId).
 	CreateBadgeWithResponse(ctx context.Context, body CreateBadgeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBadgeResponse, error)
 
-	// DeleteBadgeWithResponse Delete a badge and its program links; issued assertions keep their copy. Manager or higher.
+	// DeleteBadgeWithResponse Delete a badge and its program links; issued assertions keep their copy. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4065,14 +4065,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /badges/{badgeId} (the `GetBadge` operationId).
 	GetBadgeWithResponse(ctx context.Context, badgeId openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetBadgeResponse, error)
 
-	// UpdateBadgeWithBodyWithResponse Update a badge (the contract's eight PATCH rules). Manager or higher.
+	// UpdateBadgeWithBodyWithResponse Update a badge (the contract's eight PATCH rules). Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /badges/{badgeId} (the `UpdateBadge` operationId).
 	UpdateBadgeWithBodyWithResponse(ctx context.Context, badgeId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateBadgeResponse, error)
 
-	// UpdateBadgeWithResponse Update a badge (the contract's eight PATCH rules). Manager or higher.
+	// UpdateBadgeWithResponse Update a badge (the contract's eight PATCH rules). Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4110,7 +4110,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /issuances/{issuanceId} (the `GetIssuance` operationId).
 	GetIssuanceWithResponse(ctx context.Context, issuanceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetIssuanceResponse, error)
 
-	// UploadImageWithBodyWithResponse Upload an image (PNG, JPEG, GIF, WebP or SVG); its id is the imageId of programs and badges. Manager or higher.
+	// UploadImageWithBodyWithResponse Upload an image (PNG, JPEG, GIF, WebP or SVG); its id is the imageId of programs and badges. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4138,21 +4138,21 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /programs (the `ListPrograms` operationId).
 	ListProgramsWithResponse(ctx context.Context, params *ListProgramsParams, reqEditors ...RequestEditorFn) (*ListProgramsResponse, error)
 
-	// CreateProgramWithBodyWithResponse Create a program (always PUBLISHED). Manager or higher.
+	// CreateProgramWithBodyWithResponse Create a program (always PUBLISHED). Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /programs (the `CreateProgram` operationId).
 	CreateProgramWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateProgramResponse, error)
 
-	// CreateProgramWithResponse Create a program (always PUBLISHED). Manager or higher.
+	// CreateProgramWithResponse Create a program (always PUBLISHED). Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /programs (the `CreateProgram` operationId).
 	CreateProgramWithResponse(ctx context.Context, body CreateProgramJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateProgramResponse, error)
 
-	// DeleteProgramWithResponse Delete a program and its badge links; issued assertions keep their copy. Manager or higher.
+	// DeleteProgramWithResponse Delete a program and its badge links; issued assertions keep their copy. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4166,14 +4166,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /programs/{programId} (the `GetProgram` operationId).
 	GetProgramWithResponse(ctx context.Context, programId openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetProgramResponse, error)
 
-	// UpdateProgramWithBodyWithResponse Update a program; an omitted field keeps its value, null clears a nullable one. Manager or higher.
+	// UpdateProgramWithBodyWithResponse Update a program; an omitted field keeps its value, null clears a nullable one. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /programs/{programId} (the `UpdateProgram` operationId).
 	UpdateProgramWithBodyWithResponse(ctx context.Context, programId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateProgramResponse, error)
 
-	// UpdateProgramWithResponse Update a program; an omitted field keeps its value, null clears a nullable one. Manager or higher.
+	// UpdateProgramWithResponse Update a program; an omitted field keeps its value, null clears a nullable one. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4187,7 +4187,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /webhooks (the `ListWebhooks` operationId).
 	ListWebhooksWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListWebhooksResponse, error)
 
-	// CreateWebhookWithBodyWithResponse Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher.
+	// CreateWebhookWithBodyWithResponse Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// At most 20 endpoints per organization; a 21st is refused with 400 COM006, also under concurrent creates.
 	//
@@ -4196,7 +4196,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /webhooks (the `CreateWebhook` operationId).
 	CreateWebhookWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error)
 
-	// CreateWebhookWithResponse Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher.
+	// CreateWebhookWithResponse Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// At most 20 endpoints per organization; a 21st is refused with 400 COM006, also under concurrent creates.
 	//
@@ -4205,14 +4205,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /webhooks (the `CreateWebhook` operationId).
 	CreateWebhookWithResponse(ctx context.Context, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error)
 
-	// RedeliverWebhookWithResponse Send a delivery's event again (a new delivery with the same webhook-id). Manager or higher.
+	// RedeliverWebhookWithResponse Send a delivery's event again (a new delivery with the same webhook-id). Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /webhooks/deliveries/{deliveryId}/redeliver (the `RedeliverWebhook` operationId).
 	RedeliverWebhookWithResponse(ctx context.Context, deliveryId openapi_types.UUID, reqEditors ...RequestEditorFn) (*RedeliverWebhookResponse, error)
 
-	// DeleteWebhookWithResponse Delete an endpoint with its delivery log; pending deliveries end CANCELLED. Manager or higher.
+	// DeleteWebhookWithResponse Delete an endpoint with its delivery log; pending deliveries end CANCELLED. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6589,7 +6589,7 @@ func (r ListWebhookDeliveriesResponse) ContentType() string {
 	return ""
 }
 
-// ListAssertionsWithResponse List production assertions; at most one recipient filter per request. Viewer or higher.
+// ListAssertionsWithResponse List production assertions; at most one recipient filter per request. Viewer or higher. Test assertions are never listed, and a test-mode key gets an empty list.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -6656,7 +6656,7 @@ func (c *ClientWithResponses) GetAssertionPDFWithResponse(ctx context.Context, a
 	return ParseGetAssertionPDFResponse(rsp)
 }
 
-// ReissueAssertionWithBodyWithResponse Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
+// ReissueAssertionWithBodyWithResponse Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit; none for a test-mode key); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6669,7 +6669,7 @@ func (c *ClientWithResponses) ReissueAssertionWithBodyWithResponse(ctx context.C
 	return ParseReissueAssertionResponse(rsp)
 }
 
-// ReissueAssertionWithResponse Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
+// ReissueAssertionWithResponse Replace an ISSUED or RECEIVED assertion with a new one for the same recipient (one credit; none for a test-mode key); the original becomes REISSUED, its status bit set, when the replacement is issued. Idempotency-Key works as for issuances. Manager or higher.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6695,7 +6695,7 @@ func (c *ClientWithResponses) ListBadgesWithResponse(ctx context.Context, params
 	return ParseListBadgesResponse(rsp)
 }
 
-// CreateBadgeWithBodyWithResponse Create a badge (always PUBLISHED). Manager or higher.
+// CreateBadgeWithBodyWithResponse Create a badge (always PUBLISHED). Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6708,7 +6708,7 @@ func (c *ClientWithResponses) CreateBadgeWithBodyWithResponse(ctx context.Contex
 	return ParseCreateBadgeResponse(rsp)
 }
 
-// CreateBadgeWithResponse Create a badge (always PUBLISHED). Manager or higher.
+// CreateBadgeWithResponse Create a badge (always PUBLISHED). Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6721,7 +6721,7 @@ func (c *ClientWithResponses) CreateBadgeWithResponse(ctx context.Context, body 
 	return ParseCreateBadgeResponse(rsp)
 }
 
-// DeleteBadgeWithResponse Delete a badge and its program links; issued assertions keep their copy. Manager or higher.
+// DeleteBadgeWithResponse Delete a badge and its program links; issued assertions keep their copy. Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -6747,7 +6747,7 @@ func (c *ClientWithResponses) GetBadgeWithResponse(ctx context.Context, badgeId 
 	return ParseGetBadgeResponse(rsp)
 }
 
-// UpdateBadgeWithBodyWithResponse Update a badge (the contract's eight PATCH rules). Manager or higher.
+// UpdateBadgeWithBodyWithResponse Update a badge (the contract's eight PATCH rules). Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6760,7 +6760,7 @@ func (c *ClientWithResponses) UpdateBadgeWithBodyWithResponse(ctx context.Contex
 	return ParseUpdateBadgeResponse(rsp)
 }
 
-// UpdateBadgeWithResponse Update a badge (the contract's eight PATCH rules). Manager or higher.
+// UpdateBadgeWithResponse Update a badge (the contract's eight PATCH rules). Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6822,7 +6822,7 @@ func (c *ClientWithResponses) GetIssuanceWithResponse(ctx context.Context, issua
 	return ParseGetIssuanceResponse(rsp)
 }
 
-// UploadImageWithBodyWithResponse Upload an image (PNG, JPEG, GIF, WebP or SVG); its id is the imageId of programs and badges. Manager or higher.
+// UploadImageWithBodyWithResponse Upload an image (PNG, JPEG, GIF, WebP or SVG); its id is the imageId of programs and badges. Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6874,7 +6874,7 @@ func (c *ClientWithResponses) ListProgramsWithResponse(ctx context.Context, para
 	return ParseListProgramsResponse(rsp)
 }
 
-// CreateProgramWithBodyWithResponse Create a program (always PUBLISHED). Manager or higher.
+// CreateProgramWithBodyWithResponse Create a program (always PUBLISHED). Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6887,7 +6887,7 @@ func (c *ClientWithResponses) CreateProgramWithBodyWithResponse(ctx context.Cont
 	return ParseCreateProgramResponse(rsp)
 }
 
-// CreateProgramWithResponse Create a program (always PUBLISHED). Manager or higher.
+// CreateProgramWithResponse Create a program (always PUBLISHED). Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6900,7 +6900,7 @@ func (c *ClientWithResponses) CreateProgramWithResponse(ctx context.Context, bod
 	return ParseCreateProgramResponse(rsp)
 }
 
-// DeleteProgramWithResponse Delete a program and its badge links; issued assertions keep their copy. Manager or higher.
+// DeleteProgramWithResponse Delete a program and its badge links; issued assertions keep their copy. Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -6926,7 +6926,7 @@ func (c *ClientWithResponses) GetProgramWithResponse(ctx context.Context, progra
 	return ParseGetProgramResponse(rsp)
 }
 
-// UpdateProgramWithBodyWithResponse Update a program; an omitted field keeps its value, null clears a nullable one. Manager or higher.
+// UpdateProgramWithBodyWithResponse Update a program; an omitted field keeps its value, null clears a nullable one. Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6939,7 +6939,7 @@ func (c *ClientWithResponses) UpdateProgramWithBodyWithResponse(ctx context.Cont
 	return ParseUpdateProgramResponse(rsp)
 }
 
-// UpdateProgramWithResponse Update a program; an omitted field keeps its value, null clears a nullable one. Manager or higher.
+// UpdateProgramWithResponse Update a program; an omitted field keeps its value, null clears a nullable one. Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6965,7 +6965,7 @@ func (c *ClientWithResponses) ListWebhooksWithResponse(ctx context.Context, reqE
 	return ParseListWebhooksResponse(rsp)
 }
 
-// CreateWebhookWithBodyWithResponse Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher.
+// CreateWebhookWithBodyWithResponse Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // At most 20 endpoints per organization; a 21st is refused with 400 COM006, also under concurrent creates.
 //
@@ -6980,7 +6980,7 @@ func (c *ClientWithResponses) CreateWebhookWithBodyWithResponse(ctx context.Cont
 	return ParseCreateWebhookResponse(rsp)
 }
 
-// CreateWebhookWithResponse Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher.
+// CreateWebhookWithResponse Register an endpoint; the answer carries its secret (whsec_...), shown only here. Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // At most 20 endpoints per organization; a 21st is refused with 400 COM006, also under concurrent creates.
 //
@@ -6995,7 +6995,7 @@ func (c *ClientWithResponses) CreateWebhookWithResponse(ctx context.Context, bod
 	return ParseCreateWebhookResponse(rsp)
 }
 
-// RedeliverWebhookWithResponse Send a delivery's event again (a new delivery with the same webhook-id). Manager or higher.
+// RedeliverWebhookWithResponse Send a delivery's event again (a new delivery with the same webhook-id). Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7008,7 +7008,7 @@ func (c *ClientWithResponses) RedeliverWebhookWithResponse(ctx context.Context, 
 	return ParseRedeliverWebhookResponse(rsp)
 }
 
-// DeleteWebhookWithResponse Delete an endpoint with its delivery log; pending deliveries end CANCELLED. Manager or higher.
+// DeleteWebhookWithResponse Delete an endpoint with its delivery log; pending deliveries end CANCELLED. Manager or higher, live key only (a test-mode key gets ORG004).
 //
 // Returns a wrapper object for the known response body format(s).
 //

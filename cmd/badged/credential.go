@@ -21,8 +21,9 @@ const credentialUsage = `usage:
 
 verify checks a credential JSON or a baked PNG/SVG badge (a file, "-" for standard input, or an http(s) URL),
 from this service or any eddsa-rdfc-2022 issuer: the proof (JSON-LD contexts are embedded, never fetched), the
-validity period, the revocation status and the anchor. It prints one line per check, then VALID or INVALID, and
-exits 0 only when valid.
+validity period, the revocation status and the anchor. It prints one line per check, then VALID, INVALID or TEST
+(the issuer's controller document marks a test issuer: a test-mode credential, never valid), and exits 0 only when
+valid.
 
 The issuer's key comes from did:key, from a controller document given with --controller, or else from the
 issuer's https:// or did:web controller document (http:// only for localhost).
@@ -119,6 +120,11 @@ func credentialVerify(ctx context.Context, args []string, stdout io.Writer) erro
 	if !rep.Valid() {
 		if !*offline {
 			printRevocation(ctx, rep, verifier.NewHTTPFetcher(), stdout)
+		}
+		if rep.Test() {
+			// Before INVALID, whatever else failed: the first thing to know of a test credential is what it is.
+			fmt.Fprintln(stdout, "TEST: signed by the test issuer of "+rep.TestIssuerOf+"; a test-mode credential, not a real badge")
+			return errInvalid
 		}
 		fmt.Fprintln(stdout, "INVALID")
 		return errInvalid

@@ -327,6 +327,32 @@ func TestCredentialVerify_FetchesControllerAndStatus(t *testing.T) {
 	require.Contains(t, out, "status: failed (status list: fetch "+f.listURL)
 }
 
+// TestCredentialVerify_TestIssuer: a credential whose key comes from a document marked as a test issuer is reported
+// as TEST and the command fails, though its proof, status and dates all hold; online (the document fetched) and
+// offline (the document given with --controller).
+func TestCredentialVerify_TestIssuer(t *testing.T) {
+	f := newFakeIssuer(t)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(f.controller, &doc))
+	credential.MarkTestIssuer(doc, f.srv.URL+"/issuers/live", "[TEST] Acme", "a test issuer")
+	marked, err := json.Marshal(doc)
+	require.NoError(t, err)
+	f.mu.Lock()
+	f.controller = marked
+	f.mu.Unlock()
+	in := buildInput(f.id, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	in.Status = &credential.StatusEntry{ListCredential: f.listURL, Index: 7}
+	file := writeTemp(t, "c.json", mustSign(t, in, f.key, f.vm))
+	for _, args := range [][]string{{"verify", file}, {"verify", "--offline", "--controller", writeTemp(t, "ctrl.json", marked), file}} {
+		out, err := runCred(t, args...)
+		require.ErrorIs(t, err, errInvalid, out)
+		require.Contains(t, out, "signature: ok")
+		require.Contains(t, out, "issuer: test (the issuer's document marks "+f.id+" as the test issuer of "+f.srv.URL+"/issuers/live")
+		require.True(t, strings.HasSuffix(out, "\nTEST: signed by the test issuer of "+f.srv.URL+"/issuers/live; a test-mode credential, not a real badge\n"), out)
+		require.NotContains(t, out, "VALID")
+	}
+}
+
 // TestCredentialVerify_RevocationReason: for a revoked credential of a badged issuer (its id on the issuer's host),
 // the date and reason from <id>/status are printed as the issuer's statement; another host's id is not asked.
 func TestCredentialVerify_RevocationReason(t *testing.T) {

@@ -64,11 +64,12 @@ WHERE org_id = sqlc.arg(org_id)
   AND (sqlc.narg(hidden_state)::text IS NULL OR state <> sqlc.narg(hidden_state));
 
 -- name: GetAssertion :one
+-- An assertion as the API reads it: in the key's organization and mode (api/modes.go); another mode's is not found.
 SELECT sqlc.embed(a), b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN programs p ON p.id = a.program_id
-WHERE a.org_id = sqlc.arg(org_id) AND a.id = sqlc.arg(id) AND a.mode = 'live';
+WHERE a.org_id = sqlc.arg(org_id) AND a.id = sqlc.arg(id) AND a.mode = sqlc.arg(mode);
 
 -- name: GetPublicAssertion :one
 -- The public verification routes: an assertion by its (random) id with what the page shows.
@@ -91,9 +92,9 @@ JOIN organizations o ON o.id = a.org_id
 WHERE a.id = $1;
 
 -- name: RevokeAssertion :one
--- Cancels an issued, unexpired assertion; no row means its state forbids it.
+-- Cancels an issued, unexpired assertion of the key's mode; no row means its state forbids it.
 UPDATE assertions SET state = 'REVOKED', revoked_at = now(), revocation_reason = sqlc.narg(reason), updated_at = now()
-WHERE org_id = sqlc.arg(org_id) AND id = sqlc.arg(id) AND mode = 'live' AND state IN ('ISSUED', 'RECEIVED')
+WHERE org_id = sqlc.arg(org_id) AND id = sqlc.arg(id) AND mode = sqlc.arg(mode) AND state IN ('ISSUED', 'RECEIVED')
   AND (expired_at IS NULL OR expired_at > now())
 RETURNING *;
 

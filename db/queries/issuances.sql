@@ -10,7 +10,8 @@ ON CONFLICT (org_id, badge_id, mode, idempotency_key) DO NOTHING
 RETURNING *;
 
 -- name: GetIssuance :one
-SELECT * FROM issuances WHERE org_id = $1 AND id = $2;
+-- An issuance as the API reads it: in the key's organization and mode (api/modes.go).
+SELECT * FROM issuances WHERE org_id = $1 AND id = $2 AND mode = $3;
 
 -- name: GetIssuanceAnyOrg :one
 -- For the workflow, which is handed ids it created itself.

@@ -62,11 +62,12 @@ CROSS JOIN LATERAL (
 WHERE a.id = ANY(sqlc.arg(ids)::uuid[]);
 
 -- name: GetIssuerKey :one
-SELECT * FROM issuer_keys WHERE org_id = $1;
+-- The key of the organization's live or test issuer (issuer.Service: one issuer per mode).
+SELECT * FROM issuer_keys WHERE org_id = $1 AND mode = $2;
 
 -- name: CreateIssuerKey :exec
 -- Of concurrent first uses exactly one key is kept; the others read it.
-INSERT INTO issuer_keys (org_id, public_key, sealed_key) VALUES ($1, $2, $3) ON CONFLICT (org_id) DO NOTHING;
+INSERT INTO issuer_keys (org_id, mode, public_key, sealed_key) VALUES ($1, $2, $3, $4) ON CONFLICT (org_id, mode) DO NOTHING;
 
 -- name: LockStatusAllocation :exec
 -- Serialises status-list allocation per organization and mode for the transaction, so concurrent first issuances

@@ -1,8 +1,8 @@
 
 -- name: LockReissueOriginal :one
--- The original of a reissue, locked for the reissue transaction, so that two reissues of it (or a reissue and a
--- cancel) take turns.
-SELECT * FROM assertions WHERE org_id = sqlc.arg(org_id) AND id = sqlc.arg(id) AND mode = 'live' FOR UPDATE;
+-- The original of a reissue (or a cancel), in the key's organization and mode, locked for the transaction, so that
+-- two reissues of it (or a reissue and a cancel) take turns.
+SELECT * FROM assertions WHERE org_id = sqlc.arg(org_id) AND id = sqlc.arg(id) AND mode = sqlc.arg(mode) FOR UPDATE;
 
 -- name: GetPendingReplacement :one
 -- The replacement of an original still in the pipeline, if any.

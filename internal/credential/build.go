@@ -30,6 +30,7 @@ type Issuer struct {
 	ID, Name, URL string
 	ImageURL      string // optional
 	Email         string // optional
+	Description   string // optional; a test issuer says there what it is
 }
 
 // Recipient identifies the earner by an id (URL or DID) and/or an email, which is only ever written hashed.
@@ -76,6 +77,7 @@ func Build(in BuildInput) (map[string]any, error) {
 	if in.Issuer.Email != "" {
 		issuer["email"] = in.Issuer.Email
 	}
+	setIf(issuer, "description", in.Issuer.Description)
 	ach := map[string]any{
 		"id":          in.Achievement.ID,
 		"type":        []any{"Achievement"},

@@ -131,6 +131,9 @@ type VerifyResult struct {
 	Issuer             string // issuer id of the credential
 	VerificationMethod string
 	Created            time.Time
+	// TestIssuerOf is set when the key's controller document marks a test issuer: the credential is a test, not
+	// a real one, whatever else holds (testissuer.go).
+	TestIssuerOf string
 }
 
 // Verify checks the eddsa-rdfc-2022 proof of a credential (VC 1.1 or 2.0, from any issuer) with the public key
@@ -204,7 +207,7 @@ func VerifyWithLimits(ctx context.Context, credentialJSON []byte, resolver Resol
 	if key.Controller != "" && iss != "" && key.Controller != iss {
 		return nil, fmt.Errorf("%w: key controller %s is not the issuer %s", ErrInvalidProof, key.Controller, iss)
 	}
-	return &VerifyResult{Issuer: iss, VerificationMethod: vm, Created: created}, nil
+	return &VerifyResult{Issuer: iss, VerificationMethod: vm, Created: created, TestIssuerOf: key.TestIssuerOf}, nil
 }
 
 // pickProof returns the eddsa-rdfc-2022 proof of a credential (a single proof or the first matching one of a set).

@@ -18,6 +18,9 @@ type VerificationKey struct {
 	ID         string // the verification method id
 	Controller string // the controller document id (the issuer); empty when unknown
 	PublicKey  ed25519.PublicKey
+	// TestIssuerOf is set when the controller document marks a test issuer: the live issuer it stands beside
+	// (testissuer.go).
+	TestIssuerOf string
 }
 
 // Resolver maps a verificationMethod URL to the Ed25519 key it names.
@@ -193,6 +196,7 @@ func ParseControllerDocument(doc []byte) ([]*VerificationKey, error) {
 		}
 	}
 	var keys []*VerificationKey
+	testOf := TestIssuerOf(doc)
 	for _, raw := range d.AssertionMethod {
 		var m method
 		var ref string
@@ -218,7 +222,7 @@ func ParseControllerDocument(doc []byte) ([]*VerificationKey, error) {
 		if ctrl != d.ID {
 			continue // a key of another controller cannot speak for this one
 		}
-		keys = append(keys, &VerificationKey{ID: abs(m.ID), Controller: ctrl, PublicKey: pub})
+		keys = append(keys, &VerificationKey{ID: abs(m.ID), Controller: ctrl, PublicKey: pub, TestIssuerOf: testOf})
 	}
 	return keys, nil
 }

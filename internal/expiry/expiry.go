@@ -21,3 +21,18 @@ func Relative(issuedAt time.Time, months int, loc *time.Location) time.Time {
 func daysIn(year int, month time.Month) int {
 	return time.Date(year, month+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
+
+// TestValidity bounds the validity of a test-mode credential: it expires at most this long after it was requested,
+// so a test credential that nobody revokes stops being valid on its own.
+const TestValidity = 30 * 24 * time.Hour
+
+// Test returns the expiry of a test-mode credential requested at now, whose badge policy gives expiredAt (nil: no
+// expiry): the sooner of that and now + TestValidity, to the second. It counts from the request, not from issuedAt,
+// so a backdated test issuance is still valid for a while, and never for longer.
+func Test(expiredAt *time.Time, now time.Time) *time.Time {
+	limit := now.Add(TestValidity).Truncate(time.Second)
+	if expiredAt != nil && expiredAt.Before(limit) {
+		return expiredAt
+	}
+	return &limit
+}

@@ -34,3 +34,22 @@ func TestRelative(t *testing.T) {
 		})
 	}
 }
+
+// TestTest: a test credential expires with its badge when that comes first, else TestValidity after the request,
+// whatever its issuedAt.
+func TestTest(t *testing.T) {
+	now := time.Date(2025, 5, 1, 9, 30, 15, 500, time.UTC)
+	limit := time.Date(2025, 5, 31, 9, 30, 15, 0, time.UTC)
+	soon := now.Add(48 * time.Hour)
+	later := now.Add(90 * 24 * time.Hour)
+	for _, c := range []struct {
+		name   string
+		policy *time.Time
+		want   time.Time
+	}{{"no policy", nil, limit}, {"policy sooner", &soon, soon}, {"policy later", &later, limit}} {
+		got := Test(c.policy, now)
+		if got == nil || !got.Equal(c.want) {
+			t.Errorf("%s: Test = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/credential"
 	"github.com/badged/badged/internal/errcode"
 )
@@ -35,8 +36,32 @@ func New(d *db.DB, ring *credential.Keyring, baseURL string) *Service {
 	return &Service{DB: d, Keyring: ring, BaseURL: strings.TrimRight(baseURL, "/")}
 }
 
-// IssuerID is the organization's issuer id: an HTTPS URL that serves its controller document (Multikey).
-func (s *Service) IssuerID(org uuid.UUID) string { return s.BaseURL + "/issuers/" + org.String() }
+// IssuerID is the id of the organization's issuer of mode, an HTTPS URL that serves its controller document
+// (Multikey). An organization issues live credentials as its issuer and test credentials (apikey.ModeTest) as its
+// test issuer, with its own id (the live one + "/test"), key and document; the live document never lists the
+// test key.
+func (s *Service) IssuerID(org uuid.UUID, mode string) string {
+	id := s.BaseURL + "/issuers/" + org.String()
+	if mode == apikey.ModeTest {
+		id += "/test"
+	}
+	return id
+}
+
+// Profile is the issuer Profile that credentials of mode name: the test issuer's name starts with "[TEST] " and
+// its description says the credential is a test, in the signed credential itself.
+func (s *Service) Profile(org uuid.UUID, mode, orgName string) credential.Issuer {
+	p := credential.Issuer{ID: s.IssuerID(org, mode), Name: orgName, URL: s.BaseURL}
+	if mode == apikey.ModeTest {
+		p.Name, p.Description = credential.TestName(orgName), testDescription(orgName)
+	}
+	return p
+}
+
+func testDescription(orgName string) string {
+	return "Test-mode issuer of " + orgName + ": the credentials it signs were made with a test API key to try the " +
+		"service. They are not real badges and prove nothing about their recipients."
+}
 
 // CredentialID is the id of an assertion's credential; the same URL returns the signed JSON.
 func (s *Service) CredentialID(assertion uuid.UUID) string {
@@ -69,19 +94,22 @@ func (s *Service) AchievementID(badge uuid.UUID) string {
 	return s.BaseURL + "/achievements/" + badge.String()
 }
 
-// Key returns the organization's signing key, creating it on first use. Concurrent first uses keep exactly one
-// key. Failures are ISSUER_KEY_GENERATION_FAILED.
-func (s *Service) Key(ctx context.Context, org uuid.UUID) (ed25519.PrivateKey, error) {
-	k, err := s.DB.GetIssuerKey(ctx, org)
+// Key returns the signing key of the organization's issuer of mode, creating it on first use. Concurrent first
+// uses keep exactly one key. Failures are ISSUER_KEY_GENERATION_FAILED.
+func (s *Service) Key(ctx context.Context, org uuid.UUID, mode string) (ed25519.PrivateKey, error) {
+	if mode != apikey.ModeLive && mode != apikey.ModeTest {
+		return nil, errcode.New(errcode.IssuerKeyGenerationFailed, fmt.Sprintf("no issuer of mode %q", mode))
+	}
+	k, err := s.DB.GetIssuerKey(ctx, db.GetIssuerKeyParams{OrgID: org, Mode: mode})
 	if db.IsNotFound(err) {
 		pub, sealed, gerr := credential.GenerateIssuerKey(s.Keyring)
 		if gerr != nil {
 			return nil, gerr
 		}
-		if err := s.DB.CreateIssuerKey(ctx, db.CreateIssuerKeyParams{OrgID: org, PublicKey: pub, SealedKey: string(sealed)}); err != nil {
+		if err := s.DB.CreateIssuerKey(ctx, db.CreateIssuerKeyParams{OrgID: org, Mode: mode, PublicKey: pub, SealedKey: string(sealed)}); err != nil {
 			return nil, errcode.Wrap(errcode.IssuerKeyGenerationFailed, "store issuer key", err)
 		}
-		k, err = s.DB.GetIssuerKey(ctx, org)
+		k, err = s.DB.GetIssuerKey(ctx, db.GetIssuerKeyParams{OrgID: org, Mode: mode})
 	}
 	if err != nil {
 		return nil, errcode.Wrap(errcode.IssuerKeyGenerationFailed, "load issuer key", err)
@@ -89,9 +117,10 @@ func (s *Service) Key(ctx context.Context, org uuid.UUID) (ed25519.PrivateKey, e
 	return credential.OpenIssuerKey(s.Keyring, []byte(k.SealedKey))
 }
 
-// PublicKey returns the organization's public key; found is false before its first issuance.
-func (s *Service) PublicKey(ctx context.Context, org uuid.UUID) (pub ed25519.PublicKey, found bool, err error) {
-	k, err := s.DB.GetIssuerKey(ctx, org)
+// PublicKey returns the public key of the organization's issuer of mode; found is false before its first
+// issuance in that mode.
+func (s *Service) PublicKey(ctx context.Context, org uuid.UUID, mode string) (pub ed25519.PublicKey, found bool, err error) {
+	k, err := s.DB.GetIssuerKey(ctx, db.GetIssuerKeyParams{OrgID: org, Mode: mode})
 	if db.IsNotFound(err) {
 		return nil, false, nil
 	}
@@ -102,47 +131,57 @@ func (s *Service) PublicKey(ctx context.Context, org uuid.UUID) (pub ed25519.Pub
 }
 
 // VerificationMethod is the key id a proof names.
-func (s *Service) VerificationMethod(org uuid.UUID, pub ed25519.PublicKey) string {
-	return credential.VerificationMethodID(s.IssuerID(org), pub)
+func (s *Service) VerificationMethod(org uuid.UUID, mode string, pub ed25519.PublicKey) string {
+	return credential.VerificationMethodID(s.IssuerID(org, mode), pub)
 }
 
-// ControllerDocument is what the issuer id serves: the Multikey its proofs name and, when this deployment
-// anchors, the account that sends its anchor transactions (anchor.go).
-func (s *Service) ControllerDocument(ctx context.Context, org uuid.UUID) (map[string]any, bool, error) {
-	pub, found, err := s.PublicKey(ctx, org)
+// ControllerDocument is what the issuer id of mode serves: the Multikey its proofs name and, for the live issuer
+// of a deployment that anchors, the account that sends its anchor transactions (anchor.go). The test issuer's
+// document marks it as such (credential.MarkTestIssuer) and names no anchor account: test credentials are never
+// anchored.
+func (s *Service) ControllerDocument(ctx context.Context, org uuid.UUID, mode string) (map[string]any, bool, error) {
+	pub, found, err := s.PublicKey(ctx, org, mode)
 	if err != nil || !found {
 		return nil, found, err
 	}
-	doc := credential.ControllerDocument(s.IssuerID(org), pub)
-	if s.Anchoring != nil {
-		AddAnchorAccount(doc, s.IssuerID(org), *s.Anchoring)
+	id := s.IssuerID(org, mode)
+	doc := credential.ControllerDocument(id, pub)
+	switch {
+	case mode == apikey.ModeTest:
+		o, err := s.DB.GetOrganization(ctx, org)
+		if err != nil {
+			return nil, false, fmt.Errorf("load organization: %w", err)
+		}
+		credential.MarkTestIssuer(doc, s.IssuerID(org, apikey.ModeLive), credential.TestName(o.Name), testDescription(o.Name))
+	case s.Anchoring != nil:
+		AddAnchorAccount(doc, id, *s.Anchoring)
 	}
 	return doc, true, nil
 }
 
-// Sign signs a credential document with the organization's key; created is fixed by the caller (the issue
-// time), so a retried step produces the same bytes.
-func (s *Service) Sign(ctx context.Context, org uuid.UUID, doc any, created time.Time) ([]byte, error) {
-	signer, err := s.Signer(ctx, org)
+// Sign signs a credential document with the key of the organization's issuer of mode; created is fixed by the
+// caller (the issue time), so a retried step produces the same bytes.
+func (s *Service) Sign(ctx context.Context, org uuid.UUID, mode string, doc any, created time.Time) ([]byte, error) {
+	signer, err := s.Signer(ctx, org, mode)
 	if err != nil {
 		return nil, err
 	}
 	return signer.Sign(ctx, doc, created)
 }
 
-// Signer signs credentials of one organization with its key, read and unsealed once for many credentials.
+// Signer signs credentials of one issuer with its key, read and unsealed once for many credentials.
 type Signer struct {
 	key ed25519.PrivateKey
 	vm  string // the verification method the proofs name
 }
 
-// Signer returns the organization's signer, creating its key on first use (see Key).
-func (s *Service) Signer(ctx context.Context, org uuid.UUID) (*Signer, error) {
-	key, err := s.Key(ctx, org)
+// Signer returns the signer of the organization's issuer of mode, creating its key on first use (see Key).
+func (s *Service) Signer(ctx context.Context, org uuid.UUID, mode string) (*Signer, error) {
+	key, err := s.Key(ctx, org, mode)
 	if err != nil {
 		return nil, err
 	}
-	return &Signer{key: key, vm: s.VerificationMethod(org, key.Public().(ed25519.PublicKey))}, nil
+	return &Signer{key: key, vm: s.VerificationMethod(org, mode, key.Public().(ed25519.PublicKey))}, nil
 }
 
 // Sign signs one credential document; it is safe for concurrent use.

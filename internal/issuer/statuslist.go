@@ -137,7 +137,9 @@ func (s *Service) StatusListCredential(ctx context.Context, id uuid.UUID) ([]byt
 		return nil, false, err
 	}
 	validFrom := l.UpdatedAt.UTC().Truncate(time.Second)
-	doc := credential.BuildStatusListCredential(s.StatusListURL(l.ID), s.IssuerID(l.OrgID), encoded, validFrom)
-	out, err := s.Sign(ctx, l.OrgID, doc, validFrom)
+	// A list holds entries of one mode, and its issuer is that mode's: a test credential's status comes from the
+	// test issuer, as its proof does.
+	doc := credential.BuildStatusListCredential(s.StatusListURL(l.ID), s.IssuerID(l.OrgID, l.Mode), encoded, validFrom)
+	out, err := s.Sign(ctx, l.OrgID, l.Mode, doc, validFrom)
 	return out, true, err
 }

@@ -30,7 +30,7 @@ type Options struct {
 
 // Check is the outcome of one verification step.
 type Check struct {
-	Name   string // signature, expiry, status, or one of the anchor checks (receipt.go)
+	Name   string // signature, issuer, expiry, status, or one of the anchor checks (receipt.go)
 	Result string // ok, failed, revoked, replaced (revoked by a reissue), expired, not yet valid, none, not checked
 	Detail string // what was checked, or why it failed
 	Failed bool   // whether this check makes the credential invalid
@@ -42,8 +42,14 @@ type Report struct {
 	Credential []byte // the credential JSON as found in the input
 	ID         string // the credential id, if any
 	Issuer     string // the issuer id
-	Checks     []Check
+	// TestIssuerOf is set when the issuer's controller document marks a test issuer (credential.TestIssuerTerm):
+	// the live issuer it stands beside. Such a credential is a test, never valid, whatever its other checks say.
+	TestIssuerOf string
+	Checks       []Check
 }
+
+// Test reports whether the credential comes from a test issuer.
+func (r *Report) Test() bool { return r.TestIssuerOf != "" }
 
 // Valid reports whether no check failed.
 func (r *Report) Valid() bool {
@@ -82,15 +88,23 @@ func Verify(ctx context.Context, input []byte, opts Options) (*Report, error) {
 	}
 	rep := &Report{Format: format, Credential: cred, Issuer: credential.IssuerID(doc["issuer"])}
 	rep.ID, _ = doc["id"].(string)
+	sig, res := checkSignature(ctx, cred, resolver, opts.Offline)
+	rep.Checks = append(rep.Checks, sig)
+	if res != nil && res.TestIssuerOf != "" {
+		rep.TestIssuerOf = res.TestIssuerOf
+		rep.Checks = append(rep.Checks, Check{Name: "issuer", Result: "test", Failed: true,
+			Detail: fmt.Sprintf("the issuer's document marks %s as the test issuer of %s: a test-mode credential, not a real badge",
+				res.Issuer, res.TestIssuerOf)})
+	}
 	rep.Checks = append(rep.Checks,
-		checkSignature(ctx, cred, resolver, opts.Offline),
 		checkValidity(doc, opts.Now),
 		checkStatus(ctx, cred, doc, resolver, fetcher, opts.Now))
 	rep.Checks = append(rep.Checks, checkAnchor(ctx, cred, rep, opts, fetcher)...)
 	return rep, nil
 }
 
-func checkSignature(ctx context.Context, cred []byte, resolver credential.Resolver, offline bool) Check {
+// checkSignature checks the proof; the result (nil when it fails) tells whose key signed.
+func checkSignature(ctx context.Context, cred []byte, resolver credential.Resolver, offline bool) (Check, *credential.VerifyResult) {
 	c := Check{Name: "signature"}
 	res, err := credential.VerifyWithLimits(ctx, cred, resolver, credential.DefaultLimits)
 	if err != nil {
@@ -98,14 +112,14 @@ func checkSignature(ctx context.Context, cred []byte, resolver credential.Resolv
 		if offline && errors.Is(err, credential.ErrKeyNotFound) {
 			c.Detail += " (offline: give the issuer's controller document with --controller)"
 		}
-		return c
+		return c, nil
 	}
 	c.Result = "ok"
 	c.Detail = fmt.Sprintf("%s by %s", credential.Cryptosuite, res.VerificationMethod)
 	if !res.Created.IsZero() {
 		c.Detail += ", created " + res.Created.UTC().Format(time.RFC3339)
 	}
-	return c
+	return c, res
 }
 
 // checkValidity checks validFrom/validUntil (VC 2.0) or issuanceDate/expirationDate (VC 1.1) against now.
