@@ -159,6 +159,9 @@ func newModeFixture(tb testing.TB) *modeFixture {
 		iss, a := f.issue(tb, mode)
 		f.rows[mode] = map[string]string{"{issuance}": iss, "{assertion}": a}
 	}
+	// The badge image, as an upload would have stored it: the PDF certificate draws it.
+	_, err = f.store.PutIfAbsent(context.Background(), issuer.MediaKey(f.vars["{image}"], "medium", "png"), mustPNG(tb, 64, 64, false), "image/png")
+	require.NoError(tb, err)
 	hook := f.mustOK(tb, http.MethodPost, "/public/v3/webhooks", f.keys["owner"], `{"url":"https://93.184.215.14/a"}`)
 	f.vars["{webhook}"], f.vars["{delivery}"] = jstr(tb, hook, "id"), uuid.NewString()
 	_, err = f.d.Pool.Exec(context.Background(), `INSERT INTO webhook_events (id, org_id, type, data) VALUES ('evt_mode', $1, 'assertion.revoked', '{}')`, f.org.ID)
@@ -279,7 +282,7 @@ func TestModes_TestKeysStayInTheirSandbox(t *testing.T) {
 					}
 					require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
 					if c.route == "/assertions/{assertionId}/pdf" {
-						require.Equal(t, "%PDF-1.7 "+mode, string(r.Raw), "the certificate of the key's own assertion")
+						require.True(t, bytes.HasPrefix(r.Raw, []byte("%PDF-")), "the certificate of the key's own assertion")
 						return
 					}
 					require.Equal(t, true, r.Body["success"], "%s", r.Raw)
