@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -64,7 +65,7 @@ func (a *Activities) anchorCredentials(ctx context.Context, ids []uuid.UUID) (fa
 			byKey[*r.AnchorKey] = append(byKey[*r.AnchorKey], r.ID)
 		}
 	}
-	for _, key := range sortedKeys(byKey) {
+	for _, key := range slices.Sorted(maps.Keys(byKey)) {
 		if err := a.settleAnchor(ctx, key); err != nil {
 			for _, id := range byKey[key] {
 				failed[id] = err
@@ -107,11 +108,3 @@ func (a *Activities) settleAnchor(ctx context.Context, key string) error {
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}

@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/google/uuid"
@@ -53,7 +54,7 @@ func IssueBadge(ctx workflow.Context, in IssueBadgeInput) (IssueBadgeResult, err
 	running := map[string]bool{}
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) {
 		out := p
-		out.RunningBatches = sortedKeys(running)
+		out.RunningBatches = slices.Sorted(maps.Keys(running))
 		return out, nil
 	}); err != nil {
 		return p, err
@@ -109,11 +110,3 @@ func IssueBadge(ctx workflow.Context, in IssueBadgeInput) (IssueBadgeResult, err
 // a is used only for its method values: workflows name activities by typed reference, never by string.
 var a *activities.Activities
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/piprate/json-gold/ld"
@@ -58,7 +60,7 @@ var contextFiles = map[string]embeddedContext{
 }
 
 // ContextURLs returns the context URLs served from embedded files.
-func ContextURLs() []string { return sortedKeys(contextFiles) }
+func ContextURLs() []string { return slices.Sorted(maps.Keys(contextFiles)) }
 
 // ContextDocument returns the embedded bytes of a context URL, after checking them against their pinned SHA-256.
 func ContextDocument(url string) ([]byte, error) {

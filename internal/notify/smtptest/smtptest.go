@@ -5,26 +5,21 @@
 package smtptest
 
 import (
-	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"net"
-	"net/mail"
 	"os"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 )
 
@@ -201,181 +196,6 @@ func (s *Server) fault(stage Stage, conn *smtp.Conn) error {
 		msg = fmt.Sprintf("smtptest fault at %s", stage)
 	}
 	return &smtp.SMTPError{Code: f.Code, EnhancedCode: smtp.EnhancedCodeNotSet, Message: msg}
-}
-
-type backend struct{ s *Server }
-
-func (b backend) NewSession(c *smtp.Conn) (smtp.Session, error) {
-	if err := b.s.fault(StageConnect, c); err != nil {
-		return nil, err
-	}
-	b.s.mu.Lock()
-	b.s.conns[c.Conn().RemoteAddr().String()] = c
-	b.s.mu.Unlock()
-	return &session{s: b.s, conn: c}, nil
-}
-
-type session struct {
-	s        *Server
-	conn     *smtp.Conn
-	authUser string
-	from     string
-	to       []string
-}
-
-func (ss *session) AuthMechanisms() []string {
-	if ss.s.opts.Username == "" {
-		return nil
-	}
-	return []string{sasl.Plain, sasl.Login}
-}
-
-func (ss *session) Auth(mech string) (sasl.Server, error) {
-	check := func(username, password string) error {
-		if username != ss.s.opts.Username || password != ss.s.opts.Password {
-			return smtp.ErrAuthFailed
-		}
-		ss.authUser = username
-		return nil
-	}
-	switch mech {
-	case sasl.Plain:
-		return sasl.NewPlainServer(func(identity, username, password string) error {
-			if identity != "" && identity != username {
-				return smtp.ErrAuthFailed
-			}
-			return check(username, password)
-		}), nil
-	case sasl.Login:
-		return &loginServer{check: check}, nil
-	}
-	return nil, smtp.ErrAuthUnknownMechanism
-}
-
-func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
-	if ss.s.opts.Username != "" && ss.authUser == "" {
-		return smtp.ErrAuthRequired
-	}
-	if err := ss.s.fault(StageMail, ss.conn); err != nil {
-		return err
-	}
-	ss.from = from
-	return nil
-}
-
-func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
-	if err := ss.s.fault(StageRcpt, ss.conn); err != nil {
-		return err
-	}
-	ss.to = append(ss.to, to)
-	return nil
-}
-
-func (ss *session) Data(r io.Reader) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	if err := ss.s.fault(StageData, ss.conn); err != nil {
-		return err
-	}
-	m := Message{From: ss.from, To: ss.to, Data: data, AuthUser: ss.authUser}
-	_, m.TLS = ss.conn.TLSConnectionState()
-	if parsed, err := mail.ReadMessage(bytes.NewReader(data)); err == nil {
-		m.MessageID = parsed.Header.Get("Message-ID")
-	}
-	ss.s.mu.Lock()
-	defer ss.s.mu.Unlock()
-	if ss.s.journal != nil {
-		line, err := json.Marshal(m)
-		if err != nil {
-			return err
-		}
-		if _, err := ss.s.journal.Write(append(line, '\n')); err != nil {
-			return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCodeNotSet, Message: "journal: " + err.Error()}
-		}
-	}
-	ss.s.messages = append(ss.s.messages, m)
-	return nil
-}
-
-// openJournal opens the journal for appending. A last line cut short by a kill -9 mid-write belongs to a message
-// that was never answered 250, so it is dropped.
-func openJournal(path string) (*os.File, error) {
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	if n := len(data); n > 0 && data[n-1] != '\n' {
-		if err := os.Truncate(path, int64(bytes.LastIndexByte(data, '\n')+1)); err != nil {
-			return nil, err
-		}
-	}
-	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-}
-
-// ReadJournal returns the messages a server with Options.Journal accepted, oldest first, across restarts.
-func ReadJournal(path string) ([]Message, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var msgs []Message
-	dec := json.NewDecoder(f)
-	for {
-		var m Message
-		err := dec.Decode(&m)
-		if errors.Is(err, io.EOF) {
-			return msgs, nil
-		}
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return msgs, nil // a message being written now (or cut by a kill -9): not accepted yet
-		}
-		if err != nil {
-			return nil, fmt.Errorf("journal %s: %w", path, err)
-		}
-		msgs = append(msgs, m)
-	}
-}
-
-func (ss *session) Reset() {
-	ss.from = ""
-	ss.to = nil
-}
-
-func (ss *session) Logout() error { return nil }
-
-// loginServer is the server side of the LOGIN mechanism, which go-sasl implements only for clients: it asks for
-// the user name, then the password.
-type loginServer struct {
-	check    func(username, password string) error
-	username string
-	step     int
-}
-
-func (l *loginServer) Next(response []byte) ([]byte, bool, error) {
-	switch l.step {
-	case 0:
-		l.step++
-		if len(response) > 0 { // the user name came with the AUTH command
-			l.username = string(response)
-			l.step++
-			return []byte("Password:"), false, nil
-		}
-		return []byte("Username:"), false, nil
-	case 1:
-		l.username = string(response)
-		l.step++
-		return []byte("Password:"), false, nil
-	case 2:
-		l.step++
-		return nil, true, l.check(l.username, string(response))
-	}
-	return nil, true, errors.New("unexpected LOGIN response")
 }
 
 // selfSigned makes a short-lived certificate for host and a pool that trusts it.
