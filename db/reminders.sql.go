@@ -246,7 +246,7 @@ func (q *Queries) PendingReminders(ctx context.Context, arg PendingRemindersPara
 
 const reminderCounts = `-- name: ReminderCounts :many
 SELECT state, count(*) AS count, min(next_attempt_at)::timestamptz AS oldest_next_attempt,
-       max(sent_at)::timestamptz AS last_sent
+       COALESCE(max(sent_at), 'epoch')::timestamptz AS last_sent -- epoch for states without sent_at
 FROM expiry_reminders GROUP BY state ORDER BY state
 `
 

@@ -64,7 +64,7 @@ SELECT * FROM expiry_reminders WHERE assertion_id = ANY(sqlc.arg(ids)::uuid[]) O
 -- name: ReminderCounts :many
 -- For `badged admin reminders status`: the reminders by state, the oldest pending attempt, the last one sent.
 SELECT state, count(*) AS count, min(next_attempt_at)::timestamptz AS oldest_next_attempt,
-       max(sent_at)::timestamptz AS last_sent
+       COALESCE(max(sent_at), 'epoch')::timestamptz AS last_sent -- epoch for states without sent_at
 FROM expiry_reminders GROUP BY state ORDER BY state;
 
 -- name: CountBadgesWithReminders :one
