@@ -7,8 +7,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/badged/badged/db"
 	"github.com/badged/badged/cmd/badged/internal/config"
+	"github.com/badged/badged/db"
 	"github.com/badged/badged/workflows"
 )
 
