@@ -54,7 +54,7 @@ type remindFixture struct {
 	sender *countingSender
 }
 
-func newRemindFixture(t *testing.T, policy []int32) *remindFixture {
+func newRemindFixture(t testing.TB, policy []int32) *remindFixture {
 	t.Helper()
 	ctx := context.Background()
 	d := dbtest.New(t)
@@ -82,7 +82,7 @@ func newRemindFixture(t *testing.T, policy []int32) *remindFixture {
 	return f
 }
 
-func (f *remindFixture) setPolicy(t *testing.T, days ...int32) {
+func (f *remindFixture) setPolicy(t testing.TB, days ...int32) {
 	t.Helper()
 	_, err := f.db.SetBadgeExpiryReminders(context.Background(),
 		db.SetBadgeExpiryRemindersParams{OrgID: f.org, ID: f.badge, Days: append([]int32{}, days...)})
@@ -96,7 +96,7 @@ type holder struct {
 }
 
 // issue inserts an issuance of the badge with the holders as assertions in their state (ISSUED by default).
-func (f *remindFixture) issue(t *testing.T, at time.Time, hs ...holder) []uuid.UUID {
+func (f *remindFixture) issue(t testing.TB, at time.Time, hs ...holder) []uuid.UUID {
 	t.Helper()
 	ctx := context.Background()
 	b, err := f.db.GetBadge(ctx, db.GetBadgeParams{OrgID: f.org, ID: f.badge})
