@@ -67,4 +67,3 @@ func benchSweep(b *testing.B, f *remindFixture, now time.Time) (activities.Remin
 	require.NoError(b, err)
 	return r, time.Since(start)
 }
-
