@@ -63,6 +63,7 @@ type badgeResponse struct {
 	SignatureImage    *imageResponse    `json:"signatureImage"`
 	Skills            []skill           `json:"skills"`
 	ProgramIDs        []string          `json:"programIds"`
+	ExpiryReminders   *[]int32          `json:"expiryReminders,omitempty"` // v3 only
 	CreatedAt         string            `json:"createdAt"`
 	UpdatedAt         string            `json:"updatedAt"`
 }
@@ -81,7 +82,8 @@ func (h *handler) toBadgeResponse(v version, b db.Badge, programIDs []uuid.UUID)
 		ID: b.ID.String(), Name: b.Name, Description: b.Description, Criteria: crit, CategoryCode: b.CategoryCode,
 		PublishStatusCode: b.PublishStatus, ExpirationPolicy: policy, Image: h.image(b.ImageID),
 		SignatureImage: h.imagePtr(b.SignatureImageID), Skills: skills, ProgramIDs: idStrings(programIDs),
-		CreatedAt: v.formatTime(b.CreatedAt, h.loc), UpdatedAt: v.formatTime(b.UpdatedAt, h.loc),
+		ExpiryReminders: expiryRemindersOf(v, b.ExpiryReminders),
+		CreatedAt:       v.formatTime(b.CreatedAt, h.loc), UpdatedAt: v.formatTime(b.UpdatedAt, h.loc),
 	}
 }
 
@@ -93,6 +95,7 @@ type badgeInput struct {
 	policy                      opt[expiryPolicy]
 	imageID, signatureImageID   opt[uuid.UUID]
 	programIDs                  opt[[]uuid.UUID]
+	reminders                   opt[[]int32] // v3 only (badge_reminders.go)
 }
 
 // expiryPolicy is the stored form of an expiration policy.
@@ -103,8 +106,12 @@ type expiryPolicy struct {
 }
 
 func readBadgeInput(o *object) badgeInput {
-	o.only("name", "description", "criteria", "categoryCode", "expirationPolicy", "imageId", "signatureImageId",
-		"skills", "programIds")
+	allowed := []string{"name", "description", "criteria", "categoryCode", "expirationPolicy", "imageId",
+		"signatureImageId", "skills", "programIds"}
+	if o.v == v3 {
+		allowed = append(allowed, "expiryReminders")
+	}
+	o.only(allowed...)
 	in := badgeInput{
 		name:             o.text("name", textRule{max: maxNameLen}),
 		description:      o.text("description", textRule{max: maxDescriptionLen, multiline: true}),
@@ -113,6 +120,9 @@ func readBadgeInput(o *object) badgeInput {
 		signatureImageID: o.id("signatureImageId", true),
 		programIDs:       o.ids("programIds", maxLinkedIDs),
 		policy:           readExpiry(o),
+	}
+	if o.v == v3 {
+		in.reminders = readExpiryReminders(o)
 	}
 	var crit []criterion
 	if o.objects("criteria", 1, maxCriteria, func(i int, c *object) {
@@ -296,6 +306,12 @@ func (h *handler) createBadge(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		if in.reminders.Set && len(in.reminders.Val) > 0 {
+			if out, err = q.SetBadgeExpiryReminders(r.Context(), db.SetBadgeExpiryRemindersParams{OrgID: org, ID: b.ID,
+				Days: in.reminders.Val}); err != nil {
+				return err
+			}
+		}
 		return linkBadge(r.Context(), q, org, b.ID, programIDs)
 	})
 	if err != nil {
@@ -430,6 +446,13 @@ func (h *handler) updateBadge(w http.ResponseWriter, r *http.Request) error {
 			Skills: b.Skills})
 		if err != nil {
 			return err
+		}
+		if in.reminders.Set {
+			// A policy edit reschedules what has not been sent: the sweep reads the policy at each round.
+			if out, err = q.SetBadgeExpiryReminders(r.Context(), db.SetBadgeExpiryRemindersParams{OrgID: org, ID: b.ID,
+				Days: in.reminders.Val}); err != nil {
+				return err
+			}
 		}
 		if in.programIDs.Set {
 			programIDs = in.programIDs.Val

@@ -54,7 +54,7 @@ const createBadge = `-- name: CreateBadge :one
 INSERT INTO badges (id, org_id, name, description, criteria, category_code, expiration_kind, expiration_months,
                     expiration_fixed_at, image_id, signature_image_id, skills)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-RETURNING id, org_id, name, description, criteria, category_code, publish_status, expiration_kind, expiration_months, expiration_fixed_at, image_id, signature_image_id, skills, created_at, updated_at, deleted_at
+RETURNING id, org_id, name, description, criteria, category_code, publish_status, expiration_kind, expiration_months, expiration_fixed_at, image_id, signature_image_id, skills, created_at, updated_at, deleted_at, expiry_reminders
 `
 
 type CreateBadgeParams struct {
@@ -105,6 +105,7 @@ func (q *Queries) CreateBadge(ctx context.Context, arg CreateBadgeParams) (Badge
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DeletedAt,
+		&i.ExpiryReminders,
 	)
 	return i, err
 }
@@ -128,7 +129,7 @@ func (q *Queries) DeleteBadge(ctx context.Context, arg DeleteBadgeParams) (int64
 }
 
 const getBadge = `-- name: GetBadge :one
-SELECT id, org_id, name, description, criteria, category_code, publish_status, expiration_kind, expiration_months, expiration_fixed_at, image_id, signature_image_id, skills, created_at, updated_at, deleted_at FROM badges WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL
+SELECT id, org_id, name, description, criteria, category_code, publish_status, expiration_kind, expiration_months, expiration_fixed_at, image_id, signature_image_id, skills, created_at, updated_at, deleted_at, expiry_reminders FROM badges WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL
 `
 
 type GetBadgeParams struct {
@@ -156,12 +157,13 @@ func (q *Queries) GetBadge(ctx context.Context, arg GetBadgeParams) (Badge, erro
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DeletedAt,
+		&i.ExpiryReminders,
 	)
 	return i, err
 }
 
 const getBadgeForUpdate = `-- name: GetBadgeForUpdate :one
-SELECT id, org_id, name, description, criteria, category_code, publish_status, expiration_kind, expiration_months, expiration_fixed_at, image_id, signature_image_id, skills, created_at, updated_at, deleted_at FROM badges WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE
+SELECT id, org_id, name, description, criteria, category_code, publish_status, expiration_kind, expiration_months, expiration_fixed_at, image_id, signature_image_id, skills, created_at, updated_at, deleted_at, expiry_reminders FROM badges WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE
 `
 
 type GetBadgeForUpdateParams struct {
@@ -189,12 +191,13 @@ func (q *Queries) GetBadgeForUpdate(ctx context.Context, arg GetBadgeForUpdatePa
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DeletedAt,
+		&i.ExpiryReminders,
 	)
 	return i, err
 }
 
 const listBadges = `-- name: ListBadges :many
-SELECT id, org_id, name, description, criteria, category_code, publish_status, expiration_kind, expiration_months, expiration_fixed_at, image_id, signature_image_id, skills, created_at, updated_at, deleted_at FROM badges b
+SELECT id, org_id, name, description, criteria, category_code, publish_status, expiration_kind, expiration_months, expiration_fixed_at, image_id, signature_image_id, skills, created_at, updated_at, deleted_at, expiry_reminders FROM badges b
 WHERE b.org_id = $1 AND b.deleted_at IS NULL
   AND ($2::text IS NULL OR b.category_code = $2)
   AND ($3::uuid IS NULL OR EXISTS (
@@ -280,6 +283,7 @@ func (q *Queries) ListBadges(ctx context.Context, arg ListBadgesParams) ([]Badge
 			&i.CreatedAt,
 			&i.UpdatedAt,
 			&i.DeletedAt,
+			&i.ExpiryReminders,
 		); err != nil {
 			return nil, err
 		}
@@ -296,7 +300,7 @@ UPDATE badges SET name = $3, description = $4, criteria = $5, category_code = $6
     expiration_months = $8, expiration_fixed_at = $9, image_id = $10, signature_image_id = $11, skills = $12,
     publish_status = 'PUBLISHED', updated_at = now()
 WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL
-RETURNING id, org_id, name, description, criteria, category_code, publish_status, expiration_kind, expiration_months, expiration_fixed_at, image_id, signature_image_id, skills, created_at, updated_at, deleted_at
+RETURNING id, org_id, name, description, criteria, category_code, publish_status, expiration_kind, expiration_months, expiration_fixed_at, image_id, signature_image_id, skills, created_at, updated_at, deleted_at, expiry_reminders
 `
 
 type UpdateBadgeParams struct {
@@ -347,6 +351,7 @@ func (q *Queries) UpdateBadge(ctx context.Context, arg UpdateBadgeParams) (Badge
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DeletedAt,
+		&i.ExpiryReminders,
 	)
 	return i, err
 }

@@ -94,6 +94,7 @@ type Badge struct {
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
 	DeletedAt         *time.Time
+	ExpiryReminders   []int32
 }
 
 type ChainNonce struct {
@@ -111,6 +112,20 @@ type ChainTx struct {
 	ChainID     *int64
 	BlockNumber *int64
 	CreatedAt   time.Time
+}
+
+type ExpiryReminder struct {
+	AssertionID   uuid.UUID
+	DaysBefore    int32
+	OrgID         uuid.UUID
+	ExpiresAt     time.Time
+	State         string
+	Channel       string
+	Attempts      int32
+	NextAttemptAt time.Time
+	LastError     *string
+	ClaimedAt     time.Time
+	SentAt        *time.Time
 }
 
 type Issuance struct {

@@ -16,6 +16,14 @@ type Querier interface {
 	AdvanceAssertions(ctx context.Context, arg AdvanceAssertionsParams) (int64, error)
 	// Assigns credentials to the anchor transaction stored under anchor_key, with each one's Merkle inclusion proof.
 	AssignAnchor(ctx context.Context, arg AssignAnchorParams) (int64, error)
+	// One bounded batch of the reminder sweep (activities/remind.go). For each live assertion of a badge with a
+	// policy whose expiry is within the policy's longest reminder, the due reminder is the smallest number of days d
+	// with expiry - d days <= now: one message however many reminders fell due at once (a policy added late, a short
+	// validity). It is claimed by inserting its (assertion, days) row unless that reminder or a nearer one was already
+	// claimed, so a policy edit reschedules only what was not sent and never sends an earlier reminder after a later
+	// one. In the same statement, an assertion.expiring webhook event per claimed reminder whose organization has an
+	// enabled endpoint subscribed to it (internal/webhook: the payload's keys match AssertionData).
+	ClaimDueReminders(ctx context.Context, arg ClaimDueRemindersParams) ([]ClaimDueRemindersRow, error)
 	// The dispatcher's next events, locked for its transaction; other dispatchers skip them.
 	ClaimUndispatchedWebhookEvents(ctx context.Context, maxRows int32) ([]WebhookEvent, error)
 	// A delivered resend of an issued credential whose notification had failed: the error code is cleared and a v3
@@ -27,6 +35,7 @@ type Querier interface {
 	// (assertions_list_idx). NULL bounds are open. The caller aligns whole_from/whole_to to hours inside the range.
 	CountAssertionsByHours(ctx context.Context, arg CountAssertionsByHoursParams) (int64, error)
 	CountBadges(ctx context.Context, arg CountBadgesParams) (int64, error)
+	CountBadgesWithReminders(ctx context.Context) (int64, error)
 	// A delivery ran out of attempts.
 	CountEndpointFailure(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
 	CountIssuanceFailures(ctx context.Context, issuanceID uuid.UUID) (int64, error)
@@ -136,6 +145,7 @@ type Querier interface {
 	GetProgramForUpdate(ctx context.Context, arg GetProgramForUpdateParams) (Program, error)
 	// The public verification routes: an assertion by its (random) id with what the page shows.
 	GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPublicAssertionRow, error)
+	GetReminder(ctx context.Context, arg GetReminderParams) (ExpiryReminder, error)
 	GetStatusList(ctx context.Context, id uuid.UUID) (StatusList, error)
 	GetWebhookDelivery(ctx context.Context, id uuid.UUID) (GetWebhookDeliveryRow, error)
 	GetWebhookEndpoint(ctx context.Context, arg GetWebhookEndpointParams) (WebhookEndpoint, error)
@@ -154,6 +164,7 @@ type Querier interface {
 	// became of its recipient since: the root covers them all.
 	ListAnchorMembers(ctx context.Context, anchorKey string) ([]ListAnchorMembersRow, error)
 	ListAnchorState(ctx context.Context, ids []uuid.UUID) ([]ListAnchorStateRow, error)
+	ListAssertionReminders(ctx context.Context, ids []uuid.UUID) ([]ExpiryReminder, error)
 	// Filters are optional (NULL = no filter). The state filter reads the effective state: an ISSUED/RECEIVED
 	// assertion past expired_at is EXPIRED even before the expiry job has rewritten it. hidden_state is a state the version's list
 	// leaves out when no stateCode is asked for (v3 hides REISSUED; api/version.go). The pool plans each call with its values (plan_cache_mode
@@ -226,18 +237,25 @@ type Querier interface {
 	MarkNotificationResendFailed(ctx context.Context, arg MarkNotificationResendFailedParams) error
 	MarkNotificationResendSent(ctx context.Context, arg MarkNotificationResendSentParams) error
 	MarkNotificationSent(ctx context.Context, assertionID uuid.UUID) error
+	MarkReminderSent(ctx context.Context, arg MarkReminderSentParams) (int64, error)
+	// A failed attempt: state FAILED or CANCELLED for good, or CLAIMED again from next_attempt_at.
+	MarkReminderUnsent(ctx context.Context, arg MarkReminderUnsentParams) (int64, error)
 	MarkWebhookEventDispatched(ctx context.Context, id string) error
 	// Temporal accepted the start of the issuance's workflow: replays need not start it again.
 	MarkWorkflowStarted(ctx context.Context, id uuid.UUID) error
 	// An anchor transaction mined again in another block (re-broadcast after the node lost it): the credentials
 	// already recorded under its key follow. Those still at SIGNED get the block from RecordAnchorMined.
 	MoveAnchorBlock(ctx context.Context, arg MoveAnchorBlockParams) error
+	// Claimed reminders whose (next) attempt is due: those a crashed attempt claimed and did not send, and retries.
+	PendingReminders(ctx context.Context, arg PendingRemindersParams) ([]PendingRemindersRow, error)
 	RecordAnchorMined(ctx context.Context, arg RecordAnchorMinedParams) (int64, error)
 	RecordWebhookAttempt(ctx context.Context, arg RecordWebhookAttemptParams) error
 	RefundCredits(ctx context.Context, arg RefundCreditsParams) error
 	// Only an unsigned reservation of exactly this nonce is released; the row lock makes a racing release wait and
 	// then find nothing.
 	ReleaseChainReservation(ctx context.Context, arg ReleaseChainReservationParams) (int64, error)
+	// For `badged admin reminders status`: the reminders by state, the oldest pending attempt, the last one sent.
+	ReminderCounts(ctx context.Context) ([]ReminderCountsRow, error)
 	// The originals of replacements among ids that were just issued (ISSUED or RECEIVED, credential in place) turn
 	// REISSUED and name their replacement; an original no longer ISSUED or RECEIVED (revoked, expired meanwhile) is
 	// left as it is. Returns what the caller needs to set the originals' status bits and record assertion.reissued.
@@ -256,6 +274,7 @@ type Querier interface {
 	SetAssertionStatusEntries(ctx context.Context, arg SetAssertionStatusEntriesParams) (int64, error)
 	SetAssertionsBaked(ctx context.Context, arg SetAssertionsBakedParams) (int64, error)
 	SetAssertionsPublished(ctx context.Context, arg SetAssertionsPublishedParams) (int64, error)
+	SetBadgeExpiryReminders(ctx context.Context, arg SetBadgeExpiryRemindersParams) (Badge, error)
 	SetIssuanceStatus(ctx context.Context, arg SetIssuanceStatusParams) (Issuance, error)
 	SetLockTimeout(ctx context.Context, timeout string) error
 	// bit_index is Postgres's numbering (LSB first within a byte); the caller converts from the W3C index.

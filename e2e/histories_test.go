@@ -215,6 +215,26 @@ func TestWorkflowHistories(t *testing.T) {
 		rec.record(t, "expire_assertions", id)
 	})
 
+	t.Run("expiry reminders", func(t *testing.T) {
+		ctx := context.Background()
+		// The badge gets a 7-day policy through the API; one credential of the first scenario expires in 2 days.
+		res := s.request(t, http.MethodPatch, "/public/v3/badges/"+tn.Badge, tn.Key,
+			map[string]string{"Content-Type": "application/json"}, strings.NewReader(`{"expiryReminders":[7]}`))
+		require.Equal(t, http.StatusOK, res.Status, "%s", res.Raw)
+		_, err := s.DB.Pool.Exec(ctx, `UPDATE assertions SET expired_at = now() + interval '2 days'
+			WHERE id = (SELECT id FROM assertions WHERE issuance_id = $1 AND state IN ('ISSUED', 'RECEIVED')
+			            ORDER BY seq LIMIT 1)`, uuid.MustParse(retried))
+		require.NoError(t, err)
+		id := "histories-remind-" + uuid.NewString()
+		run, err := s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue},
+			workflows.RemindExpiring, workflows.RemindInput{Every: time.Second, Rounds: 2})
+		require.NoError(t, err)
+		var p workflows.RemindProgress
+		require.NoError(t, run.Get(ctx, &p))
+		require.Equal(t, activities.ReminderResult{Claimed: 1, Sent: 1}, p.Total)
+		rec.record(t, "remind_expiring", id)
+	})
+
 	// Every history recorded replays on the workflows the worker registers, as the replay test will replay it.
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	require.NoError(t, err)

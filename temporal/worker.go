@@ -61,6 +61,7 @@ func Workflows() []Workflow {
 		{"RedriveIssuance", workflows.RedriveIssuance},
 		{"DeliverWebhook", workflows.DeliverWebhook},
 		{"ExpireAssertions", workflows.ExpireAssertions},
+		{"RemindExpiring", workflows.RemindExpiring},
 	}
 }
 
@@ -93,6 +94,21 @@ func EnsureExpirySchedule(ctx context.Context, c client.Client) error {
 	}
 	if err != nil {
 		return fmt.Errorf("create expiry schedule: %w", err)
+	}
+	return nil
+}
+
+// EnsureReminderWorkflow starts the expiry reminder loop (workflows.RemindExpiring) unless it runs; one that ended
+// (terminated, failed) is started again.
+func EnsureReminderWorkflow(ctx context.Context, c client.Client) error {
+	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       workflows.ReminderWorkflowID,
+		TaskQueue:                workflows.TaskQueue,
+		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+	}, workflows.RemindExpiring, workflows.RemindInput{})
+	if err != nil {
+		return fmt.Errorf("start expiry reminders: %w", err)
 	}
 	return nil
 }

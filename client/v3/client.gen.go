@@ -756,6 +756,7 @@ func (e WebhookDeliveryResponseSuccess) Valid() bool {
 // Defines values for WebhookEventType.
 const (
 	AssertionExpired  WebhookEventType = "assertion.expired"
+	AssertionExpiring WebhookEventType = "assertion.expiring"
 	AssertionReissued WebhookEventType = "assertion.reissued"
 	AssertionRevoked  WebhookEventType = "assertion.revoked"
 	IssuanceCompleted WebhookEventType = "issuance.completed"
@@ -766,6 +767,8 @@ const (
 func (e WebhookEventType) Valid() bool {
 	switch e {
 	case AssertionExpired:
+		return true
+	case AssertionExpiring:
 		return true
 	case AssertionReissued:
 		return true
@@ -905,17 +908,20 @@ type Badge struct {
 	// CreatedAt UTC instant
 	//
 	// Examples: 2025-03-01T00:00:00Z
-	CreatedAt         DateTime          `json:"createdAt"`
-	Criteria          []Criterion       `json:"criteria"`
-	Description       string            `json:"description"`
-	ExpirationPolicy  *ExpirationPolicy `json:"expirationPolicy"`
-	Id                UUID              `json:"id"`
-	Image             Image             `json:"image"`
-	Name              string            `json:"name"`
-	ProgramIds        []UUID            `json:"programIds"`
-	PublishStatusCode PublishStatus     `json:"publishStatusCode"`
-	SignatureImage    *Image            `json:"signatureImage"`
-	Skills            []Skill           `json:"skills"`
+	CreatedAt        DateTime          `json:"createdAt"`
+	Criteria         []Criterion       `json:"criteria"`
+	Description      string            `json:"description"`
+	ExpirationPolicy *ExpirationPolicy `json:"expirationPolicy"`
+
+	// ExpiryReminders days before an assertion's validUntil at which its recipient is reminded, descending; [] without a policy (a v3 extension)
+	ExpiryReminders   *[]int        `json:"expiryReminders,omitempty"`
+	Id                UUID          `json:"id"`
+	Image             Image         `json:"image"`
+	Name              string        `json:"name"`
+	ProgramIds        []UUID        `json:"programIds"`
+	PublishStatusCode PublishStatus `json:"publishStatusCode"`
+	SignatureImage    *Image        `json:"signatureImage"`
+	Skills            []Skill       `json:"skills"`
 
 	// UpdatedAt UTC instant
 	//
@@ -932,11 +938,14 @@ type BadgeCreate struct {
 	Criteria         []Criterion            `json:"criteria"`
 	Description      string                 `json:"description"`
 	ExpirationPolicy *ExpirationPolicyInput `json:"expirationPolicy,omitempty"`
-	ImageId          UUID                   `json:"imageId"`
-	Name             string                 `json:"name"`
-	ProgramIds       *[]UUID                `json:"programIds,omitempty"`
-	SignatureImageId *openapi_types.UUID    `json:"signatureImageId,omitempty"`
-	Skills           []SkillInput           `json:"skills"`
+
+	// ExpiryReminders expiry reminders: days before validUntil, distinct; [] (the default) sends none; an edit reschedules what has not been sent (a v3 extension)
+	ExpiryReminders  *[]int              `json:"expiryReminders,omitempty"`
+	ImageId          UUID                `json:"imageId"`
+	Name             string              `json:"name"`
+	ProgramIds       *[]UUID             `json:"programIds,omitempty"`
+	SignatureImageId *openapi_types.UUID `json:"signatureImageId,omitempty"`
+	Skills           []SkillInput        `json:"skills"`
 }
 
 // BadgePage defines model for BadgePage.
@@ -971,11 +980,14 @@ type BadgeUpdate struct {
 	Criteria         *[]Criterion           `json:"criteria,omitempty"`
 	Description      *string                `json:"description,omitempty"`
 	ExpirationPolicy *ExpirationPolicyInput `json:"expirationPolicy,omitempty"`
-	ImageId          *UUID                  `json:"imageId,omitempty"`
-	Name             *string                `json:"name,omitempty"`
-	ProgramIds       *[]UUID                `json:"programIds,omitempty"`
-	SignatureImageId *openapi_types.UUID    `json:"signatureImageId,omitempty"`
-	Skills           *[]SkillInput          `json:"skills,omitempty"`
+
+	// ExpiryReminders expiry reminders: days before validUntil, distinct; [] (the default) sends none; an edit reschedules what has not been sent (a v3 extension)
+	ExpiryReminders  *[]int              `json:"expiryReminders,omitempty"`
+	ImageId          *UUID               `json:"imageId,omitempty"`
+	Name             *string             `json:"name,omitempty"`
+	ProgramIds       *[]UUID             `json:"programIds,omitempty"`
+	SignatureImageId *openapi_types.UUID `json:"signatureImageId,omitempty"`
+	Skills           *[]SkillInput       `json:"skills,omitempty"`
 }
 
 // Criterion defines model for Criterion.

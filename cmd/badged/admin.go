@@ -29,6 +29,8 @@ func runAdmin(ctx context.Context, cfg config.Config, args []string, stdout io.W
 		return adminRetryPolicy(args[1:], stdout)
 	case "webhook":
 		return adminWebhook(ctx, cfg, args[1:], stdout)
+	case "reminders":
+		return adminReminders(ctx, cfg, args[1:], stdout)
 	}
 	d, err := db.Open(ctx, cfg.DatabaseURL)
 	if err != nil {

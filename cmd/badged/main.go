@@ -42,6 +42,7 @@ commands:
   admin issuance redrive ID  re-run the FAILED recipients whose errorCode is retryable (needs Temporal)
   admin issuance start ID    start the workflow of a PROCESSING issuance that has none (what the worker's
                              reconciler does after ORPHAN_AFTER)
+  admin reminders status     expiry reminders by state, badges with a policy, the sweep workflow's progress
   admin retry-policy check FILE
                              validate a retry table (each mistake named by its line) and print the effective table
   admin notification resend --assertion ID --request TICKET

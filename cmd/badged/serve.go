@@ -121,6 +121,9 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 		if err := temporal.EnsureExpirySchedule(ctx, tc); err != nil {
 			return err
 		}
+		if err := temporal.EnsureReminderWorkflow(ctx, tc); err != nil {
+			return err
+		}
 		stopReconciler := startReconciler(ctx, temporal.Reconciler{DB: wd, Starter: temporal.Starter{Client: tc}, Log: log,
 			Grace: cfg.OrphanAfter})
 		defer stopReconciler()

@@ -23,6 +23,8 @@ type KakaoConfig struct {
 	APIKeyHeader string // the header that carries APIKey; "X-Api-Key" when empty
 	SenderKey    string // the provider's key for the sending channel (the "plus friend")
 	TemplateCode string // the approved message template
+	// ReminderTemplateCode is the approved template of expiry reminders; TemplateCode when empty.
+	ReminderTemplateCode string
 	// Timeout bounds one request; 10s when zero. It is ignored when HTTPClient is set.
 	Timeout    time.Duration
 	HTTPClient *http.Client
@@ -79,11 +81,15 @@ func (k *Kakao) Send(ctx context.Context, n Notification) (Receipt, error) {
 	if err != nil {
 		return Receipt{}, errcode.Wrap(errcode.NotificationDeliveryFailed, "render kakao message", err)
 	}
-	id := KakaoMessageID(n.AssertionID)
+	id := n.kakaoID()
+	code := k.cfg.TemplateCode
+	if n.Reminder != nil && k.cfg.ReminderTemplateCode != "" {
+		code = k.cfg.ReminderTemplateCode
+	}
 	body, err := json.Marshal(kakaoRequest{
 		MessageID:    id,
 		SenderKey:    k.cfg.SenderKey,
-		TemplateCode: k.cfg.TemplateCode,
+		TemplateCode: code,
 		RecipientNo:  normalizePhone(n.Phone),
 		Content:      content,
 		TemplateParameter: map[string]string{

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,6 +46,46 @@ type Notification struct {
 	// FromName is the display name of the From header ("Org via badged"); the address stays the deployment's.
 	// Empty keeps the configured From as it is.
 	FromName string
+	// Reminder, when set, makes this the expiry reminder of the credential instead of its issue notice: other
+	// templates (reminder.*) and a message id of its own per reminder (ReminderMessageID).
+	Reminder *Reminder
+}
+
+// Reminder is what an expiry reminder adds to a notification.
+type Reminder struct {
+	DaysBefore int // the policy's reminder (days before ExpiresAt) this message is: part of its message id
+	// RenewURL is where the recipient asks for a renewal; empty (the organization does not renew) leaves it out.
+	RenewURL string
+}
+
+// emailID is the Message-ID of n's email: MessageID, or ReminderMessageID for a reminder.
+func (n Notification) emailID(domain string) string {
+	if n.Reminder != nil {
+		return ReminderMessageID(n.AssertionID, n.Reminder.DaysBefore, domain)
+	}
+	return MessageID(n.AssertionID, domain)
+}
+
+// kakaoID is the provider message id of n: KakaoMessageID, or its reminder variant.
+func (n Notification) kakaoID() string {
+	if n.Reminder != nil {
+		return idLeft(n.AssertionID) + ".expiring-" + strconv.Itoa(n.Reminder.DaysBefore) + ".kakao"
+	}
+	return KakaoMessageID(n.AssertionID)
+}
+
+// ReminderMessageID is the Message-ID of the expiry reminder of an assertion sent daysBefore its expiry: the same
+// on every attempt, distinct from the issue notice's and from the other reminders'.
+func ReminderMessageID(assertionID string, daysBefore int, domain string) string {
+	return idLeft(assertionID) + ".expiring-" + strconv.Itoa(daysBefore) + "@" + domain
+}
+
+// templatePrefix is "" for the issue notice, "reminder." for an expiry reminder.
+func (n Notification) templatePrefix() string {
+	if n.Reminder != nil {
+		return "reminder."
+	}
+	return ""
 }
 
 // Receipt says what was sent.

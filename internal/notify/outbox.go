@@ -61,7 +61,7 @@ func (o *Outbox) Send(ctx context.Context, n Notification) (Receipt, error) {
 		if err != nil {
 			return Receipt{}, errcode.Wrap(errcode.NotificationDeliveryFailed, "render kakao message", err)
 		}
-		r = Receipt{Channel: KakaoTalk, MessageID: KakaoMessageID(n.AssertionID)}
+		r = Receipt{Channel: KakaoTalk, MessageID: n.kakaoID()}
 		fmt.Fprintf(&buf, "Message-ID: <%s@%s>\r\n", r.MessageID, o.domain)
 		fmt.Fprintf(&buf, "Date: %s\r\n", o.now().Format(time.RFC1123Z))
 		fmt.Fprintf(&buf, "From: %s\r\n", o.from)
@@ -79,7 +79,7 @@ func (o *Outbox) Send(ctx context.Context, n Notification) (Receipt, error) {
 		if _, err := msg.WriteTo(&buf); err != nil {
 			return Receipt{}, errcode.Wrap(errcode.NotificationDeliveryFailed, "write email", err)
 		}
-		r = Receipt{Channel: Email, MessageID: MessageID(n.AssertionID, o.domain)}
+		r = Receipt{Channel: Email, MessageID: n.emailID(o.domain)}
 	}
 	if err := writeFileAtomic(o.Path(r.MessageID), buf.Bytes()); err != nil {
 		return Receipt{}, errcode.Wrap(errcode.NotificationDeliveryFailed, "write outbox file", err)

@@ -60,6 +60,7 @@ type templateData struct {
 	Expires        string           // the expiry date in the message's language, empty when it never expires
 	ImageURL       string           // the linked image for the plain-text body, empty when inline
 	ImageSrc       htmltemplate.URL // cid: for the inline image or the checked http(s) link
+	RenewURL       string           // reminders: the renewal link, empty when the organization does not renew
 }
 
 // newTemplateData fills the templates. Names go through safetext.Display: the API refuses control and
@@ -73,6 +74,9 @@ func newTemplateData(n Notification) templateData {
 	}
 	if isHTTPURL(n.CertificateURL) {
 		d.CertificateURL = n.CertificateURL
+	}
+	if n.Reminder != nil && isHTTPURL(n.Reminder.RenewURL) {
+		d.RenewURL = n.Reminder.RenewURL
 	}
 	if n.ExpiresAt != nil {
 		d.Expires = formatExpiry(*n.ExpiresAt, n.Location, locale(n))
@@ -123,15 +127,15 @@ type renderedEmail struct {
 
 func renderEmail(n Notification) (renderedEmail, error) {
 	d := newTemplateData(n)
-	loc := locale(n)
+	loc, p := locale(n), n.templatePrefix()
 	var subj, text, html bytes.Buffer
-	if err := textTemplates.ExecuteTemplate(&text, "email."+loc+".txt", d); err != nil {
+	if err := textTemplates.ExecuteTemplate(&text, p+"email."+loc+".txt", d); err != nil {
 		return renderedEmail{}, fmt.Errorf("render text body: %w", err)
 	}
-	if err := textTemplates.ExecuteTemplate(&subj, "subject."+loc, d); err != nil {
+	if err := textTemplates.ExecuteTemplate(&subj, p+"subject."+loc, d); err != nil {
 		return renderedEmail{}, fmt.Errorf("render subject: %w", err)
 	}
-	if err := htmlTemplates.ExecuteTemplate(&html, "email."+loc+".html", d); err != nil {
+	if err := htmlTemplates.ExecuteTemplate(&html, p+"email."+loc+".html", d); err != nil {
 		return renderedEmail{}, fmt.Errorf("render html body: %w", err)
 	}
 	return renderedEmail{Subject: strings.TrimSpace(subj.String()), Text: text.String(), HTML: html.String()}, nil
@@ -139,7 +143,7 @@ func renderEmail(n Notification) (renderedEmail, error) {
 
 func renderKakao(n Notification) (string, error) {
 	var b bytes.Buffer
-	if err := textTemplates.ExecuteTemplate(&b, "kakao."+locale(n)+".txt", newTemplateData(n)); err != nil {
+	if err := textTemplates.ExecuteTemplate(&b, n.templatePrefix()+"kakao."+locale(n)+".txt", newTemplateData(n)); err != nil {
 		return "", fmt.Errorf("render kakao text: %w", err)
 	}
 	return b.String(), nil
@@ -196,7 +200,7 @@ func buildEmail(n Notification, from, domain string, now time.Time) (*mail.Msg, 
 	to.Name = safetext.Display(n.RecipientName)
 	m.ToMailAddress(to)
 	setSubject(m, r.Subject)
-	m.SetMessageIDWithValue(MessageID(n.AssertionID, domain))
+	m.SetMessageIDWithValue(n.emailID(domain))
 	m.SetDateWithValue(now)
 	m.SetGenHeader(mail.Header(AssertionHeader), n.AssertionID)
 	m.SetBodyString(mail.TypeTextPlain, r.Text)

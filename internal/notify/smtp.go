@@ -142,7 +142,7 @@ func (s *SMTP) Send(ctx context.Context, n Notification) (Receipt, error) {
 	if err != nil {
 		return Receipt{}, buildError(err)
 	}
-	receipt := Receipt{Channel: Email, MessageID: MessageID(n.AssertionID, s.domain)}
+	receipt := Receipt{Channel: Email, MessageID: n.emailID(s.domain)}
 
 	conn, reused := s.sessions.get(s.now()), true
 	if conn == nil {

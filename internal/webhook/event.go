@@ -19,10 +19,14 @@ const (
 	AssertionRevoked  = "assertion.revoked"
 	AssertionReissued = "assertion.reissued"
 	AssertionExpired  = "assertion.expired" // recorded by the expiry job's SQL (db/queries/pipeline.sql)
+	// AssertionExpiring is an expiry reminder claimed (db/queries/reminders.sql): its data adds daysBefore and
+	// expiredAt.
+	AssertionExpiring = "assertion.expiring"
 )
 
 // Types lists every event type.
-var Types = []string{IssuanceCompleted, IssuanceFailed, AssertionRevoked, AssertionReissued, AssertionExpired}
+var Types = []string{IssuanceCompleted, IssuanceFailed, AssertionRevoked, AssertionReissued, AssertionExpired,
+	AssertionExpiring}
 
 // ValidType reports whether t is an event type.
 func ValidType(t string) bool { return slices.Contains(Types, t) }
@@ -60,6 +64,9 @@ type AssertionData struct {
 	Mode        string    `json:"mode"`
 	// ReissuedAs is the new assertion of assertion.reissued (the event's assertion is the replaced original).
 	ReissuedAs *uuid.UUID `json:"reissuedAs,omitempty"`
+	// DaysBefore and ExpiredAt are those of assertion.expiring: the reminder and the expiry it is about.
+	DaysBefore *int32  `json:"daysBefore,omitempty"`
+	ExpiredAt  *string `json:"expiredAt,omitempty"`
 }
 
 // NewAssertionData is the data of an assertion event about a.
