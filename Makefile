@@ -65,6 +65,9 @@ bench-issuance: tools os-deps postgres ## the issuance against its Temporal floo
 # older sets (of runs that may still be open) keep replaying.
 HISTORIES ?= $(shell date -u +%Y-%m-%d)
 
+bench-scale: tools os-deps postgres ## 10,000 then 100,000 recipients on the embedded stack, the work floor beside the first (BADGED_SCALE_SIZES=10000,100000)
+	$(GO) test -run '^$$' -bench 'BenchmarkScale$$' -benchtime 1x -timeout 120m ./e2e/
+
 record-histories: tools os-deps postgres ## record every workflow shape from real runs into temporal/testdata/histories/$(HISTORIES) (replayed by make test)
 	$(GO) test -count=1 -run '^TestWorkflowHistories$$' -v -timeout 20m ./e2e/ -record -record.set=$(HISTORIES)
 
