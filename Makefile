@@ -13,7 +13,7 @@ AXE_VERSION := 4.14.1
 TOOLS_DIR := $(CURDIR)/.tools
 export BADGED_AXE_JS := $(TOOLS_DIR)/node_modules/axe-core/axe.min.js
 
-.PHONY: run build cluster cluster-down cluster-tool test test-race test-faults test-page screenshots bench bench-issuance record-histories lint check-compose generate check-generate tools axe os-deps postgres clean
+.PHONY: run build cluster cluster-down cluster-tool test test-race test-faults test-page screenshots bench bench-issuance bench-scale record-histories lint check-compose generate check-generate tools axe os-deps postgres clean
 
 run: postgres ## start the whole service on the embedded default (local Postgres, .data/)
 	$(GO) run ./cmd/badged dev

@@ -40,11 +40,11 @@ func BenchmarkScale(b *testing.B) {
 		for i, n := range sizes {
 			r := s.runScale(b, n)
 			runs = append(runs, r)
-			b.Logf("%s", r)
+			scaleLog(b, "%s", r)
 			if i == 0 {
 				floor := s.runWorkFloor(b, n)
-				b.Logf("work floor, %d recipients: %s", n, floor)
-				b.Logf("issuance / work floor: %.2f× in time (%.1f s / %.1f s), %.2f× in CPU (%.2f / %.2f ms per recipient)",
+				scaleLog(b, "work floor, %s", floor)
+				scaleLog(b, "issuance / work floor: %.2f× in time (%.1f s / %.1f s), %.2f× in CPU (%.2f / %.2f ms per recipient)",
 					r.total.Seconds()/floor.total.Seconds(), r.total.Seconds(), floor.total.Seconds(),
 					r.cpuPerRecipient()/floor.cpuPerRecipient(), r.cpuPerRecipient(), floor.cpuPerRecipient())
 				b.ReportMetric(r.total.Seconds()/floor.total.Seconds(), "x-workfloor")
@@ -60,8 +60,16 @@ func BenchmarkScale(b *testing.B) {
 	if len(sizes) > 1 {
 		ratio := last.total.Seconds() / first.total.Seconds()
 		b.ReportMetric(ratio, "x-time")
-		b.Logf("%d recipients took %.2f× the time of %d (%.1f× the recipients)", last.n, ratio, first.n, float64(last.n)/float64(first.n))
+		scaleLog(b, "%d recipients took %.2f× the time of %d (%.1f× the recipients)", last.n, ratio, first.n, float64(last.n)/float64(first.n))
 	}
+}
+
+// scaleLog logs to the benchmark and at once to stderr: a benchmark's log is printed only when it ends, and a
+// run of an hour that is stopped early should still leave the sizes it measured.
+func scaleLog(b *testing.B, format string, args ...any) {
+	b.Helper()
+	b.Logf(format, args...)
+	fmt.Fprintf(os.Stderr, "BenchmarkScale: "+format+"\n", args...)
 }
 
 // scaleSizes reads BADGED_SCALE_SIZES, a comma-separated list of issuance sizes (1..100,000 each).
