@@ -13,7 +13,7 @@ AXE_VERSION := 4.14.1
 TOOLS_DIR := $(CURDIR)/.tools
 export BADGED_AXE_JS := $(TOOLS_DIR)/node_modules/axe-core/axe.min.js
 
-.PHONY: run build cluster cluster-down cluster-tool test test-race test-faults test-page screenshots bench bench-issuance record-histories lint check-compose generate check-generate tools axe os-deps postgres clean
+.PHONY: run build cluster cluster-down cluster-tool test test-race test-faults test-page screenshots bench bench-issuance bench-scale record-histories lint check-compose generate check-generate tools axe os-deps postgres clean
 
 run: postgres ## start the whole service on the embedded default (local Postgres, .data/)
 	$(GO) run ./cmd/badged dev
@@ -64,6 +64,9 @@ bench-issuance: tools os-deps postgres ## the issuance against its Temporal floo
 # The set of workflow histories record-histories writes: a new directory when a workflow shape changes, so the
 # older sets (of runs that may still be open) keep replaying.
 HISTORIES ?= $(shell date -u +%Y-%m-%d)
+
+bench-scale: tools os-deps postgres ## 10,000 then 100,000 recipients on the embedded stack, the work floor beside the first (BADGED_SCALE_SIZES=10000,100000)
+	$(GO) test -run '^$$' -bench 'BenchmarkScale$$' -benchtime 1x -timeout 120m ./e2e/
 
 record-histories: tools os-deps postgres ## record every workflow shape from real runs into temporal/testdata/histories/$(HISTORIES) (replayed by make test)
 	$(GO) test -count=1 -run '^TestWorkflowHistories$$' -v -timeout 20m ./e2e/ -record -record.set=$(HISTORIES)

@@ -13,7 +13,11 @@ import (
 )
 
 // LoadBatch lists the recipients of a batch with their progress, so a re-run resumes where each one stopped.
+// The recipients of a large issuance are staged (stage.go): their assertions are written here first.
 func (a *Activities) LoadBatch(ctx context.Context, in LoadBatchInput) (LoadBatchResult, error) {
+	if err := a.materialize(ctx, in.IssuanceID, in.FromSeq, in.ToSeq); err != nil {
+		return LoadBatchResult{}, fmt.Errorf("load batch: %w", err)
+	}
 	rows, err := a.DB.ListBatch(ctx, db.ListBatchParams{IssuanceID: in.IssuanceID, FromSeq: int32(in.FromSeq), ToSeq: int32(in.ToSeq)})
 	if err != nil {
 		return LoadBatchResult{}, fmt.Errorf("load batch: %w", err)

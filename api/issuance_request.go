@@ -14,10 +14,12 @@ import (
 	"github.com/google/uuid"
 )
 
-// Issuance request limits (DESIGN.md "Limits").
+// Issuance request limits (DESIGN.md "Limits"; README "Hostile input"). 100,000 recipients of the usual size
+// (name, email, receiveType: ~80–120 bytes each) make 8–12 MB of JSON; 32 MiB leaves room for long names and
+// sourcedIds, and gzip (readIssuanceBody) takes the wire size down to about a tenth.
 const (
-	maxRecipients     = 10_000
-	maxIssuanceBody   = 8 << 20
+	maxRecipients     = 100_000
+	maxIssuanceBody   = 32 << 20
 	maxIdempotencyKey = 300
 	maxRecipientName  = 100
 	maxEmailLen       = 254

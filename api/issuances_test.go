@@ -294,7 +294,7 @@ func TestIssuances_BodyValidation(t *testing.T) {
 		{"recipients null", "", `{"programId":"{program}","recipients":null}`, "COM006", []string{"recipients"}},
 		{"recipients not an array", "", `{"programId":"{program}","recipients":{"name":"Kim"}}`, "COM002", []string{"recipients"}},
 		{"recipient not an object", "", issuanceBody("{program}", good, `"kim"`), "COM002", []string{"recipients[1]"}},
-		{"10,001 recipients", "", manyRecipients("{program}", 10_001), "COM006", []string{"recipients"}},
+		{"100,001 recipients", "", manyRecipients("{program}", 100_001), "COM006", []string{"recipients"}},
 		{"recipient name missing", "", issuanceBody("{program}", good, `{"email":"a@example.com","receiveType":"EMAIL"}`),
 			"COM006", []string{"recipients[1].name"}},
 		{"recipient name blank", "", issuanceBody("{program}", `{"name":"  ","email":"a@example.com","receiveType":"EMAIL"}`),
@@ -357,8 +357,8 @@ func TestIssuances_BodyValidation(t *testing.T) {
 		f.mustIssue(t, "v3", "{badge}", "manager", "sourced",
 			issuanceBody("{program}", `{"name":"Kim","email":"k@example.com","sourcedId":"S1","receiveType":"EMAIL"}`))
 	})
-	t.Run("10,000 recipients pass validation and reach the credit check", func(t *testing.T) {
-		r := f.postIssuance(t, "v3", "{badge}", "manager", "ten-thousand", manyRecipients("{program}", 10_000))
+	t.Run("100,000 recipients pass validation and reach the credit check", func(t *testing.T) {
+		r := f.postIssuance(t, "v3", "{badge}", "manager", "hundred-thousand", manyRecipients("{program}", 100_000))
 		requireError(t, r, f.issuancePath("v3", "{badge}"), http.StatusPaymentRequired, "PAY054")
 	})
 }

@@ -56,3 +56,39 @@ func (r iteratorForInsertAssertions) Err() error {
 func (q *Queries) InsertAssertions(ctx context.Context, arg []InsertAssertionsParams) (int64, error) {
 	return q.db.CopyFrom(ctx, []string{"assertions"}, []string{"id", "org_id", "issuance_id", "badge_id", "program_id", "mode", "api_version", "seq", "serial_number", "recipient_name", "recipient_email", "recipient_phone", "recipient_sourced_id", "receive_type", "issued_at", "expired_at", "created_at"}, &iteratorForInsertAssertions{rows: arg})
 }
+
+// iteratorForInsertRecipientSlices implements pgx.CopyFromSource.
+type iteratorForInsertRecipientSlices struct {
+	rows                 []InsertRecipientSlicesParams
+	skippedFirstNextCall bool
+}
+
+func (r *iteratorForInsertRecipientSlices) Next() bool {
+	if len(r.rows) == 0 {
+		return false
+	}
+	if !r.skippedFirstNextCall {
+		r.skippedFirstNextCall = true
+		return true
+	}
+	r.rows = r.rows[1:]
+	return len(r.rows) > 0
+}
+
+func (r iteratorForInsertRecipientSlices) Values() ([]interface{}, error) {
+	return []interface{}{
+		r.rows[0].IssuanceID,
+		r.rows[0].FromSeq,
+		r.rows[0].ToSeq,
+		r.rows[0].FirstSerial,
+		r.rows[0].Recipients,
+	}, nil
+}
+
+func (r iteratorForInsertRecipientSlices) Err() error {
+	return nil
+}
+
+func (q *Queries) InsertRecipientSlices(ctx context.Context, arg []InsertRecipientSlicesParams) (int64, error) {
+	return q.db.CopyFrom(ctx, []string{"issuance_recipient_slices"}, []string{"issuance_id", "from_seq", "to_seq", "first_serial", "recipients"}, &iteratorForInsertRecipientSlices{rows: arg})
+}

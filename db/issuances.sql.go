@@ -234,6 +234,14 @@ type InsertAssertionsParams struct {
 	CreatedAt          time.Time
 }
 
+type InsertRecipientSlicesParams struct {
+	IssuanceID  uuid.UUID
+	FromSeq     int32
+	ToSeq       int32
+	FirstSerial int64
+	Recipients  []byte
+}
+
 const markWorkflowStarted = `-- name: MarkWorkflowStarted :exec
 UPDATE issuances SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL
 `

@@ -150,6 +150,14 @@ type Issuance struct {
 	BodySha256        []byte
 }
 
+type IssuanceRecipientSlice struct {
+	IssuanceID  uuid.UUID
+	FromSeq     int32
+	ToSeq       int32
+	FirstSerial int64
+	Recipients  []byte
+}
+
 type IssuanceRedriveRun struct {
 	IssuanceID     uuid.UUID
 	N              int32

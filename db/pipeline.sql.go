@@ -141,6 +141,20 @@ func (q *Queries) CreateStatusList(ctx context.Context, arg CreateStatusListPara
 	return i, err
 }
 
+const deleteRecipientSlice = `-- name: DeleteRecipientSlice :exec
+DELETE FROM issuance_recipient_slices WHERE issuance_id = $1 AND from_seq = $2
+`
+
+type DeleteRecipientSliceParams struct {
+	IssuanceID uuid.UUID
+	FromSeq    int32
+}
+
+func (q *Queries) DeleteRecipientSlice(ctx context.Context, arg DeleteRecipientSliceParams) error {
+	_, err := q.db.Exec(ctx, deleteRecipientSlice, arg.IssuanceID, arg.FromSeq)
+	return err
+}
+
 const expireAssertions = `-- name: ExpireAssertions :one
 WITH expired AS (
     UPDATE assertions SET state = 'EXPIRED', updated_at = now()
@@ -806,6 +820,46 @@ func (q *Queries) LockAnchorCandidates(ctx context.Context, ids []uuid.UUID) ([]
 	for rows.Next() {
 		var i LockAnchorCandidatesRow
 		if err := rows.Scan(&i.ID, &i.CredentialSha256); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const lockRecipientSlices = `-- name: LockRecipientSlices :many
+SELECT issuance_id, from_seq, to_seq, first_serial, recipients FROM issuance_recipient_slices
+WHERE issuance_id = $1 AND from_seq < $2::integer AND to_seq > $3::integer
+ORDER BY from_seq
+FOR UPDATE
+`
+
+type LockRecipientSlicesParams struct {
+	IssuanceID uuid.UUID
+	ToSeq      int32
+	FromSeq    int32
+}
+
+// The staged slices overlapping [from_seq, to_seq), locked until the transaction that writes their assertions ends.
+func (q *Queries) LockRecipientSlices(ctx context.Context, arg LockRecipientSlicesParams) ([]IssuanceRecipientSlice, error) {
+	rows, err := q.db.Query(ctx, lockRecipientSlices, arg.IssuanceID, arg.ToSeq, arg.FromSeq)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []IssuanceRecipientSlice{}
+	for rows.Next() {
+		var i IssuanceRecipientSlice
+		if err := rows.Scan(
+			&i.IssuanceID,
+			&i.FromSeq,
+			&i.ToSeq,
+			&i.FirstSerial,
+			&i.Recipients,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -84,6 +84,7 @@ type Querier interface {
 	// Retention: events (with their deliveries and attempts) older than the cutoff and no longer pending.
 	DeleteOldWebhookEvents(ctx context.Context, before time.Time) (int64, error)
 	DeleteProgram(ctx context.Context, arg DeleteProgramParams) (int64, error)
+	DeleteRecipientSlice(ctx context.Context, arg DeleteRecipientSliceParams) error
 	DeleteWebhookEndpoint(ctx context.Context, arg DeleteWebhookEndpointParams) (int64, error)
 	DeleteWebhookEndpointAnyOrg(ctx context.Context, id uuid.UUID) (int64, error)
 	DisableWebhookEndpoint(ctx context.Context, arg DisableWebhookEndpointParams) (int64, error)
@@ -156,6 +157,7 @@ type Querier interface {
 	InsertAssertions(ctx context.Context, arg []InsertAssertionsParams) (int64, error)
 	InsertChainFiller(ctx context.Context, arg InsertChainFillerParams) error
 	InsertChainReservation(ctx context.Context, arg InsertChainReservationParams) error
+	InsertRecipientSlices(ctx context.Context, arg []InsertRecipientSlicesParams) (int64, error)
 	// The replacement: the original's recipient, badge, program, dates and mode, in a new issuance of one recipient.
 	InsertReplacement(ctx context.Context, arg InsertReplacementParams) error
 	LinkProgramBadge(ctx context.Context, arg LinkProgramBadgeParams) error
@@ -220,6 +222,8 @@ type Querier interface {
 	LockIssuance(ctx context.Context, id uuid.UUID) (Issuance, error)
 	// Serialises concurrent invocations of the same request for the transaction.
 	LockNotificationResend(ctx context.Context, arg LockNotificationResendParams) (NotificationResend, error)
+	// The staged slices overlapping [from_seq, to_seq), locked until the transaction that writes their assertions ends.
+	LockRecipientSlices(ctx context.Context, arg LockRecipientSlicesParams) ([]IssuanceRecipientSlice, error)
 	// Serialises the duplicate checks of recipient identities within one badge, for the transaction. The caller
 	// passes the keys sorted, and they are locked in that order, so two chunks never wait for each other in a cycle.
 	LockRecipients(ctx context.Context, lockKeys []string) error

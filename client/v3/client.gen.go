@@ -1979,6 +1979,12 @@ type ClientInterface interface {
 	// request within the organization and badge, issuedAt as an instant. With dryRun=true nothing is recorded and
 	// the answer says what the request would do (added by the dry-run branch).
 	//
+	// Size: up to 100,000 recipients and 32 MiB of JSON per request (413 COM006 above it). The body may be sent
+	// gzip-compressed with `Content-Encoding: gzip`; the 32 MiB hold for the bytes sent and for the decompressed
+	// JSON, and the decompressed JSON is what the idempotency rules compare (the same request compressed or not is
+	// one request). Any other Content-Encoding is 415 COM006. 100,000 recipients (~10 MB, ~1.5 MB gzipped) are
+	// answered in a few seconds; the recipients are processed asynchronously.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /badges/{badgeId}/issuances (the `CreateIssuance` operationId).
@@ -1990,6 +1996,12 @@ type ClientInterface interface {
 	// key is ISS057 (409). v2 compares the body as sent (recipient order included); v3 compares the normalized
 	// request within the organization and badge, issuedAt as an instant. With dryRun=true nothing is recorded and
 	// the answer says what the request would do (added by the dry-run branch).
+	//
+	// Size: up to 100,000 recipients and 32 MiB of JSON per request (413 COM006 above it). The body may be sent
+	// gzip-compressed with `Content-Encoding: gzip`; the 32 MiB hold for the bytes sent and for the decompressed
+	// JSON, and the decompressed JSON is what the idempotency rules compare (the same request compressed or not is
+	// one request). Any other Content-Encoding is 415 COM006. 100,000 recipients (~10 MB, ~1.5 MB gzipped) are
+	// answered in a few seconds; the recipients are processed asynchronously.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2335,6 +2347,12 @@ func (c *Client) UpdateBadge(ctx context.Context, badgeId openapi_types.UUID, bo
 // request within the organization and badge, issuedAt as an instant. With dryRun=true nothing is recorded and
 // the answer says what the request would do (added by the dry-run branch).
 //
+// Size: up to 100,000 recipients and 32 MiB of JSON per request (413 COM006 above it). The body may be sent
+// gzip-compressed with `Content-Encoding: gzip`; the 32 MiB hold for the bytes sent and for the decompressed
+// JSON, and the decompressed JSON is what the idempotency rules compare (the same request compressed or not is
+// one request). Any other Content-Encoding is 415 COM006. 100,000 recipients (~10 MB, ~1.5 MB gzipped) are
+// answered in a few seconds; the recipients are processed asynchronously.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /badges/{badgeId}/issuances (the `CreateIssuance` operationId).
@@ -2356,6 +2374,12 @@ func (c *Client) CreateIssuanceWithBody(ctx context.Context, badgeId openapi_typ
 // key is ISS057 (409). v2 compares the body as sent (recipient order included); v3 compares the normalized
 // request within the organization and badge, issuedAt as an instant. With dryRun=true nothing is recorded and
 // the answer says what the request would do (added by the dry-run branch).
+//
+// Size: up to 100,000 recipients and 32 MiB of JSON per request (413 COM006 above it). The body may be sent
+// gzip-compressed with `Content-Encoding: gzip`; the 32 MiB hold for the bytes sent and for the decompressed
+// JSON, and the decompressed JSON is what the idempotency rules compare (the same request compressed or not is
+// one request). Any other Content-Encoding is 415 COM006. 100,000 recipients (~10 MB, ~1.5 MB gzipped) are
+// answered in a few seconds; the recipients are processed asynchronously.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4098,6 +4122,12 @@ type ClientWithResponsesInterface interface {
 	// request within the organization and badge, issuedAt as an instant. With dryRun=true nothing is recorded and
 	// the answer says what the request would do (added by the dry-run branch).
 	//
+	// Size: up to 100,000 recipients and 32 MiB of JSON per request (413 COM006 above it). The body may be sent
+	// gzip-compressed with `Content-Encoding: gzip`; the 32 MiB hold for the bytes sent and for the decompressed
+	// JSON, and the decompressed JSON is what the idempotency rules compare (the same request compressed or not is
+	// one request). Any other Content-Encoding is 415 COM006. 100,000 recipients (~10 MB, ~1.5 MB gzipped) are
+	// answered in a few seconds; the recipients are processed asynchronously.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /badges/{badgeId}/issuances (the `CreateIssuance` operationId).
@@ -4109,6 +4139,12 @@ type ClientWithResponsesInterface interface {
 	// key is ISS057 (409). v2 compares the body as sent (recipient order included); v3 compares the normalized
 	// request within the organization and badge, issuedAt as an instant. With dryRun=true nothing is recorded and
 	// the answer says what the request would do (added by the dry-run branch).
+	//
+	// Size: up to 100,000 recipients and 32 MiB of JSON per request (413 COM006 above it). The body may be sent
+	// gzip-compressed with `Content-Encoding: gzip`; the 32 MiB hold for the bytes sent and for the decompressed
+	// JSON, and the decompressed JSON is what the idempotency rules compare (the same request compressed or not is
+	// one request). Any other Content-Encoding is 415 COM006. 100,000 recipients (~10 MB, ~1.5 MB gzipped) are
+	// answered in a few seconds; the recipients are processed asynchronously.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5216,6 +5252,8 @@ type CreateIssuanceResponse struct {
 	JSON413 *Error
 	// JSON414 the response for an HTTP 414 `application/json` response
 	JSON414 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *Error
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -5267,6 +5305,11 @@ func (r CreateIssuanceResponse) GetJSON413() *Error {
 // GetJSON414 returns the response for an HTTP 414 `application/json` response
 func (r CreateIssuanceResponse) GetJSON414() *Error {
 	return r.JSON414
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateIssuanceResponse) GetJSON415() *Error {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6792,6 +6835,12 @@ func (c *ClientWithResponses) UpdateBadgeWithResponse(ctx context.Context, badge
 // request within the organization and badge, issuedAt as an instant. With dryRun=true nothing is recorded and
 // the answer says what the request would do (added by the dry-run branch).
 //
+// Size: up to 100,000 recipients and 32 MiB of JSON per request (413 COM006 above it). The body may be sent
+// gzip-compressed with `Content-Encoding: gzip`; the 32 MiB hold for the bytes sent and for the decompressed
+// JSON, and the decompressed JSON is what the idempotency rules compare (the same request compressed or not is
+// one request). Any other Content-Encoding is 415 COM006. 100,000 recipients (~10 MB, ~1.5 MB gzipped) are
+// answered in a few seconds; the recipients are processed asynchronously.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /badges/{badgeId}/issuances (the `CreateIssuance` operationId).
@@ -6809,6 +6858,12 @@ func (c *ClientWithResponses) CreateIssuanceWithBodyWithResponse(ctx context.Con
 // key is ISS057 (409). v2 compares the body as sent (recipient order included); v3 compares the normalized
 // request within the organization and badge, issuedAt as an instant. With dryRun=true nothing is recorded and
 // the answer says what the request would do (added by the dry-run branch).
+//
+// Size: up to 100,000 recipients and 32 MiB of JSON per request (413 COM006 above it). The body may be sent
+// gzip-compressed with `Content-Encoding: gzip`; the 32 MiB hold for the bytes sent and for the decompressed
+// JSON, and the decompressed JSON is what the idempotency rules compare (the same request compressed or not is
+// one request). Any other Content-Encoding is 415 COM006. 100,000 recipients (~10 MB, ~1.5 MB gzipped) are
+// answered in a few seconds; the recipients are processed asynchronously.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7928,6 +7983,13 @@ func ParseCreateIssuanceResponse(rsp *http.Response) (*CreateIssuanceResponse, e
 			return nil, err
 		}
 		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest Error

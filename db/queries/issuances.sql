@@ -38,3 +38,6 @@ RETURNING *;
 -- name: MarkWorkflowStarted :exec
 -- Temporal accepted the start of the issuance's workflow: replays need not start it again.
 UPDATE issuances SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL;
+
+-- name: InsertRecipientSlices :copyfrom
+INSERT INTO issuance_recipient_slices (issuance_id, from_seq, to_seq, first_serial, recipients) VALUES ($1, $2, $3, $4, $5);

@@ -218,3 +218,13 @@ WITH expired AS (
                     AND (cardinality(e.events) = 0 OR 'assertion.expired' = ANY (e.events)))
 )
 SELECT count(*) FROM expired;
+
+-- name: LockRecipientSlices :many
+-- The staged slices overlapping [from_seq, to_seq), locked until the transaction that writes their assertions ends.
+SELECT * FROM issuance_recipient_slices
+WHERE issuance_id = $1 AND from_seq < sqlc.arg(to_seq)::integer AND to_seq > sqlc.arg(from_seq)::integer
+ORDER BY from_seq
+FOR UPDATE;
+
+-- name: DeleteRecipientSlice :exec
+DELETE FROM issuance_recipient_slices WHERE issuance_id = $1 AND from_seq = $2;
