@@ -2,6 +2,7 @@
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
+COPY client/v3/go.mod client/v3/go.sum ./client/v3/
 RUN go mod download
 COPY . .
 RUN CGO_ENABLED=0 go build -tags production -trimpath -ldflags="-s -w" -o /out/badged ./cmd/badged

@@ -9,11 +9,14 @@ STATICCHECK_VERSION := v0.8.2
 VERSITYGW_VERSION := v1.8.0
 OAPI_CODEGEN_VERSION := v2.8.2
 AXE_VERSION := 4.14.1
+REDOCLY_VERSION := 2.77.0
 # axe-core (the accessibility checker the badge page's browser test injects) lives here, never in the repository.
 TOOLS_DIR := $(CURDIR)/.tools
 export BADGED_AXE_JS := $(TOOLS_DIR)/node_modules/axe-core/axe.min.js
+# Redocly CLI (the OpenAPI linter of make lint), pinned, under .tools/ like axe-core; run without telemetry or update checks.
+REDOCLY := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(TOOLS_DIR)/node_modules/.bin/redocly
 
-.PHONY: run build cluster cluster-down cluster-tool test test-race test-faults test-page screenshots bench bench-issuance bench-scale record-histories lint check-compose generate check-generate tools axe os-deps postgres clean
+.PHONY: redocly run build cluster cluster-down cluster-tool test test-race test-faults test-page screenshots bench bench-issuance bench-scale record-histories lint check-compose generate check-generate tools axe os-deps postgres clean
 
 run: postgres ## start the whole service on the embedded default (local Postgres, .data/)
 	$(GO) run ./cmd/badged dev
@@ -71,20 +74,25 @@ bench-scale: tools os-deps postgres ## 10,000 then 100,000 recipients on the emb
 record-histories: tools os-deps postgres ## record every workflow shape from real runs into temporal/testdata/histories/$(HISTORIES) (replayed by make test)
 	$(GO) test -count=1 -run '^TestWorkflowHistories$$' -v -timeout 20m ./e2e/ -record -record.set=$(HISTORIES)
 
-lint: tools
+lint: tools redocly
 	$(GO) vet ./...
+	$(GO) -C client/v3 vet ./...
 	$(GO) vet -tags faults ./e2e/
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(TOOLBIN)/staticcheck ./...
+	cd client/v3 && $(TOOLBIN)/staticcheck ./... # the client is its own module
 	$(TOOLBIN)/staticcheck -tags faults ./e2e/
 	$(GO) test -count=1 -run '^TestOpenAPIDocument$$' ./api/ # the OpenAPI documents validate and match the route table
+	@mkdir -p $(TOOLS_DIR)/openapi && for v in 2 3; do \
+		$(GO) run ./client/internal/openapidump -version $$v -o $(TOOLS_DIR)/openapi/v$$v.json && \
+		$(REDOCLY) lint --extends recommended-strict $(TOOLS_DIR)/openapi/v$$v.json || exit 1; done # both documents, strict
 
 check-compose: ## `docker compose config` on docker-compose.yml where the compose plugin exists (go test ./deploy/ checks it everywhere)
 	@sh deploy/check-compose.sh
 
 generate: tools ## regenerate the sqlc code in db/ and the OpenAPI client in client/
 	$(TOOLBIN)/sqlc generate -f db/sqlc.yaml
-	PATH="$(TOOLBIN):$$PATH" $(GO) generate ./client/...
+	PATH="$(TOOLBIN):$$PATH" $(GO) -C client/v3 generate ./...
 
 check-generate: generate ## CI: the committed sqlc code matches the queries, the client matches api/openapi.yaml
 	@git diff --exit-code -- db/ client/ || (echo "db/ or client/ is stale: run make generate and commit"; exit 1)
@@ -100,6 +108,10 @@ os-deps: ## Debian packages the tests use (poppler-utils: pdftoppm/pdftotext/pdf
 	@command -v pdftoppm >/dev/null || (apt-get update -qq && apt-get install -y -qq poppler-utils)
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 	@fc-list :lang=ko | grep -q . || (apt-get update -qq && apt-get install -y -qq fonts-noto-cjk) # Hangul in screenshots
+
+redocly: ## Redocly CLI for make lint's OpenAPI check, pinned, installed under .tools/ (npm)
+	@grep -qs '"version": "$(REDOCLY_VERSION)"' $(TOOLS_DIR)/node_modules/@redocly/cli/package.json || \
+		npm install --silent --no-audit --no-fund --prefix $(TOOLS_DIR) @redocly/cli@$(REDOCLY_VERSION)
 
 axe: ## axe-core for the badge page's accessibility check, pinned, installed under .tools/ (npm)
 	@test -f $(BADGED_AXE_JS) && grep -q '"version": "$(AXE_VERSION)"' $(TOOLS_DIR)/node_modules/axe-core/package.json || \

@@ -37,6 +37,7 @@ const (
 	codeMethod           = "METHOD_NOT_ALLOWED" // route exists, method does not
 	codeInternal         = "INTERNAL_SERVER_ERROR"
 	codeTooMany          = "TOO_MANY_REQUESTS" // the key's rate limit is used up
+	codeCORS             = "CORS_NOT_ALLOWED"  // a browser's preflight to the keyed API (cors.go)
 )
 
 // statusOf is the one table from error code to HTTP status (DESIGN.md "HTTP statuses").
@@ -44,7 +45,7 @@ func statusOf(code string) int {
 	switch code {
 	case codeAuth:
 		return http.StatusUnauthorized
-	case codeRole:
+	case codeRole, codeCORS:
 		return http.StatusForbidden
 	case codeProgramNotFound, codeBadgeNotFound, codeIssuanceNotFound, codeAssertionMissing, codeWebhookNotFound, codeNotFound:
 		return http.StatusNotFound

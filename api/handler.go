@@ -83,7 +83,8 @@ func NewHandler(d Deps) http.Handler {
 
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, h.logRequests, h.recoverer, securityHeaders)
-	r.Use(h.countRequests, h.guardRequest(r))
+	r.Use(h.countRequests, h.guardRequest(r), h.cors)
+	r.Use(middleware.GetHead) // HEAD is answered wherever GET is: the GET's status and headers, no body
 	r.NotFound(h.notFound)
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, newError(codeMethod, "method %s is not allowed on %s", r.Method, r.URL.Path))

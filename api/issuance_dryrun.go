@@ -51,15 +51,81 @@ type dryRunProblem struct {
 	RecipientIndex *int   `json:"recipientIndex,omitempty"`
 }
 
-// dryRunIssuance answers a request that passed every check of its shape (path, Idempotency-Key, body, issuedAt)
-// with what the real request would do against the stored state of now, read in one read-only snapshot. stored is
-// the issuance the key already names, if any.
+// dryRunRequest reads a dry run's request as the real request would, but reports each shape problem (of the
+// Idempotency-Key, every field, issuedAt) as a problem with its own code instead of answering the first error, and
+// goes on to check the stored data with what could be read. A body that is not a JSON object, one over the size
+// limit, a malformed dryRun and an unknown badge are still answered as errors: nothing could be checked.
+func (h *handler) dryRunRequest(w http.ResponseWriter, r *http.Request, sc scope, badgeID uuid.UUID, key string, keyErr error,
+	body []byte, now time.Time) error {
+	v := versionOf(r.Context())
+	o, err := h.parseBody(r, body)
+	if err != nil {
+		return err
+	}
+	shape := shapeProblems(keyErr, headerIdempotency)
+	req := readIssuanceRequest(o, v)
+	shape = append(shape, shapeProblems(o.err(), "")...)
+	req.raw = o.body
+	issuedAt, err := readIssuedAt(o, v, now)
+	shape = append(shape, shapeProblems(err, "issuedAt")...)
+	req.IssuedAt = issuedAt
+	if len(shape) > 0 {
+		return h.dryRunIssuance(w, r, sc, badgeID, req, nil, nil, now, shape)
+	}
+	hash, err := req.requestHash(v)
+	if err != nil {
+		return err
+	}
+	prev, found, err := h.issuanceByKey(r.Context(), sc, badgeID, key)
+	if err != nil {
+		return err
+	}
+	var stored *db.Issuance
+	if found {
+		stored = &prev
+	}
+	return h.dryRunIssuance(w, r, sc, badgeID, req, hash, stored, now, nil)
+}
+
+// shapeProblems turns an error of the request's shape into one problem per field, each with its code: COM002 for
+// a value of the wrong type or format, COM006 for a rule it breaks, or the error's own code (ISS056, ISS058,
+// ISS059). field names the problem when the error names none.
+func shapeProblems(err error, field string) []dryRunProblem {
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		return nil
+	}
+	if len(ae.fields) == 0 {
+		return []dryRunProblem{{Code: ae.code, Status: ae.status, Message: ae.msg, Field: field}}
+	}
+	out := make([]dryRunProblem, 0, len(ae.fields))
+	for _, f := range ae.fields {
+		code := ae.code
+		if code == codeFormat || code == codeValidation {
+			code = codeValidation
+			if f.format {
+				code = codeFormat
+			}
+		}
+		out = append(out, dryRunProblem{Code: code, Status: statusOf(code), Message: f.Message, Field: f.Field})
+	}
+	return out
+}
+
+// dryRunIssuance answers what the real request would do against the stored state of now, read in one read-only
+// snapshot. stored is the issuance the key already names, if any. shape lists the problems of the request's shape:
+// with any, the recipients are not previewed (their stored form is unknown) and the key is not looked up, but the
+// badge, the program (when programId could be read), the credits and the expiry are still checked.
 func (h *handler) dryRunIssuance(w http.ResponseWriter, r *http.Request, sc scope, badgeID uuid.UUID, req issuanceRequest,
-	hash []byte, stored *db.Issuance, now time.Time) error {
+	hash []byte, stored *db.Issuance, now time.Time, shape []dryRunProblem) error {
 	ctx, v := r.Context(), versionOf(r.Context())
 	setLogAttrs(ctx, "dryRun", true)
 	out := dryRunResponse{BadgeID: badgeID.String(), ProgramID: req.ProgramID.String(), RecipientCount: len(req.Recipients)}
-	out.Recipients, out.Problems = previewRecipients(v, req.Recipients)
+	if len(shape) == 0 {
+		out.Recipients, out.Problems = previewRecipients(v, req.Recipients)
+	} else {
+		out.Recipients, out.Problems = []dryRunRecipient{}, shape
+	}
 	err := h.db.InReadOnlyTx(ctx, func(q *db.Queries) error {
 		org, err := q.GetOrganization(ctx, sc.Org)
 		if err != nil {
@@ -89,7 +155,7 @@ func (h *handler) dryRunIssuance(w http.ResponseWriter, r *http.Request, sc scop
 			out.Problems = append(out.Problems, requestProblem(ae, ""))
 		}
 		out.ExpiredAt = v.formatTimePtr(plan.expiredAt, h.loc)
-		if v == v3 {
+		if v == v3 && len(shape) == 0 {
 			out.IssuedAt = v.formatTime(plan.issuedAt, h.loc)
 		}
 		out.CreditsRequired = creditDebit(sc.Mode, len(req.Recipients))

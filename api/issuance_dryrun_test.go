@@ -164,8 +164,8 @@ func TestIssuanceDryRun_ReportsEveryBusinessProblem(t *testing.T) {
 	})
 }
 
-// TestIssuanceDryRun_RequestErrorsAnswerAsTheRealRequest: what the real request refuses before it reads stored
-// state, the dry run refuses with the same status and error body.
+// TestIssuanceDryRun_RequestErrorsAnswerAsTheRealRequest: what leaves nothing to check (a body that is not a JSON
+// object, an unknown badge) the dry run refuses with the same status and error body as the real request.
 func TestIssuanceDryRun_RequestErrorsAnswerAsTheRealRequest(t *testing.T) {
 	f := newIssFixture(t)
 	snap := tablesDigestSQL(t, f.d)
@@ -174,10 +174,8 @@ func TestIssuanceDryRun_RequestErrorsAnswerAsTheRealRequest(t *testing.T) {
 		status                  int
 		code                    string
 	}{
-		{"missing recipients", "{badge}", "k1", `{"programId":"{program}"}`, 400, "COM006"},
 		{"malformed JSON", "{badge}", "k2", `{"programId":`, 400, "COM002"},
-		{"bad email", "{badge}", "k3", issuanceBody("{program}", rcpt("A", "not-an-email")), 400, "COM002"},
-		{"no Idempotency-Key", "{badge}", noIdemKey, issuanceBody("{program}", rcpt("A", "a@example.com")), 400, "ISS056"},
+		{"not an object", "{badge}", "k3", `[1]`, 400, "COM002"},
 		{"unknown badge", "{otherBadge}", "k4", issuanceBody("{program}", rcpt("A", "a@example.com")), 404, "BDG001"},
 	}
 	for _, v := range testVersions {
@@ -196,10 +194,6 @@ func TestIssuanceDryRun_RequestErrorsAnswerAsTheRealRequest(t *testing.T) {
 			})
 		}
 	}
-	t.Run("issuedAt in the future (v3)", func(t *testing.T) {
-		body := `{"programId":"{program}","issuedAt":"2030-01-01T00:00:00Z","recipients":[` + rcpt("A", "a@example.com") + `]}`
-		requireError(t, f.dryRun(t, "v3", "{badge}", "k5", body, "true"), f.issuancePath("v3", "{badge}"), 400, "ISS059", "issuedAt")
-	})
 	for _, bad := range []string{"yes", "1", "TRUE", "", "true&dryRun=true"} {
 		t.Run("dryRun="+bad, func(t *testing.T) {
 			before := f.digest(t, snap)
@@ -211,5 +205,50 @@ func TestIssuanceDryRun_RequestErrorsAnswerAsTheRealRequest(t *testing.T) {
 	t.Run("dryRun=false is the real request", func(t *testing.T) {
 		data := jget(t, f.dryRun(t, "v3", "{badge}", "k7", issuanceBody("{program}", rcpt("A", "a@example.com")), "false").Body, "data")
 		require.Equal(t, "PROCESSING", jstr(t, data, "processingStatus"))
+	})
+}
+
+// TestIssuanceDryRun_ShapeProblemsEachWithACode: a dry run of a request whose shape is wrong in many places lists
+// each problem with its own code and field (the real request answers one 400), and still checks the stored data
+// (the program's link to the badge, the credits) with what could be read.
+func TestIssuanceDryRun_ShapeProblemsEachWithACode(t *testing.T) {
+	f := newIssFixture(t)
+	snap := tablesDigestSQL(t, f.d)
+	setCredits(t, f.d, f.org, 1)
+	body := `{"programId":"{program2}","issuedAt":"2030-01-01T00:00:00Z","extra":1,"recipients":[` +
+		`{"name":"A","email":"not-an-email","receiveType":"EMAIL"},{"name":"B","email":"b@example.com","receiveType":"FAX"}]}`
+	before := f.digest(t, snap)
+	data := f.mustDryRun(t, "v3", "{badge}", noIdemKey, body)
+	require.Equal(t, f.digest(t, snap), before, "a dry run writes nothing")
+	var got []string
+	for _, p := range jget(t, data, "problems").([]any) {
+		m := p.(map[string]any)
+		require.NotEmpty(t, m["message"])
+		require.NotContains(t, m, "recipientIndex")
+		got = append(got, fmt.Sprintf("%s %v %v", m["code"], m["status"], m["field"]))
+	}
+	require.ElementsMatch(t, []string{
+		"ISS056 400 Idempotency-Key",
+		"COM006 400 extra",
+		"COM002 400 recipients[0].email",
+		"COM006 400 recipients[1].receiveType",
+		"ISS059 400 issuedAt",
+		"COM006 400 programId", // stored data: program2 is not linked to the badge
+		"PAY054 402 <nil>",     // stored data: 1 credit for 2 recipients
+	}, got)
+	require.Equal(t, false, data["wouldSucceed"])
+	require.EqualValues(t, 2, data["recipientCount"])
+	require.EqualValues(t, 2, data["creditsRequired"])
+	require.Empty(t, data["recipients"], "recipients are not previewed when their shape is wrong")
+	require.NotContains(t, data, "issuedAt")
+
+	// The real request answers the first kind of problem as one error.
+	real := f.postIssuance(t, "v3", "{badge}", "manager", noIdemKey, body)
+	requireError(t, real, f.issuancePath("v3", "{badge}"), 400, "ISS056")
+
+	t.Run("missing recipients and programId: the badge is still checked", func(t *testing.T) {
+		data := f.mustDryRun(t, "v2", "{fixedBadge}", "k-shape", `{}`)
+		require.ElementsMatch(t, []string{"COM006", "COM006", "BDG064"}, problemCodes(t, data))
+		require.Equal(t, false, data["wouldSucceed"])
 	})
 }

@@ -55,8 +55,9 @@ func (h *handler) createIssuance(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	key := r.Header.Get(headerIdempotency)
-	if err := checkIdempotencyKey(key); err != nil {
-		return err
+	keyErr := checkIdempotencyKey(key)
+	if keyErr != nil && !dryRun {
+		return keyErr
 	}
 	body, err := readIssuanceBody(w, r)
 	if err != nil {
@@ -67,12 +68,15 @@ func (h *handler) createIssuance(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	v, now := versionOf(r.Context()), h.now()
+	if dryRun {
+		return h.dryRunRequest(w, r, sc, badgeID.UUID, key, keyErr, body, now)
+	}
 	bodySum := sha256.Sum256(body)
 	prev, found, err := h.issuanceByKey(r.Context(), sc, badgeID.UUID, key)
 	if err != nil {
 		return err
 	}
-	if !dryRun && found && prev.ApiVersion == int16(v) && subtle.ConstantTimeCompare(prev.BodySha256, bodySum[:]) == 1 {
+	if found && prev.ApiVersion == int16(v) && subtle.ConstantTimeCompare(prev.BodySha256, bodySum[:]) == 1 {
 		return h.answerIssuance(w, r, v, prev) // the very bytes of the recorded request (issuances.body_sha256)
 	}
 	o, err := h.parseBody(r, body)
@@ -90,14 +94,6 @@ func (h *handler) createIssuance(w http.ResponseWriter, r *http.Request) error {
 	hash, err := req.requestHash(v)
 	if err != nil {
 		return err
-	}
-	if dryRun {
-		// Everything above answers exactly as the real request would; what depends on stored state is reported.
-		var stored *db.Issuance
-		if found {
-			stored = &prev
-		}
-		return h.dryRunIssuance(w, r, sc, badgeID.UUID, req, hash, stored, now)
 	}
 	if found {
 		// A replay is answered from the stored issuance, even if the badge changed since.
@@ -234,7 +230,9 @@ func (h *handler) checkIssuance(ctx context.Context, q *db.Queries, sc scope, v 
 		problems = append(problems, newError(codeFixedExpiry,
 			"badge %s has a FIXED expiration policy; issue with a badge without a policy or with relative months", badgeID))
 	}
-	if err := h.checkIssuanceProgram(ctx, q, sc.Org, badgeID, req.ProgramID); err != nil {
+	if req.ProgramID == uuid.Nil {
+		// only a dry run gets here without a programId (its shape problem is reported already)
+	} else if err := h.checkIssuanceProgram(ctx, q, sc.Org, badgeID, req.ProgramID); err != nil {
 		var ae *apiError
 		if !errors.As(err, &ae) {
 			return plan, nil, err

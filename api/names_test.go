@@ -65,9 +65,18 @@ func TestNames_ControlAndBidiCharacters(t *testing.T) {
 				r := f.postIssuance(t, v, badge, "manager", fmt.Sprintf("names-%s-%d", v, n), body)
 				requireError(t, r, f.issuancePath(v, badge), http.StatusBadRequest, "COM006", "recipients[1].name")
 				require.Contains(t, r.Body["error"].(map[string]any)["message"], why, "%s", r.Raw)
-				// The dry run answers the same, so an integrator's check finds it before the real request.
+				// The dry run finds it too, as a problem of that field with its code, so an integrator's check finds
+				// it before the real request.
 				r = f.postIssuanceTo(t, f.issuancePath(v, badge)+"?dryRun=true", f.keys["manager"], fmt.Sprintf("names-dry-%s-%d", v, n), body)
-				requireError(t, r, f.issuancePath(v, badge), http.StatusBadRequest, "COM006", "recipients[1].name")
+				require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
+				data := r.Body["data"].(map[string]any)
+				require.Equal(t, false, data["wouldSucceed"], "%s", r.Raw)
+				problems := data["problems"].([]any)
+				require.Len(t, problems, 1, "%s", r.Raw)
+				p := problems[0].(map[string]any)
+				require.Equal(t, "COM006", p["code"])
+				require.Equal(t, "recipients[1].name", p["field"])
+				require.Contains(t, p["message"], why)
 			})
 		}
 		t.Run("sourcedId/"+label, func(t *testing.T) {

@@ -61,7 +61,6 @@ func (h *handler) serveOpenAPI(v version) handlerFunc {
 			return err
 		}
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Allow-Origin", "*") // tools such as Swagger UI load it from a browser
 		_, _ = w.Write(doc)
 		return nil
 	}
@@ -90,9 +89,88 @@ func renderOpenAPI(src []byte, v version) ([]byte, error) {
 			if err := expandErrors(op, meanings); err != nil {
 				return nil, fmt.Errorf("%s %s: %w", strings.ToUpper(method), path, err)
 			}
+			addResponseHeaders(op, hasKey(op))
 		}
 	}
+	pruneComponents(doc)
 	return json.Marshal(doc)
+}
+
+// hasKey reports whether op is behind X-API-KEY (it does not clear security).
+func hasKey(op map[string]any) bool {
+	sec, ok := op["security"].([]any)
+	return !ok || len(sec) > 0
+}
+
+// addResponseHeaders documents the headers the middleware adds: X-Request-Id on every answer, the rate limit's on
+// the answers of keyed operations, Retry-After on 429.
+func addResponseHeaders(op map[string]any, keyed bool) {
+	responses, _ := op["responses"].(map[string]any)
+	for status, res := range responses {
+		res, ok := res.(map[string]any)
+		if !ok {
+			continue
+		}
+		headers, _ := res["headers"].(map[string]any)
+		if headers == nil {
+			headers = map[string]any{}
+			res["headers"] = headers
+		}
+		headers["X-Request-Id"] = map[string]any{"$ref": "#/components/headers/X-Request-Id"}
+		if keyed {
+			headers["RateLimit-Limit"] = map[string]any{"$ref": "#/components/headers/RateLimit-Limit"}
+			headers["RateLimit-Remaining"] = map[string]any{"$ref": "#/components/headers/RateLimit-Remaining"}
+		}
+		if status == "429" {
+			headers["Retry-After"] = map[string]any{"$ref": "#/components/headers/Retry-After"}
+		}
+	}
+}
+
+// pruneComponents leaves out the components nothing outside them refers to, directly or through other components:
+// a schema only the v3 extension uses is not in the v2 document.
+func pruneComponents(doc map[string]any) {
+	components, _ := doc["components"].(map[string]any)
+	used := map[string]bool{}
+	var walk func(node any)
+	walk = func(node any) {
+		switch n := node.(type) {
+		case map[string]any:
+			if ref, ok := n["$ref"].(string); ok && !used[ref] {
+				used[ref] = true
+				if rest, ok := strings.CutPrefix(ref, "#/components/"); ok {
+					if kind, name, ok := strings.Cut(rest, "/"); ok {
+						if group, ok := components[kind].(map[string]any); ok {
+							walk(group[name])
+						}
+					}
+				}
+			}
+			for _, v := range n {
+				walk(v)
+			}
+		case []any:
+			for _, v := range n {
+				walk(v)
+			}
+		}
+	}
+	for k, v := range doc {
+		if k != "components" {
+			walk(v)
+		}
+	}
+	for kind, group := range components {
+		group, ok := group.(map[string]any)
+		if !ok || kind == "securitySchemes" {
+			continue
+		}
+		for name := range group {
+			if !used["#/components/"+kind+"/"+name] {
+				delete(group, name)
+			}
+		}
+	}
 }
 
 // pickVersion applies the x-v2/x-v3 rule to a decoded YAML node; keep is false when the node has no value for the
@@ -149,7 +227,7 @@ func expandErrors(op map[string]any, meanings map[string]any) error {
 	for _, c := range raw {
 		codes = append(codes, fmt.Sprint(c))
 	}
-	if sec, ok := op["security"].([]any); !ok || len(sec) > 0 {
+	if hasKey(op) {
 		codes = append(codes, commonErrors...)
 	}
 	byStatus := map[int][]string{}

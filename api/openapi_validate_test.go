@@ -122,7 +122,10 @@ const maxCapture = 16 << 20
 
 func (c *contractCheck) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
 	for _, p := range notContract {
-		if strings.HasPrefix(r.URL.Path, p) {
+		// HEAD is the GET's answer without its body (TestHEADAnswersAsGET compares them), and the preflight of
+		// the public OpenAPI document is CORS (TestCORS): neither is an operation.
+		if strings.HasPrefix(r.URL.Path, p) || r.Method == http.MethodHead ||
+			(r.Method == http.MethodOptions && strings.HasSuffix(r.URL.Path, "/openapi.json")) {
 			contractCount.skipped.Add(1)
 			next.ServeHTTP(w, r)
 			return
@@ -190,7 +193,10 @@ func (c *contractCheck) check(r *http.Request, bodyComplete bool, res capturedRe
 	ctx := context.Background()
 	in := &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: route,
 		Options: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
-	if c.checkRequests && status < 300 && bodyComplete {
+	// A dry run accepts a request of any shape and reports its problems in the answer (createIssuance's
+	// description): its request is not held to the schema of the real request; its answer is checked.
+	dryRun := r.Method == http.MethodPost && r.URL.Query().Get("dryRun") == "true"
+	if c.checkRequests && status < 300 && bodyComplete && !dryRun {
 		if err := openapi3filter.ValidateRequest(ctx, in); err != nil {
 			c.fail(r, status, "request does not match the document: %v", err)
 		}

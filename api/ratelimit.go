@@ -62,6 +62,12 @@ func newKeyLimiter(cfg RateLimit, now func() time.Time) *keyLimiter {
 // allow takes one token of key's bucket. When the bucket is empty it returns false and how long until a token is
 // available.
 func (l *keyLimiter) allow(key uuid.UUID) (bool, time.Duration) {
+	ok, wait, _ := l.take(key)
+	return ok, wait
+}
+
+// take is allow that also tells how many whole tokens are left after this request.
+func (l *keyLimiter) take(key uuid.UUID) (ok bool, wait time.Duration, remaining int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
@@ -73,12 +79,12 @@ func (l *keyLimiter) allow(key uuid.UUID) (bool, time.Duration) {
 	}
 	b.seen = now
 	if b.lim.AllowN(now, 1) {
-		return true, 0
+		return true, 0, max(0, int(math.Floor(b.lim.TokensAt(now))))
 	}
 	r := b.lim.ReserveN(now, 1)
-	wait := r.DelayFrom(now)
+	wait = r.DelayFrom(now)
 	r.CancelAt(now) // the request is refused, so it must not consume the future token
-	return false, wait
+	return false, wait, 0
 }
 
 // sweep drops idle buckets, at most once per idle period so a request pays for it rarely. Callers hold l.mu.
@@ -103,14 +109,18 @@ func (l *keyLimiter) size() int {
 
 // rateLimit answers 429 TOO_MANY_REQUESTS with Retry-After when the caller's key has used up its bucket. It runs
 // after authenticate, so the bucket is the key id's: a key cannot be starved by requests that fail to authenticate
-// with it, and one organization's keys do not share a budget with another's.
+// with it, and one organization's keys do not share a budget with another's. Every answer it lets through or refuses
+// says the bucket's size (RateLimit-Limit: requests a key may send at once) and the whole requests left in it now
+// (RateLimit-Remaining).
 func (h *handler) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h.limiter == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ok, wait := h.limiter.allow(principalOf(r.Context()).KeyID)
+		ok, wait, remaining := h.limiter.take(principalOf(r.Context()).KeyID)
+		w.Header().Set("RateLimit-Limit", strconv.Itoa(h.limiter.burst))
+		w.Header().Set("RateLimit-Remaining", strconv.Itoa(remaining))
 		if !ok {
 			secs := max(1, int(math.Ceil(wait.Seconds())))
 			w.Header().Set("Retry-After", strconv.Itoa(secs))

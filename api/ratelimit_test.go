@@ -97,3 +97,22 @@ func TestRateLimit_DefaultAndDisabled(t *testing.T) {
 		}
 	})
 }
+
+// TestRateLimit_Headers: every answer behind a key says the bucket's size and what is left of it; the 429 says 0
+// and when to come back.
+func TestRateLimit_Headers(t *testing.T) {
+	frozen := time.Now() // the bucket refills by nothing while the test runs
+	e := newLimitedEnv(t, api.RateLimit{PerSecond: 1, Burst: 3}, func() time.Time { return frozen })
+	key, _ := mustKey(t, e.d, mustOrg(t, e.d, "Headers"), apikey.RoleViewer)
+	for want := 2; want >= 0; want-- {
+		r := e.do(t, http.MethodGet, "/public/v3/organization", key, "")
+		require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
+		require.Equal(t, "3", r.Header.Get("RateLimit-Limit"))
+		require.Equal(t, strconv.Itoa(want), r.Header.Get("RateLimit-Remaining"))
+	}
+	r := e.do(t, http.MethodGet, "/public/v3/programs", key, "")
+	requireError(t, r, "/public/v3/programs", http.StatusTooManyRequests, "TOO_MANY_REQUESTS")
+	require.Equal(t, "3", r.Header.Get("RateLimit-Limit"))
+	require.Equal(t, "0", r.Header.Get("RateLimit-Remaining"))
+	require.Equal(t, "1", r.Header.Get("Retry-After"))
+}

@@ -6,8 +6,11 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"mime/multipart"
 	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,16 +38,14 @@ func TestClient_IssuanceFlowV3(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, orgRes.JSON200, "%s", orgRes.Body)
 	require.Equal(t, "Client Org", orgRes.JSON200.Data.Name)
-	require.Equal(t, badged.ORGMANAGER, orgRes.JSON200.Data.RoleCode)
+	require.Equal(t, badged.OrganizationRoleCodeORGMANAGER, orgRes.JSON200.Data.RoleCode)
 
-	body, contentType := pngUpload(t)
-	img, err := c.UploadImageWithBodyWithResponse(ctx, contentType, body)
+	img, err := c.UploadImage(ctx, "badge.png", pngFile(t))
 	require.NoError(t, err)
-	require.NotNil(t, img.JSON200, "%s", img.Body)
-	imageID := img.JSON200.Data.Id
+	imageID := img.Id
 
 	prog, err := c.CreateProgramWithResponse(ctx, badged.ProgramCreate{Name: "Client program",
-		CategoryCode: badged.EDUCATION, ImageId: imageID})
+		CategoryCode: badged.ProgramCategoryEDUCATION, ImageId: imageID})
 	require.NoError(t, err)
 	require.NotNil(t, prog.JSON200, "%s", prog.Body)
 	programID := prog.JSON200.Data.Id
@@ -59,36 +60,45 @@ func TestClient_IssuanceFlowV3(t *testing.T) {
 		ExpirationPolicy: &badged.ExpirationPolicyInput{RelativeExpirationMonths: &months}})
 	require.NoError(t, err)
 	require.NotNil(t, badge.JSON200, "%s", badge.Body)
-	require.Equal(t, badged.PUBLISHED, badge.JSON200.Data.PublishStatusCode)
+	require.Equal(t, badged.PublishStatusPUBLISHED, badge.JSON200.Data.PublishStatusCode)
 	badgeID := badge.JSON200.Data.Id
 
 	emails := []string{"client-0@example.com", "client-1@example.com"}
 	sourced := "hr-4711"
 	req := badged.IssuanceRequest{ProgramId: programID, Recipients: []badged.RecipientInput{
-		{Name: "수령인 0", Email: &emails[0], ReceiveType: badged.EMAIL, SourcedId: &sourced},
-		{Name: "수령인 1", Email: &emails[1], ReceiveType: badged.EMAIL},
+		{Name: "수령인 0", Email: &emails[0], ReceiveType: badged.ReceiveTypeEMAIL, SourcedId: &sourced},
+		{Name: "수령인 1", Email: &emails[1], ReceiveType: badged.ReceiveTypeEMAIL},
 	}}
-	params := &badged.CreateIssuanceParams{IdempotencyKey: "client-" + uuid.NewString()}
-	created, err := c.CreateIssuanceWithResponse(ctx, badgeID, params, req)
+	idem := "client-" + uuid.NewString()
+	dry, err := c.DryRunIssuance(ctx, badgeID, idem, req)
 	require.NoError(t, err)
-	require.NotNil(t, created.JSON200, "%s", created.Body)
-	iss, err := created.JSON200.AsIssuanceResponse()
+	require.True(t, dry.WouldSucceed, "%+v", dry.Problems)
+	require.Equal(t, 2, dry.RecipientCount)
+	iss, err := c.IssueBadge(ctx, badgeID, idem, req)
 	require.NoError(t, err)
-	require.Equal(t, badged.IssuanceProcessingStatusPROCESSING, iss.Data.ProcessingStatus)
-	require.EqualValues(t, 2, iss.Data.AssertionCount)
+	require.Equal(t, badged.IssuanceProcessingStatusPROCESSING, iss.ProcessingStatus)
+	require.EqualValues(t, 2, iss.AssertionCount)
 
-	// The same key with another request is a typed 409.
+	// The same key with another request is a typed 409 (and the generated JSON409 still holds it).
 	other := req
 	other.Recipients = req.Recipients[:1]
-	conflict, err := c.CreateIssuanceWithResponse(ctx, badgeID, params, other)
+	_, err = c.IssueBadge(ctx, badgeID, idem, other)
+	var apiErr *badged.APIError
+	require.ErrorAs(t, err, &apiErr)
+	require.Equal(t, "ISS057", apiErr.Code)
+	require.Equal(t, http.StatusConflict, apiErr.StatusCode)
+	conflict, err := c.CreateIssuanceWithResponse(ctx, badgeID, &badged.CreateIssuanceParams{IdempotencyKey: idem}, other)
 	require.NoError(t, err)
 	require.NotNil(t, conflict.JSON409, "%d %s", conflict.StatusCode(), conflict.Body)
 	require.Equal(t, "ISS057", conflict.JSON409.Error.Code)
 
-	done := waitIssuanceClient(t, c, iss.Data.Id, issueTimeout)
+	waitCtx, cancel := context.WithTimeout(ctx, issueTimeout)
+	defer cancel()
+	done, err := c.WaitIssuance(waitCtx, iss.Id, badged.WaitOptions{Interval: 100 * time.Millisecond})
+	require.NoError(t, err)
 	require.Equal(t, badged.IssuanceProcessingStatusCOMPLETED, done.ProcessingStatus)
 
-	list, err := c.ListAssertionsWithResponse(ctx, &badged.ListAssertionsParams{IssuanceId: &iss.Data.Id,
+	list, err := c.ListAssertionsWithResponse(ctx, &badged.ListAssertionsParams{IssuanceId: &iss.Id,
 		Sort: &[]string{"createdAt,asc"}})
 	require.NoError(t, err)
 	require.NotNil(t, list.JSON200, "%s", list.Body)
@@ -120,37 +130,45 @@ func TestClient_IssuanceFlowV3(t *testing.T) {
 	require.Equal(t, "ISS001", missing.JSON404.Error.Code)
 }
 
-// waitIssuanceClient polls the issuance through the client until it leaves PROCESSING.
-func waitIssuanceClient(t *testing.T, c *badged.ClientWithResponses, id badged.UUID, timeout time.Duration) badged.Issuance {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		res, err := c.GetIssuanceWithResponse(t.Context(), id)
-		require.NoError(t, err)
-		require.NotNil(t, res.JSON200, "%s", res.Body)
-		if res.JSON200.Data.ProcessingStatus != badged.IssuanceProcessingStatusPROCESSING {
-			return res.JSON200.Data
-		}
-		require.True(t, time.Now().Before(deadline), "issuance %s still PROCESSING after %s", id, timeout)
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// pngUpload is a multipart body with a small PNG in the part named image.
-func pngUpload(t *testing.T) (*bytes.Buffer, string) {
+// pngFile is a small PNG image.
+func pngFile(t *testing.T) *bytes.Buffer {
 	t.Helper()
 	img := image.NewNRGBA(image.Rect(0, 0, 32, 32))
 	for i := range img.Pix {
 		img.Pix[i] = uint8(i)
 	}
 	img.SetNRGBA(0, 0, color.NRGBA{A: 255})
-	var pngData, body bytes.Buffer
+	var pngData bytes.Buffer
 	require.NoError(t, png.Encode(&pngData, img))
-	w := multipart.NewWriter(&body)
-	part, err := w.CreateFormFile("image", "badge.png")
+	return &pngData
+}
+
+// TestClient_OwnModule: client/v3 is a module of its own, and the packages of its build come from its module and
+// three small ones, none of the server's: an integrator who imports it downloads only the client.
+func TestClient_OwnModule(t *testing.T) {
+	out, err := exec.Command("go", "-C", "../client/v3", "list", "-deps", "-f", "{{with .Module}}{{.Path}}{{end}}", ".").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	mods := map[string]bool{}
+	for _, m := range strings.Fields(string(out)) {
+		mods[m] = true
+	}
+	require.Equal(t, map[string]bool{"github.com/badged/badged/client/v3": true, "github.com/oapi-codegen/runtime": true,
+		"github.com/apapsch/go-jsonmerge/v2": true, "github.com/google/uuid": true}, mods)
+	gomod, err := os.ReadFile("../client/v3/go.mod")
 	require.NoError(t, err)
-	_, err = part.Write(pngData.Bytes())
+	require.Contains(t, string(gomod), "module github.com/badged/badged/client/v3\n")
+}
+
+// TestClient_EnumConstants: every generated enum constant is named after its type (ReceiveTypeEMAIL, never a bare
+// EMAIL that another enum's value could take), and none stands for null ("<nil>").
+func TestClient_EnumConstants(t *testing.T) {
+	src, err := os.ReadFile("../client/v3/client.gen.go")
 	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	return &body, w.FormDataContentType()
+	consts := regexp.MustCompile(`(?m)^\t(\w+)\s+(\w+) = "([^"]*)"$`).FindAllStringSubmatch(string(src), -1)
+	require.Greater(t, len(consts), 50)
+	for _, c := range consts {
+		name, typ, value := c[1], c[2], c[3]
+		require.True(t, strings.HasPrefix(name, typ), "constant %s of type %s is not named after its type", name, typ)
+		require.NotEqual(t, "<nil>", value, "constant %s", name)
+	}
 }
