@@ -264,6 +264,21 @@ func (e BadgeResponseSuccess) Valid() bool {
 	}
 }
 
+// Defines values for CredentialOfferResponseSuccess.
+const (
+	CredentialOfferResponseSuccessTrue CredentialOfferResponseSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the CredentialOfferResponseSuccess enum.
+func (e CredentialOfferResponseSuccess) Valid() bool {
+	switch e {
+	case CredentialOfferResponseSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CriterionCategory.
 const (
 	CriterionCategoryAWARDSELECTION          CriterionCategory = "AWARD_SELECTION"
@@ -755,6 +770,7 @@ func (e WebhookDeliveryResponseSuccess) Valid() bool {
 
 // Defines values for WebhookEventType.
 const (
+	AssertionClaimed  WebhookEventType = "assertion.claimed"
 	AssertionExpired  WebhookEventType = "assertion.expired"
 	AssertionExpiring WebhookEventType = "assertion.expiring"
 	AssertionReissued WebhookEventType = "assertion.reissued"
@@ -766,6 +782,8 @@ const (
 // Valid indicates whether the value is a known member of the WebhookEventType enum.
 func (e WebhookEventType) Valid() bool {
 	switch e {
+	case AssertionClaimed:
+		return true
 	case AssertionExpired:
 		return true
 	case AssertionExpiring:
@@ -989,6 +1007,30 @@ type BadgeUpdate struct {
 	SignatureImageId *openapi_types.UUID `json:"signatureImageId,omitempty"`
 	Skills           *[]SkillInput       `json:"skills,omitempty"`
 }
+
+// CredentialOffer defines model for CredentialOffer.
+type CredentialOffer struct {
+	// CredentialOfferUri where a wallet fetches the offer (a fresh pre-authorized code on each fetch)
+	CredentialOfferUri string             `json:"credentialOfferUri"`
+	ExpiresAt          time.Time          `json:"expiresAt"`
+	Id                 openapi_types.UUID `json:"id"`
+
+	// Offer openid-credential-offer://?credential_offer_uri=… (a wallet opens it; a QR code of it works too)
+	Offer string `json:"offer"`
+
+	// TxCode the 6-digit tx_code when one was asked for; shown only here
+	TxCode *string `json:"txCode"`
+}
+
+// CredentialOfferResponse defines model for CredentialOfferResponse.
+type CredentialOfferResponse struct {
+	Data    CredentialOffer                `json:"data"`
+	Message *string                        `json:"message"`
+	Success CredentialOfferResponseSuccess `json:"success"`
+}
+
+// CredentialOfferResponseSuccess defines model for CredentialOfferResponse.Success.
+type CredentialOfferResponseSuccess bool
 
 // Criterion defines model for Criterion.
 type Criterion struct {
@@ -1576,6 +1618,12 @@ type CancelAssertionJSONBody struct {
 	Reason *string `json:"reason,omitempty"`
 }
 
+// CreateCredentialOfferJSONBody defines parameters for CreateCredentialOffer.
+type CreateCredentialOfferJSONBody struct {
+	// TxCode true: the wallet must also send a 6-digit tx_code, returned only in this answer (give it to the recipient by another channel)
+	TxCode *bool `json:"txCode,omitempty"`
+}
+
 // GetAssertionPDFParams defines parameters for GetAssertionPDF.
 type GetAssertionPDFParams struct {
 	// Lang `en` or `ko`. Any other value, or none, picks the language of the recipient's mail: Korean when the recipient's, the organization's or the badge's name contains Hangul, English otherwise.
@@ -1661,6 +1709,9 @@ type ListWebhookDeliveriesParams struct {
 
 // CancelAssertionJSONRequestBody defines body for CancelAssertion for application/json ContentType.
 type CancelAssertionJSONRequestBody CancelAssertionJSONBody
+
+// CreateCredentialOfferJSONRequestBody defines body for CreateCredentialOffer for application/json ContentType.
+type CreateCredentialOfferJSONRequestBody CreateCredentialOfferJSONBody
 
 // ReissueAssertionJSONRequestBody defines body for ReissueAssertion for application/json ContentType.
 type ReissueAssertionJSONRequestBody ReissueAssertionJSONBody
@@ -1907,6 +1958,25 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /assertions/{assertionId}/cancel (the `CancelAssertion` operationId).
 	CancelAssertion(ctx context.Context, assertionId AssertionId, body CancelAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCredentialOfferWithBody Offer the assertion's credential to the recipient's wallet (OpenID4VCI 1.0, pre-authorized code flow). Hand `offer` (the openid-credential-offer:// link, or its QR code) or `credentialOfferUri` to the recipient only: whoever opens it can claim a copy bound to their wallet's key. The offer lives 30 days; each fetch of its URI mints a fresh single-use code (10 minutes) until a wallet has claimed it, it is withdrawn, or the assertion is cancelled, reissued or expired. Manager or higher. A v3 extension.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /assertions/{assertionId}/credential-offers (the `CreateCredentialOffer` operationId).
+	CreateCredentialOfferWithBody(ctx context.Context, assertionId AssertionId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCredentialOffer Offer the assertion's credential to the recipient's wallet (OpenID4VCI 1.0, pre-authorized code flow). Hand `offer` (the openid-credential-offer:// link, or its QR code) or `credentialOfferUri` to the recipient only: whoever opens it can claim a copy bound to their wallet's key. The offer lives 30 days; each fetch of its URI mints a fresh single-use code (10 minutes) until a wallet has claimed it, it is withdrawn, or the assertion is cancelled, reissued or expired. Manager or higher. A v3 extension.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /assertions/{assertionId}/credential-offers (the `CreateCredentialOffer` operationId).
+	CreateCredentialOffer(ctx context.Context, assertionId AssertionId, body CreateCredentialOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WithdrawCredentialOffer Withdraw an offer; its URI, codes and access tokens stop working (copies already claimed stay; cancel the assertion to revoke them). Manager or higher. A v3 extension.
+	//
+	// Corresponds with DELETE /assertions/{assertionId}/credential-offers/{offerId} (the `WithdrawCredentialOffer` operationId).
+	WithdrawCredentialOffer(ctx context.Context, assertionId AssertionId, offerId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetAssertionPDF The certificate PDF of an issued assertion, as it stands now. Viewer or higher.
 	//
@@ -2166,6 +2236,55 @@ func (c *Client) CancelAssertionWithBody(ctx context.Context, assertionId Assert
 // Corresponds with POST /assertions/{assertionId}/cancel (the `CancelAssertion` operationId).
 func (c *Client) CancelAssertion(ctx context.Context, assertionId AssertionId, body CancelAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCancelAssertionRequest(c.Server, assertionId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCredentialOfferWithBody Offer the assertion's credential to the recipient's wallet (OpenID4VCI 1.0, pre-authorized code flow). Hand `offer` (the openid-credential-offer:// link, or its QR code) or `credentialOfferUri` to the recipient only: whoever opens it can claim a copy bound to their wallet's key. The offer lives 30 days; each fetch of its URI mints a fresh single-use code (10 minutes) until a wallet has claimed it, it is withdrawn, or the assertion is cancelled, reissued or expired. Manager or higher. A v3 extension.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /assertions/{assertionId}/credential-offers (the `CreateCredentialOffer` operationId).
+func (c *Client) CreateCredentialOfferWithBody(ctx context.Context, assertionId AssertionId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCredentialOfferRequestWithBody(c.Server, assertionId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCredentialOffer Offer the assertion's credential to the recipient's wallet (OpenID4VCI 1.0, pre-authorized code flow). Hand `offer` (the openid-credential-offer:// link, or its QR code) or `credentialOfferUri` to the recipient only: whoever opens it can claim a copy bound to their wallet's key. The offer lives 30 days; each fetch of its URI mints a fresh single-use code (10 minutes) until a wallet has claimed it, it is withdrawn, or the assertion is cancelled, reissued or expired. Manager or higher. A v3 extension.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /assertions/{assertionId}/credential-offers (the `CreateCredentialOffer` operationId).
+func (c *Client) CreateCredentialOffer(ctx context.Context, assertionId AssertionId, body CreateCredentialOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCredentialOfferRequest(c.Server, assertionId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WithdrawCredentialOffer Withdraw an offer; its URI, codes and access tokens stop working (copies already claimed stay; cancel the assertion to revoke them). Manager or higher. A v3 extension.
+//
+// Corresponds with DELETE /assertions/{assertionId}/credential-offers/{offerId} (the `WithdrawCredentialOffer` operationId).
+func (c *Client) WithdrawCredentialOffer(ctx context.Context, assertionId AssertionId, offerId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWithdrawCredentialOfferRequest(c.Server, assertionId, offerId)
 	if err != nil {
 		return nil, err
 	}
@@ -2932,6 +3051,94 @@ func NewCancelAssertionRequestWithBody(server string, assertionId AssertionId, c
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewCreateCredentialOfferRequest calls the generic CreateCredentialOffer builder with application/json body
+func NewCreateCredentialOfferRequest(server string, assertionId AssertionId, body CreateCredentialOfferJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateCredentialOfferRequestWithBody(server, assertionId, "application/json", bodyReader)
+}
+
+// NewCreateCredentialOfferRequestWithBody constructs an http.Request for the CreateCredentialOffer method, with any body, and a specified content type
+func NewCreateCredentialOfferRequestWithBody(server string, assertionId AssertionId, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "assertionId", assertionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/assertions/%s/credential-offers", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewWithdrawCredentialOfferRequest constructs an http.Request for the WithdrawCredentialOffer method
+func NewWithdrawCredentialOfferRequest(server string, assertionId AssertionId, offerId openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "assertionId", assertionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "offerId", offerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/assertions/%s/credential-offers/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -4043,6 +4250,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /assertions/{assertionId}/cancel (the `CancelAssertion` operationId).
 	CancelAssertionWithResponse(ctx context.Context, assertionId AssertionId, body CancelAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelAssertionResponse, error)
 
+	// CreateCredentialOfferWithBodyWithResponse Offer the assertion's credential to the recipient's wallet (OpenID4VCI 1.0, pre-authorized code flow). Hand `offer` (the openid-credential-offer:// link, or its QR code) or `credentialOfferUri` to the recipient only: whoever opens it can claim a copy bound to their wallet's key. The offer lives 30 days; each fetch of its URI mints a fresh single-use code (10 minutes) until a wallet has claimed it, it is withdrawn, or the assertion is cancelled, reissued or expired. Manager or higher. A v3 extension.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /assertions/{assertionId}/credential-offers (the `CreateCredentialOffer` operationId).
+	CreateCredentialOfferWithBodyWithResponse(ctx context.Context, assertionId AssertionId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCredentialOfferResponse, error)
+
+	// CreateCredentialOfferWithResponse Offer the assertion's credential to the recipient's wallet (OpenID4VCI 1.0, pre-authorized code flow). Hand `offer` (the openid-credential-offer:// link, or its QR code) or `credentialOfferUri` to the recipient only: whoever opens it can claim a copy bound to their wallet's key. The offer lives 30 days; each fetch of its URI mints a fresh single-use code (10 minutes) until a wallet has claimed it, it is withdrawn, or the assertion is cancelled, reissued or expired. Manager or higher. A v3 extension.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /assertions/{assertionId}/credential-offers (the `CreateCredentialOffer` operationId).
+	CreateCredentialOfferWithResponse(ctx context.Context, assertionId AssertionId, body CreateCredentialOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCredentialOfferResponse, error)
+
+	// WithdrawCredentialOfferWithResponse Withdraw an offer; its URI, codes and access tokens stop working (copies already claimed stay; cancel the assertion to revoke them). Manager or higher. A v3 extension.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /assertions/{assertionId}/credential-offers/{offerId} (the `WithdrawCredentialOffer` operationId).
+	WithdrawCredentialOfferWithResponse(ctx context.Context, assertionId AssertionId, offerId openapi_types.UUID, reqEditors ...RequestEditorFn) (*WithdrawCredentialOfferResponse, error)
+
 	// GetAssertionPDFWithResponse The certificate PDF of an issued assertion, as it stands now. Viewer or higher.
 	//
 	// Rendered on request from the badge's current state, as its public page shows it: a revoked, expired or replaced badge's certificate is stamped so across its face, and its foot says which facts the credential signs. Send it to the recipient, or forward the link of the recipient's mail; the public badge page does not offer it.
@@ -4546,6 +4774,214 @@ func (r CancelAssertionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CancelAssertionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateCredentialOfferResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *CredentialOfferResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON201() *CredentialOfferResponse {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON414() *Error {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON429() *Error {
+	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON431() *Error {
+	return r.JSON431
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateCredentialOfferResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateCredentialOfferResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateCredentialOfferResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateCredentialOfferResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type WithdrawCredentialOfferResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DeletedResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON200() *DeletedResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON414() *Error {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON429() *Error {
+	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON431() *Error {
+	return r.JSON431
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r WithdrawCredentialOfferResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WithdrawCredentialOfferResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WithdrawCredentialOfferResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WithdrawCredentialOfferResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6696,6 +7132,45 @@ func (c *ClientWithResponses) CancelAssertionWithResponse(ctx context.Context, a
 	return ParseCancelAssertionResponse(rsp)
 }
 
+// CreateCredentialOfferWithBodyWithResponse Offer the assertion's credential to the recipient's wallet (OpenID4VCI 1.0, pre-authorized code flow). Hand `offer` (the openid-credential-offer:// link, or its QR code) or `credentialOfferUri` to the recipient only: whoever opens it can claim a copy bound to their wallet's key. The offer lives 30 days; each fetch of its URI mints a fresh single-use code (10 minutes) until a wallet has claimed it, it is withdrawn, or the assertion is cancelled, reissued or expired. Manager or higher. A v3 extension.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /assertions/{assertionId}/credential-offers (the `CreateCredentialOffer` operationId).
+func (c *ClientWithResponses) CreateCredentialOfferWithBodyWithResponse(ctx context.Context, assertionId AssertionId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCredentialOfferResponse, error) {
+	rsp, err := c.CreateCredentialOfferWithBody(ctx, assertionId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCredentialOfferResponse(rsp)
+}
+
+// CreateCredentialOfferWithResponse Offer the assertion's credential to the recipient's wallet (OpenID4VCI 1.0, pre-authorized code flow). Hand `offer` (the openid-credential-offer:// link, or its QR code) or `credentialOfferUri` to the recipient only: whoever opens it can claim a copy bound to their wallet's key. The offer lives 30 days; each fetch of its URI mints a fresh single-use code (10 minutes) until a wallet has claimed it, it is withdrawn, or the assertion is cancelled, reissued or expired. Manager or higher. A v3 extension.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /assertions/{assertionId}/credential-offers (the `CreateCredentialOffer` operationId).
+func (c *ClientWithResponses) CreateCredentialOfferWithResponse(ctx context.Context, assertionId AssertionId, body CreateCredentialOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCredentialOfferResponse, error) {
+	rsp, err := c.CreateCredentialOffer(ctx, assertionId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCredentialOfferResponse(rsp)
+}
+
+// WithdrawCredentialOfferWithResponse Withdraw an offer; its URI, codes and access tokens stop working (copies already claimed stay; cancel the assertion to revoke them). Manager or higher. A v3 extension.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /assertions/{assertionId}/credential-offers/{offerId} (the `WithdrawCredentialOffer` operationId).
+func (c *ClientWithResponses) WithdrawCredentialOfferWithResponse(ctx context.Context, assertionId AssertionId, offerId openapi_types.UUID, reqEditors ...RequestEditorFn) (*WithdrawCredentialOfferResponse, error) {
+	rsp, err := c.WithdrawCredentialOffer(ctx, assertionId, offerId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWithdrawCredentialOfferResponse(rsp)
+}
+
 // GetAssertionPDFWithResponse The certificate PDF of an issued assertion, as it stands now. Viewer or higher.
 //
 // Rendered on request from the badge's current state, as its public page shows it: a revoked, expired or replaced badge's certificate is stamped so across its face, and its foot says which facts the credential signs. Send it to the recipient, or forward the link of the recipient's mail; the public badge page does not offer it.
@@ -7299,6 +7774,184 @@ func ParseCancelAssertionResponse(rsp *http.Response) (*CancelAssertionResponse,
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateCredentialOfferResponse parses an HTTP response from a CreateCredentialOfferWithResponse call
+func ParseCreateCredentialOfferResponse(rsp *http.Response) (*CreateCredentialOfferResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateCredentialOfferResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest CredentialOfferResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseWithdrawCredentialOfferResponse parses an HTTP response from a WithdrawCredentialOfferWithResponse call
+func ParseWithdrawCredentialOfferResponse(rsp *http.Response) (*WithdrawCredentialOfferResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WithdrawCredentialOfferResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DeletedResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
 		var dest Error
