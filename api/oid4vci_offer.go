@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -207,4 +208,28 @@ func (h *handler) protocolFailure(w http.ResponseWriter, r *http.Request, err er
 	h.log.ErrorContext(r.Context(), "oid4vci", "path", r.URL.Path, "err", err)
 	h.writeProtocolJSON(w, http.StatusInternalServerError, map[string]string{"error": "server_error",
 		"error_description": "the issuer could not answer; try again"}, false)
+}
+
+// walletCopy is one wallet copy as the v3 assertion resource lists it.
+type walletCopy struct {
+	ID              string  `json:"id"`
+	Format          string  `json:"format"`
+	ConfigurationID string  `json:"configurationId"`
+	HolderDID       string  `json:"holderDid"`
+	ClaimedAt       string  `json:"claimedAt"`
+	WalletEvent     *string `json:"walletEvent"`
+}
+
+// walletCopies lists the copies of an assertion; [] when there are none (v3 always names the field).
+func (h *handler) walletCopies(ctx context.Context, assertion uuid.UUID) ([]walletCopy, error) {
+	rows, err := h.db.ListWalletCredentials(ctx, assertion)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]walletCopy, 0, len(rows))
+	for _, c := range rows {
+		out = append(out, walletCopy{ID: copyURN(c.ID), Format: c.Format, ConfigurationID: c.ConfigurationID,
+			HolderDID: c.HolderDid, ClaimedAt: c.CreatedAt.UTC().Truncate(time.Second).Format("2006-01-02T15:04:05Z"), WalletEvent: c.NotificationEvent})
+	}
+	return out, nil
 }

@@ -133,6 +133,13 @@ func TestWallet_ClaimEveryConfiguration(t *testing.T) {
 		require.Contains(t, string(kraw), `"kid":"`+kid+`"`)
 	}
 	require.Equal(t, 3, f.copies(t))
+	detail := f.mustOK(t, http.MethodGet, "/public/v3/assertions/"+f.assertion.String(), f.keys["viewer"], "")
+	copies := jget(t, detail, "walletCopies").([]any)
+	require.Len(t, copies, 3)
+	require.Equal(t, wl.did, jstr(t, copies[0], "holderDid"))
+	require.Equal(t, "ldp_vc", jstr(t, copies[0], "format"))
+	v2 := f.mustOK(t, http.MethodGet, "/public/v2/assertions/"+f.assertion.String(), f.keys["viewer"], "")
+	require.NotContains(t, v2, "walletCopies", "v2 unchanged")
 
 	// The same configuration twice on one token, and the used offer: refused, nothing written.
 	st, _, body := f.credentialRequest(t, token, cfgLDP, wl.proof(t, proofSpec{aud: iss, nonce: f.freshNonce(t)}))
