@@ -102,9 +102,25 @@ func PublicKeyOf(jwk *jose.JSONWebKey) (any, error) {
 	return nil, errors.New("only Ed25519 and P-256 keys are accepted")
 }
 
-// DIDJWK returns the did:jwk of a public key: the holder DID of a proof that names its key as a jwk.
+// DIDJWK returns the did:jwk of a public key: the holder DID of a proof that names its key as a jwk. The JWK is
+// serialized with its required members only, in lexicographic order (RFC 7638's form), so a wallet that derives its
+// did:jwk from the same key the same canonical way finds its own DID.
 func DIDJWK(key any) (string, error) {
 	b, err := json.Marshal(jose.JSONWebKey{Key: key})
+	if err != nil {
+		return "", err
+	}
+	var all map[string]any
+	if err := json.Unmarshal(b, &all); err != nil {
+		return "", err
+	}
+	req := map[string]any{}
+	for _, k := range []string{"crv", "kty", "x", "y"} {
+		if v, ok := all[k]; ok {
+			req[k] = v
+		}
+	}
+	b, err = json.Marshal(req) // encoding/json writes map keys sorted
 	if err != nil {
 		return "", err
 	}
