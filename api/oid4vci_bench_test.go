@@ -90,4 +90,3 @@ func (f *walletFixture) insertOffer(tb testing.TB) string {
 	require.NoError(tb, err)
 	return baseURL + "/oid4vci/offers/" + id.String()
 }
-
