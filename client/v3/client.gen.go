@@ -714,6 +714,48 @@ func (e SkillSourceType) Valid() bool {
 	}
 }
 
+// Defines values for WalletCopyFormat.
+const (
+	JwtVcJson WalletCopyFormat = "jwt_vc_json"
+	LdpVc     WalletCopyFormat = "ldp_vc"
+)
+
+// Valid indicates whether the value is a known member of the WalletCopyFormat enum.
+func (e WalletCopyFormat) Valid() bool {
+	switch e {
+	case JwtVcJson:
+		return true
+	case LdpVc:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletCopyWalletEvent.
+const (
+	WalletCopyWalletEventCredentialAccepted WalletCopyWalletEvent = "credential_accepted"
+	WalletCopyWalletEventCredentialDeleted  WalletCopyWalletEvent = "credential_deleted"
+	WalletCopyWalletEventCredentialFailure  WalletCopyWalletEvent = "credential_failure"
+	WalletCopyWalletEventLessThannil        WalletCopyWalletEvent = "<nil>"
+)
+
+// Valid indicates whether the value is a known member of the WalletCopyWalletEvent enum.
+func (e WalletCopyWalletEvent) Valid() bool {
+	switch e {
+	case WalletCopyWalletEventCredentialAccepted:
+		return true
+	case WalletCopyWalletEventCredentialDeleted:
+		return true
+	case WalletCopyWalletEventCredentialFailure:
+		return true
+	case WalletCopyWalletEventLessThannil:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDeliveryStatus.
 const (
 	WebhookDeliveryStatusCANCELLED WebhookDeliveryStatus = "CANCELLED"
@@ -885,6 +927,9 @@ type AssertionDetail struct {
 	Recipient         Recipient      `json:"recipient"`
 	SerialNumber      string         `json:"serialNumber"`
 	StateCode         AssertionState `json:"stateCode"`
+
+	// WalletCopies copies claimed by wallets over OpenID4VCI, oldest first; cancelling or reissuing the assertion revokes every one
+	WalletCopies *[]WalletCopy `json:"walletCopies,omitempty"`
 }
 
 // AssertionDetailResponse defines model for AssertionDetailResponse.
@@ -1469,6 +1514,31 @@ type URL = string
 
 // UUID defines model for UUID.
 type UUID = openapi_types.UUID
+
+// WalletCopy defines model for WalletCopy.
+type WalletCopy struct {
+	// ClaimedAt UTC instant
+	//
+	// Examples: 2025-03-01T00:00:00Z
+	ClaimedAt       DateTime         `json:"claimedAt"`
+	ConfigurationId string           `json:"configurationId"`
+	Format          WalletCopyFormat `json:"format"`
+
+	// HolderDid the wallet key the copy is bound to (credentialSubject.id)
+	HolderDid string `json:"holderDid"`
+
+	// Id the copy credential id (urn:uuid:…)
+	Id string `json:"id"`
+
+	// WalletEvent the wallet's last notification
+	WalletEvent *WalletCopyWalletEvent `json:"walletEvent"`
+}
+
+// WalletCopyFormat defines model for WalletCopy.Format.
+type WalletCopyFormat string
+
+// WalletCopyWalletEvent the wallet's last notification
+type WalletCopyWalletEvent string
 
 // Webhook defines model for Webhook.
 type Webhook struct {
