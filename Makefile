@@ -15,8 +15,11 @@ TOOLS_DIR := $(CURDIR)/.tools
 export BADGED_AXE_JS := $(TOOLS_DIR)/node_modules/axe-core/axe.min.js
 # Redocly CLI (the OpenAPI linter of make lint), pinned, under .tools/ like axe-core; run without telemetry or update checks.
 REDOCLY := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(TOOLS_DIR)/node_modules/.bin/redocly
+# The independent OpenID4VCI wallet of TestWallet_IndependentWallet (api/testdata/wallet): its npm packages, pinned.
+WALLET_JOSE_VERSION := 6.2.18
+export BADGED_WALLET_MODULES := $(TOOLS_DIR)/wallet/node_modules
 
-.PHONY: redocly run build cluster cluster-down cluster-tool test test-race test-faults test-page screenshots bench bench-issuance bench-scale record-histories lint check-compose generate check-generate tools axe os-deps postgres clean
+.PHONY: redocly run build cluster cluster-down cluster-tool test test-race test-faults test-page screenshots bench bench-issuance bench-scale record-histories lint check-compose generate check-generate tools axe os-deps postgres clean wallet-deps
 
 run: postgres ## start the whole service on the embedded default (local Postgres, .data/)
 	$(GO) run ./cmd/badged dev
@@ -41,7 +44,7 @@ cluster-down: cluster-tool ## stop what make cluster started
 cluster-tool:
 	@$(GO) build -o $(CLUSTER_TOOL) ./cmd/badged-cluster
 
-test: tools axe os-deps postgres ## all tests against the real components
+test: tools axe wallet-deps os-deps postgres ## all tests against the real components
 	$(GO) test -count=1 -timeout 30m ./...
 
 test-page: tools axe os-deps postgres ## the badge page in Chromium (valid, revoked, expired, unknown; en/ko; desktop and phone; axe)
@@ -116,6 +119,10 @@ redocly: ## Redocly CLI for make lint's OpenAPI check, pinned, installed under .
 axe: ## axe-core for the badge page's accessibility check, pinned, installed under .tools/ (npm)
 	@test -f $(BADGED_AXE_JS) && grep -q '"version": "$(AXE_VERSION)"' $(TOOLS_DIR)/node_modules/axe-core/package.json || \
 		npm install --silent --no-audit --no-fund --prefix $(TOOLS_DIR) axe-core@$(AXE_VERSION)
+
+wallet-deps: ## the npm packages of the test wallet (jose), pinned, installed under .tools/wallet (npm)
+	@grep -qs '"version": "$(WALLET_JOSE_VERSION)"' $(BADGED_WALLET_MODULES)/jose/package.json || \
+		npm install --silent --no-audit --no-fund --prefix $(TOOLS_DIR)/wallet jose@$(WALLET_JOSE_VERSION)
 
 postgres: ## start the local Postgres when it is down
 	@pg_isready -q -h localhost -p 5432 || pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start

@@ -48,8 +48,9 @@ type assertionResponse struct {
 
 type assertionDetail struct {
 	assertionResponse
-	CredentialURL     *string `json:"credentialUrl"`
-	OpenbadgeImageURL *string `json:"openbadgeImageUrl"`
+	CredentialURL     *string       `json:"credentialUrl"`
+	OpenbadgeImageURL *string       `json:"openbadgeImageUrl"`
+	WalletCopies      *[]walletCopy `json:"walletCopies,omitempty"` // v3 only (oid4vci_offer.go)
 }
 
 // effectiveState is the state a reader sees: an issued assertion past its expiry is EXPIRED even before the
@@ -326,6 +327,13 @@ func (h *handler) getAssertionAs(w http.ResponseWriter, r *http.Request, v versi
 	row := toAssertionRow(db.ListAssertionsRow(a)) // the list and detail queries select the same columns
 	out := assertionDetail{assertionResponse: h.toAssertionResponse(v, row, now)}
 	out.CredentialURL, out.OpenbadgeImageURL = h.assertionLinks(v, row)
+	if v == v3 {
+		copies, err := h.walletCopies(r.Context(), id)
+		if err != nil {
+			return err
+		}
+		out.WalletCopies = &copies
+	}
 	h.ok(w, out)
 	return nil
 }

@@ -320,7 +320,7 @@ func TestAssertions_Get(t *testing.T) {
 				"receiveType": "EMAIL"},
 			"stateCode": "FAILED", "errorCode": "BOUNCED_EMAIL", "expiredAt": nil,
 			"issuedAt": "2025-01-05T00:00:00Z", "createdAt": "2025-01-05T00:00:00Z",
-			"credentialUrl": nil, "openbadgeImageUrl": nil,
+			"credentialUrl": nil, "openbadgeImageUrl": nil, "walletCopies": []any{},
 		}, data)
 		bob := f.mustOK(t, http.MethodGet, "/public/v3/assertions/"+f.ids["bob"], f.keys["viewer"], "")
 		require.Contains(t, bob["recipient"], "sourcedId")
@@ -345,6 +345,7 @@ func TestAssertions_Get(t *testing.T) {
 			detail := f.mustOK(t, http.MethodGet, "/public/"+v+"/assertions/"+carol, f.keys["viewer"], "")
 			delete(detail, "credentialUrl")
 			delete(detail, "openbadgeImageUrl")
+			delete(detail, "walletCopies") // v3 detail only
 			var item map[string]any
 			for _, it := range data["items"].([]any) {
 				if jstr(t, it, "id") == carol {

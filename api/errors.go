@@ -26,6 +26,8 @@ const (
 	codeFilterConflictV2 = "AST023" // version.recipientFilterConflict picks one
 	codeFilterConflictV3 = "AST024"
 	codeCancelState      = "AST022"
+	codeOfferState       = "AST040" // v3: a credential offer for an assertion that is not ISSUED or RECEIVED, or not signed yet
+	codeOfferMissing     = "AST041" // v3: no such credential offer of the assertion
 	codeIdempotencyKey   = "ISS056"
 	codeIdemConflict     = "ISS057"
 	codeIssuedAtFormat   = "ISS058" // v3
@@ -47,11 +49,11 @@ func statusOf(code string) int {
 		return http.StatusUnauthorized
 	case codeRole, codeCORS:
 		return http.StatusForbidden
-	case codeProgramNotFound, codeBadgeNotFound, codeIssuanceNotFound, codeAssertionMissing, codeWebhookNotFound, codeNotFound:
+	case codeProgramNotFound, codeBadgeNotFound, codeIssuanceNotFound, codeAssertionMissing, codeWebhookNotFound, codeNotFound, codeOfferMissing:
 		return http.StatusNotFound
 	case codeMethod:
 		return http.StatusMethodNotAllowed
-	case codeIdemConflict, codeCancelState:
+	case codeIdemConflict, codeCancelState, codeOfferState:
 		return http.StatusConflict
 	case codeNoCredits:
 		return http.StatusPaymentRequired

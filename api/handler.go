@@ -101,6 +101,7 @@ func NewHandler(d Deps) http.Handler {
 	r.Get("/credentials/{assertionId}/certificate.pdf", h.handle(h.getCertificatePDF))
 	r.Get("/verify/{assertionId}", h.handle(h.badgePage))
 	r.Get("/status-lists/{listId}", h.handle(h.getStatusList))
+	h.mountOID4VCI(r) // OpenID4VCI (oid4vci_meta.go)
 
 	// Real time, not h.clock: tests pin the handler clock, which would never refill a bucket.
 	rateClock := d.RateClock
@@ -164,6 +165,9 @@ var routes = []route{
 	{http.MethodPost, "/assertions/{assertionId}/cancel", apikey.RoleManager, sandboxed, (*handler).cancelAssertion, false},
 	{http.MethodPost, "/assertions/{assertionId}/reissue", apikey.RoleManager, sandboxed, (*handler).reissueAssertion, false},
 	{http.MethodGet, "/assertions/{assertionId}/pdf", apikey.RoleViewer, sandboxed, (*handler).getAssertionPDF, false},
+	// Wallet offers (OpenID4VCI, oid4vci_offer.go): a v3 extension.
+	{http.MethodPost, "/assertions/{assertionId}/credential-offers", apikey.RoleManager, sandboxed, (*handler).createCredentialOffer, true},
+	{http.MethodDelete, "/assertions/{assertionId}/credential-offers/{offerId}", apikey.RoleManager, sandboxed, (*handler).withdrawCredentialOffer, true},
 
 	// Webhooks: every operation needs a manager key. The endpoints receive events of both modes (each names its
 	// mode), so a test key may look at them and their delivery log; registering, removing and re-sending (a live

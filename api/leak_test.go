@@ -70,6 +70,10 @@ var leakCases = []leakCase{
 	{route: "/assertions/{assertionId}/pdf", method: http.MethodGet, path: "/assertions/{assertion}/pdf", wantCode: "AST001"},
 	{route: "/assertions/{assertionId}/reissue", method: http.MethodPost, path: "/assertions/{assertion}/reissue", idem: true, wantCode: "AST001"},
 
+	{route: "/assertions/{assertionId}/credential-offers", method: http.MethodPost, path: "/assertions/{assertion}/credential-offers",
+		wantCode: "AST001", v3only: true},
+	{route: "/assertions/{assertionId}/credential-offers/{offerId}", method: http.MethodDelete,
+		path: "/assertions/{assertion}/credential-offers/{assertion}", wantCode: "AST041", v3only: true},
 	{route: "/webhooks", method: http.MethodGet, path: "/webhooks", empty: true, v3only: true},
 	{route: "/webhooks", method: http.MethodPost, path: "/webhooks", body: `{"url":"https://93.184.215.14/b"}`, v3only: true},
 	{route: "/webhooks/{webhookId}", method: http.MethodDelete, path: "/webhooks/{webhook}", wantCode: "WHK001", v3only: true},
@@ -89,6 +93,14 @@ var publicRoutes = []string{
 	"GET /verify/{assertionId}",
 	"GET /status-lists/{listId}",
 	"GET /public/v2/openapi.json", "GET /public/v3/openapi.json", // the API description itself
+	// OpenID4VCI (api/oid4vci_*.go): issuer metadata and verification keys are public; the offer URI needs the
+	// offer's random id, the credential and notification endpoints an access token bound to one offer.
+	"GET /.well-known/openid-credential-issuer/issuers/{orgId}", "GET /.well-known/openid-credential-issuer/issuers/{orgId}/test",
+	"GET /.well-known/oauth-authorization-server/issuers/{orgId}", "GET /.well-known/oauth-authorization-server/issuers/{orgId}/test",
+	"GET /issuers/{orgId}/.well-known/openid-credential-issuer", "GET /issuers/{orgId}/test/.well-known/openid-credential-issuer",
+	"GET /issuers/{orgId}/.well-known/oauth-authorization-server", "GET /issuers/{orgId}/test/.well-known/oauth-authorization-server",
+	"GET /issuers/{orgId}/jwks", "GET /issuers/{orgId}/jwks/{kid}", "GET /issuers/{orgId}/test/jwks", "GET /issuers/{orgId}/test/jwks/{kid}",
+	"GET /oid4vci/offers/{offerId}", "POST /oid4vci/token", "POST /oid4vci/nonce", "POST /oid4vci/credential", "POST /oid4vci/notification",
 }
 
 // TestLeak_RouteTableCovered fails when a route is added without a cross-organization case (or, for an

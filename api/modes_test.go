@@ -45,6 +45,10 @@ type modeCase struct {
 	rule                      string // read, live or own
 	missCode                  string // own routes naming a row of the mode: the code of another mode's id
 	upload, idem, v3only      bool
+	// ownStatus and ownCode: the answer of the key's own mode when it is not 200: 201 (an offer), or a refusal the
+	// fixture's rows decide (no such offer: AST041).
+	ownStatus int
+	ownCode   string
 }
 
 var modeCases = []modeCase{
@@ -75,6 +79,11 @@ var modeCases = []modeCase{
 	{route: "/assertions/{assertionId}/reissue", method: http.MethodPost, path: "/assertions/{freshAssertion}/reissue", rule: "own",
 		missCode: "AST001", idem: true},
 	{route: "/assertions/{assertionId}/pdf", method: http.MethodGet, path: "/assertions/{assertion}/pdf", rule: "own", missCode: "AST001"},
+	{route: "/assertions/{assertionId}/credential-offers", method: http.MethodPost, path: "/assertions/{assertion}/credential-offers",
+		rule: "own", missCode: "AST001", v3only: true, ownStatus: http.StatusCreated},
+	{route: "/assertions/{assertionId}/credential-offers/{offerId}", method: http.MethodDelete,
+		path: "/assertions/{assertion}/credential-offers/" + uuid.Nil.String(), rule: "own", missCode: "AST041", v3only: true,
+		ownStatus: http.StatusNotFound, ownCode: "AST041"},
 
 	{route: "/webhooks", method: http.MethodGet, path: "/webhooks", rule: "read", v3only: true},
 	{route: "/webhooks", method: http.MethodPost, path: "/webhooks", rule: "live", body: `{"url":"https://93.184.215.14/hook"}`, v3only: true},
@@ -278,6 +287,16 @@ func TestModes_TestKeysStayInTheirSandbox(t *testing.T) {
 						requireError(t, r, path, http.StatusForbidden, "ORG004")
 						require.Contains(t, jstr(t, r.Body, "error.message"), "test-mode key cannot change live configuration")
 						require.Equal(t, before, f.digest(t), "a test key changed live configuration")
+						return
+					}
+					if c.ownCode != "" {
+						requireError(t, r, path, c.ownStatus, c.ownCode)
+						require.Equal(t, before, f.digest(t))
+						return
+					}
+					if c.ownStatus != 0 {
+						require.Equal(t, c.ownStatus, r.Status, "%s", r.Raw)
+						require.Equal(t, true, r.Body["success"], "%s", r.Raw)
 						return
 					}
 					require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)

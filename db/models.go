@@ -114,6 +114,20 @@ type ChainTx struct {
 	CreatedAt   time.Time
 }
 
+type CredentialOffer struct {
+	ID          uuid.UUID
+	AssertionID uuid.UUID
+	OrgID       uuid.UUID
+	Mode        string
+	TxCodeHash  []byte
+	TxCodeLen   *int16
+	ExpiresAt   time.Time
+	UsedAt      *time.Time
+	UsedByToken []byte
+	WithdrawnAt *time.Time
+	CreatedAt   time.Time
+}
+
 type ExpiryReminder struct {
 	AssertionID   uuid.UUID
 	DaysBefore    int32
@@ -175,6 +189,14 @@ type IssuerKey struct {
 	Mode      string
 }
 
+type IssuerRsaKey struct {
+	OrgID     uuid.UUID
+	Mode      string
+	PublicKey []byte
+	SealedKey string
+	CreatedAt time.Time
+}
+
 type MediaFile struct {
 	ID          uuid.UUID
 	OrgID       uuid.UUID
@@ -221,6 +243,14 @@ type Organization struct {
 	LogoMediaID *uuid.UUID
 }
 
+type PreauthCode struct {
+	CodeHash  []byte
+	OfferID   uuid.UUID
+	ExpiresAt time.Time
+	UsedAt    *time.Time
+	CreatedAt time.Time
+}
+
 type Program struct {
 	ID               uuid.UUID
 	OrgID            uuid.UUID
@@ -254,6 +284,35 @@ type StatusList struct {
 	Bits      []byte
 	CreatedAt time.Time
 	UpdatedAt time.Time
+}
+
+type WalletAccessToken struct {
+	TokenHash []byte
+	OfferID   uuid.UUID
+	ExpiresAt time.Time
+	CreatedAt time.Time
+}
+
+type WalletCredential struct {
+	ID                uuid.UUID
+	AssertionID       uuid.UUID
+	OfferID           uuid.UUID
+	OrgID             uuid.UUID
+	TokenHash         []byte
+	ConfigurationID   string
+	Format            string
+	HolderDid         string
+	Credential        []byte
+	CredentialSha256  []byte
+	NotificationID    string
+	NotificationEvent *string
+	NotifiedAt        *time.Time
+	CreatedAt         time.Time
+}
+
+type WalletNonce struct {
+	Nonce     string
+	ExpiresAt time.Time
 }
 
 type WebhookAttempt struct {

@@ -29,6 +29,8 @@ type Querier interface {
 	// A delivered resend of an issued credential whose notification had failed: the error code is cleared and a v3
 	// assertion becomes RECEIVED, as if the worker's notification had succeeded.
 	ClearNotificationError(ctx context.Context, id uuid.UUID) (int64, error)
+	// A nonce serves one credential request; a stale or made-up one deletes nothing.
+	ConsumeWalletNonce(ctx context.Context, nonce string) (int64, error)
 	CountAssertions(ctx context.Context, arg CountAssertionsParams) (int64, error)
 	// The total of a list filtered by nothing but its creation range [start_at, end_before): the whole UTC hours
 	// [whole_from, whole_to) from the trigger-kept hour counters, the partial hours at either end counted exactly
@@ -58,22 +60,29 @@ type Querier interface {
 	CountWebhookDeliveries(ctx context.Context, endpointID uuid.UUID) (int64, error)
 	CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (ApiKey, error)
 	CreateBadge(ctx context.Context, arg CreateBadgeParams) (Badge, error)
+	CreateCredentialOffer(ctx context.Context, arg CreateCredentialOfferParams) (CredentialOffer, error)
 	// One delivery per enabled, subscribed endpoint of the event's organization; existing ones are kept.
 	CreateDispatchedDeliveries(ctx context.Context, id string) error
 	// ON CONFLICT DO NOTHING: of concurrent identical requests exactly one inserts; the others read the winner.
 	CreateIssuance(ctx context.Context, arg CreateIssuanceParams) (Issuance, error)
 	// Of concurrent first uses exactly one key is kept; the others read it.
 	CreateIssuerKey(ctx context.Context, arg CreateIssuerKeyParams) error
+	// Of concurrent first uses exactly one key is kept; the others read it.
+	CreateIssuerRSAKey(ctx context.Context, arg CreateIssuerRSAKeyParams) error
 	CreateMediaFile(ctx context.Context, arg CreateMediaFileParams) (MediaFile, error)
 	CreateNotification(ctx context.Context, arg CreateNotificationParams) error
 	CreateNotificationResend(ctx context.Context, arg CreateNotificationResendParams) error
 	CreateNotifications(ctx context.Context, arg CreateNotificationsParams) error
 	CreateOrganization(ctx context.Context, arg CreateOrganizationParams) (Organization, error)
+	CreatePreauthCode(ctx context.Context, arg CreatePreauthCodeParams) error
 	CreateProgram(ctx context.Context, arg CreateProgramParams) (Program, error)
 	// A manual delivery of an earlier delivery's event to the same endpoint: the event id (webhook-id) is the same.
 	CreateRedelivery(ctx context.Context, arg CreateRedeliveryParams) (WebhookDelivery, error)
 	CreateRedrive(ctx context.Context, arg CreateRedriveParams) (IssuanceRedriveRun, error)
 	CreateStatusList(ctx context.Context, arg CreateStatusListParams) (StatusList, error)
+	CreateWalletAccessToken(ctx context.Context, arg CreateWalletAccessTokenParams) error
+	CreateWalletCredential(ctx context.Context, arg CreateWalletCredentialParams) (WalletCredential, error)
+	CreateWalletNonce(ctx context.Context, arg CreateWalletNonceParams) error
 	CreateWebhookEndpoint(ctx context.Context, arg CreateWebhookEndpointParams) (WebhookEndpoint, error)
 	// Records an event in the outbox, in the caller's transaction, when the organization has an enabled endpoint
 	// subscribed to its type; zero rows means nobody listens.
@@ -131,7 +140,12 @@ type Querier interface {
 	GetIssuanceByKey(ctx context.Context, arg GetIssuanceByKeyParams) (Issuance, error)
 	// The key of the organization's live or test issuer (issuer.Service: one issuer per mode).
 	GetIssuerKey(ctx context.Context, arg GetIssuerKeyParams) (IssuerKey, error)
+	// OpenID4VCI offers, codes, tokens, nonces and wallet copies (migration 0020; api/oid4vci_*.go).
+	GetIssuerRSAKey(ctx context.Context, arg GetIssuerRSAKeyParams) (IssuerRsaKey, error)
 	GetLatestRedrive(ctx context.Context, issuanceID uuid.UUID) (IssuanceRedriveRun, error)
+	// An offer together with its assertion, for the offer URI, the token and the credential endpoints. The callers
+	// check every condition (withdrawn, used, expired, the assertion's state) and name the one that failed.
+	GetLiveOffer(ctx context.Context, id uuid.UUID) (GetLiveOfferRow, error)
 	GetMediaFile(ctx context.Context, arg GetMediaFileParams) (MediaFile, error)
 	// Public image serving: media URLs carry no key, only the random id.
 	GetMediaFileAnyOrg(ctx context.Context, id uuid.UUID) (MediaFile, error)
@@ -148,6 +162,7 @@ type Querier interface {
 	GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPublicAssertionRow, error)
 	GetReminder(ctx context.Context, arg GetReminderParams) (ExpiryReminder, error)
 	GetStatusList(ctx context.Context, id uuid.UUID) (StatusList, error)
+	GetWalletAccessToken(ctx context.Context, tokenHash []byte) (WalletAccessToken, error)
 	GetWebhookDelivery(ctx context.Context, id uuid.UUID) (GetWebhookDeliveryRow, error)
 	GetWebhookEndpoint(ctx context.Context, arg GetWebhookEndpointParams) (WebhookEndpoint, error)
 	GetWebhookEndpointAnyOrg(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
@@ -213,6 +228,7 @@ type Querier interface {
 	// sorts nothing; the tables hold one organization's programs/badges, so the sort needs no index.
 	ListPrograms(ctx context.Context, arg ListProgramsParams) ([]Program, error)
 	ListRecipientsByIDs(ctx context.Context, arg ListRecipientsByIDsParams) ([]ListRecipientsByIDsRow, error)
+	ListWalletCredentials(ctx context.Context, assertionID uuid.UUID) ([]ListWalletCredentialsRow, error)
 	ListWebhookAttempts(ctx context.Context, ids []uuid.UUID) ([]WebhookAttempt, error)
 	ListWebhookDeliveries(ctx context.Context, arg ListWebhookDeliveriesParams) ([]ListWebhookDeliveriesRow, error)
 	ListWebhookEndpoints(ctx context.Context, orgID uuid.UUID) ([]WebhookEndpoint, error)
@@ -241,6 +257,8 @@ type Querier interface {
 	MarkNotificationResendFailed(ctx context.Context, arg MarkNotificationResendFailedParams) error
 	MarkNotificationResendSent(ctx context.Context, arg MarkNotificationResendSentParams) error
 	MarkNotificationSent(ctx context.Context, assertionID uuid.UUID) error
+	// The first credential request uses the offer up for every other access token; returns the token that used it.
+	MarkOfferUsed(ctx context.Context, arg MarkOfferUsedParams) ([]byte, error)
 	MarkReminderSent(ctx context.Context, arg MarkReminderSentParams) (int64, error)
 	// A failed attempt: state FAILED or CANCELLED for good, or CLAIMED again from next_attempt_at.
 	MarkReminderUnsent(ctx context.Context, arg MarkReminderUnsentParams) (int64, error)
@@ -252,8 +270,14 @@ type Querier interface {
 	MoveAnchorBlock(ctx context.Context, arg MoveAnchorBlockParams) error
 	// Claimed reminders whose (next) attempt is due: those a crashed attempt claimed and did not send, and retries.
 	PendingReminders(ctx context.Context, arg PendingRemindersParams) ([]PendingRemindersRow, error)
+	// Expired codes, tokens and nonces (the expiry schedule's sweep).
+	PurgeWalletSecrets(ctx context.Context) (int32, error)
 	RecordAnchorMined(ctx context.Context, arg RecordAnchorMinedParams) (int64, error)
+	// The notification endpoint: only the holder of the access token the copy was issued under may report on it.
+	RecordWalletNotification(ctx context.Context, arg RecordWalletNotificationParams) (int64, error)
 	RecordWebhookAttempt(ctx context.Context, arg RecordWebhookAttemptParams) error
+	// Uses a code up, once: a replayed code matches no row.
+	RedeemPreauthCode(ctx context.Context, codeHash []byte) (uuid.UUID, error)
 	RefundCredits(ctx context.Context, arg RefundCreditsParams) error
 	// Only an unsigned reservation of exactly this nonce is released; the row lock makes a racing release wait and
 	// then find nothing.
@@ -299,6 +323,7 @@ type Querier interface {
 	// Each field is changed only when given (NULL keeps it); the empty string clears website_url.
 	UpdateOrganizationProfile(ctx context.Context, arg UpdateOrganizationProfileParams) (Organization, error)
 	UpdateProgram(ctx context.Context, arg UpdateProgramParams) (Program, error)
+	WithdrawCredentialOffer(ctx context.Context, arg WithdrawCredentialOfferParams) (CredentialOffer, error)
 }
 
 var _ Querier = (*Queries)(nil)

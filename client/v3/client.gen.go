@@ -261,6 +261,21 @@ func (e BadgeResponseSuccess) Valid() bool {
 	}
 }
 
+// Defines values for CredentialOfferResponseSuccess.
+const (
+	CredentialOfferResponseSuccessTrue CredentialOfferResponseSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the CredentialOfferResponseSuccess enum.
+func (e CredentialOfferResponseSuccess) Valid() bool {
+	switch e {
+	case CredentialOfferResponseSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CriterionCategory.
 const (
 	CriterionCategoryAWARDSELECTION          CriterionCategory = "AWARD_SELECTION"
@@ -693,8 +708,51 @@ func (e SkillLanguage) Valid() bool {
 	}
 }
 
+// Defines values for WalletCopyFormat.
+const (
+	WalletCopyFormatJwtVcJson WalletCopyFormat = "jwt_vc_json"
+	WalletCopyFormatLdpVc     WalletCopyFormat = "ldp_vc"
+)
+
+// Valid indicates whether the value is a known member of the WalletCopyFormat enum.
+func (e WalletCopyFormat) Valid() bool {
+	switch e {
+	case WalletCopyFormatJwtVcJson:
+		return true
+	case WalletCopyFormatLdpVc:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletCopyWalletEvent.
+const (
+	WalletCopyWalletEventCredentialAccepted WalletCopyWalletEvent = "credential_accepted"
+	WalletCopyWalletEventCredentialDeleted  WalletCopyWalletEvent = "credential_deleted"
+	WalletCopyWalletEventCredentialFailure  WalletCopyWalletEvent = "credential_failure"
+	WalletCopyWalletEventLessThannil        WalletCopyWalletEvent = "<nil>"
+)
+
+// Valid indicates whether the value is a known member of the WalletCopyWalletEvent enum.
+func (e WalletCopyWalletEvent) Valid() bool {
+	switch e {
+	case WalletCopyWalletEventCredentialAccepted:
+		return true
+	case WalletCopyWalletEventCredentialDeleted:
+		return true
+	case WalletCopyWalletEventCredentialFailure:
+		return true
+	case WalletCopyWalletEventLessThannil:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookAssertionEventType.
 const (
+	WebhookAssertionEventTypeAssertionClaimed  WebhookAssertionEventType = "assertion.claimed"
 	WebhookAssertionEventTypeAssertionExpired  WebhookAssertionEventType = "assertion.expired"
 	WebhookAssertionEventTypeAssertionExpiring WebhookAssertionEventType = "assertion.expiring"
 	WebhookAssertionEventTypeAssertionReissued WebhookAssertionEventType = "assertion.reissued"
@@ -704,6 +762,8 @@ const (
 // Valid indicates whether the value is a known member of the WebhookAssertionEventType enum.
 func (e WebhookAssertionEventType) Valid() bool {
 	switch e {
+	case WebhookAssertionEventTypeAssertionClaimed:
+		return true
 	case WebhookAssertionEventTypeAssertionExpired:
 		return true
 	case WebhookAssertionEventTypeAssertionExpiring:
@@ -773,6 +833,7 @@ func (e WebhookDeliveryResponseSuccess) Valid() bool {
 
 // Defines values for WebhookEventType.
 const (
+	WebhookEventTypeAssertionClaimed  WebhookEventType = "assertion.claimed"
 	WebhookEventTypeAssertionExpired  WebhookEventType = "assertion.expired"
 	WebhookEventTypeAssertionExpiring WebhookEventType = "assertion.expiring"
 	WebhookEventTypeAssertionReissued WebhookEventType = "assertion.reissued"
@@ -784,6 +845,8 @@ const (
 // Valid indicates whether the value is a known member of the WebhookEventType enum.
 func (e WebhookEventType) Valid() bool {
 	switch e {
+	case WebhookEventTypeAssertionClaimed:
+		return true
 	case WebhookEventTypeAssertionExpired:
 		return true
 	case WebhookEventTypeAssertionExpiring:
@@ -921,6 +984,9 @@ type AssertionDetail struct {
 	Recipient         Recipient      `json:"recipient"`
 	SerialNumber      string         `json:"serialNumber"`
 	StateCode         AssertionState `json:"stateCode"`
+
+	// WalletCopies copies claimed by wallets over OpenID4VCI, oldest first; cancelling or reissuing the assertion revokes every one
+	WalletCopies *[]WalletCopy `json:"walletCopies,omitempty"`
 }
 
 // AssertionDetailResponse defines model for AssertionDetailResponse.
@@ -1047,6 +1113,30 @@ type BadgeUpdate struct {
 	SignatureImageId *openapi_types.UUID `json:"signatureImageId,omitempty"`
 	Skills           *[]SkillInput       `json:"skills,omitempty"`
 }
+
+// CredentialOffer defines model for CredentialOffer.
+type CredentialOffer struct {
+	// CredentialOfferUri where a wallet fetches the offer (a fresh pre-authorized code on each fetch)
+	CredentialOfferUri string             `json:"credentialOfferUri"`
+	ExpiresAt          time.Time          `json:"expiresAt"`
+	Id                 openapi_types.UUID `json:"id"`
+
+	// Offer openid-credential-offer://?credential_offer_uri=… (a wallet opens it; a QR code of it works too)
+	Offer string `json:"offer"`
+
+	// TxCode the 6-digit tx_code when one was asked for; shown only here
+	TxCode *string `json:"txCode"`
+}
+
+// CredentialOfferResponse defines model for CredentialOfferResponse.
+type CredentialOfferResponse struct {
+	Data    CredentialOffer                `json:"data"`
+	Message *string                        `json:"message"`
+	Success CredentialOfferResponseSuccess `json:"success"`
+}
+
+// CredentialOfferResponseSuccess defines model for CredentialOfferResponse.Success.
+type CredentialOfferResponseSuccess bool
 
 // Criterion defines model for Criterion.
 type Criterion struct {
@@ -1490,6 +1580,31 @@ type URL = string
 // UUID defines model for UUID.
 type UUID = openapi_types.UUID
 
+// WalletCopy defines model for WalletCopy.
+type WalletCopy struct {
+	// ClaimedAt UTC instant
+	//
+	// Examples: 2025-03-01T00:00:00Z
+	ClaimedAt       DateTime         `json:"claimedAt"`
+	ConfigurationId string           `json:"configurationId"`
+	Format          WalletCopyFormat `json:"format"`
+
+	// HolderDid the wallet key the copy is bound to (credentialSubject.id)
+	HolderDid string `json:"holderDid"`
+
+	// Id the copy credential id (urn:uuid:…)
+	Id string `json:"id"`
+
+	// WalletEvent the wallet's last notification
+	WalletEvent *WalletCopyWalletEvent `json:"walletEvent"`
+}
+
+// WalletCopyFormat defines model for WalletCopy.Format.
+type WalletCopyFormat string
+
+// WalletCopyWalletEvent the wallet's last notification
+type WalletCopyWalletEvent string
+
 // Webhook defines model for Webhook.
 type Webhook struct {
 	ConsecutiveFailures int `json:"consecutiveFailures"`
@@ -1511,11 +1626,28 @@ type Webhook struct {
 	Url    string  `json:"url"`
 }
 
-// WebhookAssertionEvent the body of assertion.revoked, assertion.reissued, assertion.expired and assertion.expiring
+// WebhookAssertionEvent the body of assertion.revoked, assertion.reissued, assertion.expired, assertion.expiring and assertion.claimed
 type WebhookAssertionEvent struct {
 	Data struct {
 		AssertionId UUID `json:"assertionId"`
 		BadgeId     UUID `json:"badgeId"`
+
+		// Claimed assertion.claimed only: the wallet copy
+		Claimed *struct {
+			// ClaimedAt UTC instant
+			//
+			// Examples: 2025-03-01T00:00:00Z
+			ClaimedAt DateTime `json:"claimedAt"`
+
+			// CredentialId the copy's id (urn:uuid:...)
+			CredentialId string `json:"credentialId"`
+
+			// Format the credential configuration the wallet asked for
+			Format string `json:"format"`
+
+			// HolderDid the holder's DID the copy is bound to
+			HolderDid string `json:"holderDid"`
+		} `json:"claimed,omitempty"`
 
 		// DaysBefore assertion.expiring only: the reminder, in days before expiredAt
 		DaysBefore *int                `json:"daysBefore,omitempty"`
@@ -1708,6 +1840,12 @@ type CancelAssertionJSONBody struct {
 	Reason *string `json:"reason,omitempty"`
 }
 
+// CreateCredentialOfferJSONBody defines parameters for CreateCredentialOffer.
+type CreateCredentialOfferJSONBody struct {
+	// TxCode true: the wallet must also send a 6-digit tx_code, returned only in this answer (give it to the recipient by another channel)
+	TxCode *bool `json:"txCode,omitempty"`
+}
+
 // GetAssertionPDFParams defines parameters for GetAssertionPDF.
 type GetAssertionPDFParams struct {
 	// Lang `en` or `ko`. Any other value, or none, picks the language of the recipient's mail: Korean when the recipient's, the organization's or the badge's name contains Hangul, English otherwise.
@@ -1791,6 +1929,18 @@ type ListWebhookDeliveriesParams struct {
 	Size *Size `form:"size,omitempty" json:"size,omitempty"`
 }
 
+// AssertionClaimedEventParams defines parameters for AssertionClaimedEvent.
+type AssertionClaimedEventParams struct {
+	// WebhookId the event id (evt_...): the same on every retry and redelivery; dedupe by it
+	WebhookId string `json:"webhook-id"`
+
+	// WebhookTimestamp unix seconds of this attempt; refuse values far from now
+	WebhookTimestamp string `json:"webhook-timestamp"`
+
+	// WebhookSignature v1,base64(HMAC-SHA256(secret, id.timestamp.body)), space-separated when several (Standard Webhooks)
+	WebhookSignature string `json:"webhook-signature"`
+}
+
 // AssertionExpiredEventParams defines parameters for AssertionExpiredEvent.
 type AssertionExpiredEventParams struct {
 	// WebhookId the event id (evt_...): the same on every retry and redelivery; dedupe by it
@@ -1866,6 +2016,9 @@ type IssuanceFailedEventParams struct {
 // CancelAssertionJSONRequestBody defines body for CancelAssertion for application/json ContentType.
 type CancelAssertionJSONRequestBody CancelAssertionJSONBody
 
+// CreateCredentialOfferJSONRequestBody defines body for CreateCredentialOffer for application/json ContentType.
+type CreateCredentialOfferJSONRequestBody CreateCredentialOfferJSONBody
+
 // ReissueAssertionJSONRequestBody defines body for ReissueAssertion for application/json ContentType.
 type ReissueAssertionJSONRequestBody ReissueAssertionJSONBody
 
@@ -1889,6 +2042,9 @@ type UpdateProgramJSONRequestBody = ProgramUpdate
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody CreateWebhookJSONBody
+
+// AssertionClaimedEventJSONRequestBody defines body for AssertionClaimedEvent for application/json ContentType.
+type AssertionClaimedEventJSONRequestBody = WebhookAssertionEvent
 
 // AssertionExpiredEventJSONRequestBody defines body for AssertionExpiredEvent for application/json ContentType.
 type AssertionExpiredEventJSONRequestBody = WebhookAssertionEvent
@@ -2129,6 +2285,25 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /assertions/{assertionId}/cancel (the `CancelAssertion` operationId).
 	CancelAssertion(ctx context.Context, assertionId AssertionId, body CancelAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCredentialOfferWithBody Offer the assertion's credential to the recipient's wallet (OpenID4VCI 1.0, pre-authorized code flow). Hand `offer` (the openid-credential-offer:// link, or its QR code) or `credentialOfferUri` to the recipient only: whoever opens it can claim a copy bound to their wallet's key. The offer lives 30 days; each fetch of its URI mints a fresh single-use code (10 minutes) until a wallet has claimed it, it is withdrawn, or the assertion is cancelled, reissued or expired. Manager or higher. A v3 extension.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /assertions/{assertionId}/credential-offers (the `CreateCredentialOffer` operationId).
+	CreateCredentialOfferWithBody(ctx context.Context, assertionId AssertionId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCredentialOffer Offer the assertion's credential to the recipient's wallet (OpenID4VCI 1.0, pre-authorized code flow). Hand `offer` (the openid-credential-offer:// link, or its QR code) or `credentialOfferUri` to the recipient only: whoever opens it can claim a copy bound to their wallet's key. The offer lives 30 days; each fetch of its URI mints a fresh single-use code (10 minutes) until a wallet has claimed it, it is withdrawn, or the assertion is cancelled, reissued or expired. Manager or higher. A v3 extension.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /assertions/{assertionId}/credential-offers (the `CreateCredentialOffer` operationId).
+	CreateCredentialOffer(ctx context.Context, assertionId AssertionId, body CreateCredentialOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WithdrawCredentialOffer Withdraw an offer; its URI, codes and access tokens stop working (copies already claimed stay; cancel the assertion to revoke them). Manager or higher. A v3 extension.
+	//
+	// Corresponds with DELETE /assertions/{assertionId}/credential-offers/{offerId} (the `WithdrawCredentialOffer` operationId).
+	WithdrawCredentialOffer(ctx context.Context, assertionId AssertionId, offerId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetAssertionPDF The certificate PDF of an issued assertion, as it stands now. Viewer or higher.
 	//
@@ -2392,6 +2567,55 @@ func (c *Client) CancelAssertionWithBody(ctx context.Context, assertionId Assert
 // Corresponds with POST /assertions/{assertionId}/cancel (the `CancelAssertion` operationId).
 func (c *Client) CancelAssertion(ctx context.Context, assertionId AssertionId, body CancelAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCancelAssertionRequest(c.Server, assertionId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCredentialOfferWithBody Offer the assertion's credential to the recipient's wallet (OpenID4VCI 1.0, pre-authorized code flow). Hand `offer` (the openid-credential-offer:// link, or its QR code) or `credentialOfferUri` to the recipient only: whoever opens it can claim a copy bound to their wallet's key. The offer lives 30 days; each fetch of its URI mints a fresh single-use code (10 minutes) until a wallet has claimed it, it is withdrawn, or the assertion is cancelled, reissued or expired. Manager or higher. A v3 extension.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /assertions/{assertionId}/credential-offers (the `CreateCredentialOffer` operationId).
+func (c *Client) CreateCredentialOfferWithBody(ctx context.Context, assertionId AssertionId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCredentialOfferRequestWithBody(c.Server, assertionId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCredentialOffer Offer the assertion's credential to the recipient's wallet (OpenID4VCI 1.0, pre-authorized code flow). Hand `offer` (the openid-credential-offer:// link, or its QR code) or `credentialOfferUri` to the recipient only: whoever opens it can claim a copy bound to their wallet's key. The offer lives 30 days; each fetch of its URI mints a fresh single-use code (10 minutes) until a wallet has claimed it, it is withdrawn, or the assertion is cancelled, reissued or expired. Manager or higher. A v3 extension.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /assertions/{assertionId}/credential-offers (the `CreateCredentialOffer` operationId).
+func (c *Client) CreateCredentialOffer(ctx context.Context, assertionId AssertionId, body CreateCredentialOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCredentialOfferRequest(c.Server, assertionId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WithdrawCredentialOffer Withdraw an offer; its URI, codes and access tokens stop working (copies already claimed stay; cancel the assertion to revoke them). Manager or higher. A v3 extension.
+//
+// Corresponds with DELETE /assertions/{assertionId}/credential-offers/{offerId} (the `WithdrawCredentialOffer` operationId).
+func (c *Client) WithdrawCredentialOffer(ctx context.Context, assertionId AssertionId, offerId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWithdrawCredentialOfferRequest(c.Server, assertionId, offerId)
 	if err != nil {
 		return nil, err
 	}
@@ -3162,6 +3386,94 @@ func NewCancelAssertionRequestWithBody(server string, assertionId AssertionId, c
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewCreateCredentialOfferRequest calls the generic CreateCredentialOffer builder with application/json body
+func NewCreateCredentialOfferRequest(server string, assertionId AssertionId, body CreateCredentialOfferJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateCredentialOfferRequestWithBody(server, assertionId, "application/json", bodyReader)
+}
+
+// NewCreateCredentialOfferRequestWithBody constructs an http.Request for the CreateCredentialOffer method, with any body, and a specified content type
+func NewCreateCredentialOfferRequestWithBody(server string, assertionId AssertionId, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "assertionId", assertionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/assertions/%s/credential-offers", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewWithdrawCredentialOfferRequest constructs an http.Request for the WithdrawCredentialOffer method
+func NewWithdrawCredentialOfferRequest(server string, assertionId AssertionId, offerId openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "assertionId", assertionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "offerId", offerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/assertions/%s/credential-offers/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -4273,6 +4585,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /assertions/{assertionId}/cancel (the `CancelAssertion` operationId).
 	CancelAssertionWithResponse(ctx context.Context, assertionId AssertionId, body CancelAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelAssertionResponse, error)
 
+	// CreateCredentialOfferWithBodyWithResponse Offer the assertion's credential to the recipient's wallet (OpenID4VCI 1.0, pre-authorized code flow). Hand `offer` (the openid-credential-offer:// link, or its QR code) or `credentialOfferUri` to the recipient only: whoever opens it can claim a copy bound to their wallet's key. The offer lives 30 days; each fetch of its URI mints a fresh single-use code (10 minutes) until a wallet has claimed it, it is withdrawn, or the assertion is cancelled, reissued or expired. Manager or higher. A v3 extension.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /assertions/{assertionId}/credential-offers (the `CreateCredentialOffer` operationId).
+	CreateCredentialOfferWithBodyWithResponse(ctx context.Context, assertionId AssertionId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCredentialOfferResponse, error)
+
+	// CreateCredentialOfferWithResponse Offer the assertion's credential to the recipient's wallet (OpenID4VCI 1.0, pre-authorized code flow). Hand `offer` (the openid-credential-offer:// link, or its QR code) or `credentialOfferUri` to the recipient only: whoever opens it can claim a copy bound to their wallet's key. The offer lives 30 days; each fetch of its URI mints a fresh single-use code (10 minutes) until a wallet has claimed it, it is withdrawn, or the assertion is cancelled, reissued or expired. Manager or higher. A v3 extension.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /assertions/{assertionId}/credential-offers (the `CreateCredentialOffer` operationId).
+	CreateCredentialOfferWithResponse(ctx context.Context, assertionId AssertionId, body CreateCredentialOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCredentialOfferResponse, error)
+
+	// WithdrawCredentialOfferWithResponse Withdraw an offer; its URI, codes and access tokens stop working (copies already claimed stay; cancel the assertion to revoke them). Manager or higher. A v3 extension.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /assertions/{assertionId}/credential-offers/{offerId} (the `WithdrawCredentialOffer` operationId).
+	WithdrawCredentialOfferWithResponse(ctx context.Context, assertionId AssertionId, offerId openapi_types.UUID, reqEditors ...RequestEditorFn) (*WithdrawCredentialOfferResponse, error)
+
 	// GetAssertionPDFWithResponse The certificate PDF of an issued assertion, as it stands now. Viewer or higher.
 	//
 	// Rendered on request from the badge's current state, as its public page shows it: a revoked, expired or replaced badge's certificate is stamped so across its face, and its foot says which facts the credential signs. Send it to the recipient, or forward the link of the recipient's mail; the public badge page does not offer it.
@@ -5008,6 +5341,396 @@ func (r CancelAssertionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CancelAssertionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateCredentialOfferResponse201Headers the declared response headers of an HTTP 201 response for CreateCredentialOffer
+type CreateCredentialOfferResponse201Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateCredentialOfferResponse400Headers the declared response headers of an HTTP 400 response for CreateCredentialOffer
+type CreateCredentialOfferResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateCredentialOfferResponse401Headers the declared response headers of an HTTP 401 response for CreateCredentialOffer
+type CreateCredentialOfferResponse401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateCredentialOfferResponse403Headers the declared response headers of an HTTP 403 response for CreateCredentialOffer
+type CreateCredentialOfferResponse403Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateCredentialOfferResponse404Headers the declared response headers of an HTTP 404 response for CreateCredentialOffer
+type CreateCredentialOfferResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateCredentialOfferResponse409Headers the declared response headers of an HTTP 409 response for CreateCredentialOffer
+type CreateCredentialOfferResponse409Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateCredentialOfferResponse413Headers the declared response headers of an HTTP 413 response for CreateCredentialOffer
+type CreateCredentialOfferResponse413Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateCredentialOfferResponse414Headers the declared response headers of an HTTP 414 response for CreateCredentialOffer
+type CreateCredentialOfferResponse414Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateCredentialOfferResponse429Headers the declared response headers of an HTTP 429 response for CreateCredentialOffer
+type CreateCredentialOfferResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RetryAfter         int
+	XRequestId         *string
+}
+
+// CreateCredentialOfferResponse431Headers the declared response headers of an HTTP 431 response for CreateCredentialOffer
+type CreateCredentialOfferResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateCredentialOfferResponse500Headers the declared response headers of an HTTP 500 response for CreateCredentialOffer
+type CreateCredentialOfferResponse500Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+type CreateCredentialOfferResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *CredentialOfferResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateCredentialOfferResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateCredentialOfferResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateCredentialOfferResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateCredentialOfferResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CreateCredentialOfferResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateCredentialOfferResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateCredentialOfferResponse413Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *CreateCredentialOfferResponse414Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateCredentialOfferResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateCredentialOfferResponse431Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateCredentialOfferResponse500Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON201() *CredentialOfferResponse {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON414() *Error {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON429() *Error {
+	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON431() *Error {
+	return r.JSON431
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateCredentialOfferResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateCredentialOfferResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateCredentialOfferResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateCredentialOfferResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateCredentialOfferResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// WithdrawCredentialOfferResponse200Headers the declared response headers of an HTTP 200 response for WithdrawCredentialOffer
+type WithdrawCredentialOfferResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// WithdrawCredentialOfferResponse400Headers the declared response headers of an HTTP 400 response for WithdrawCredentialOffer
+type WithdrawCredentialOfferResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// WithdrawCredentialOfferResponse401Headers the declared response headers of an HTTP 401 response for WithdrawCredentialOffer
+type WithdrawCredentialOfferResponse401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// WithdrawCredentialOfferResponse403Headers the declared response headers of an HTTP 403 response for WithdrawCredentialOffer
+type WithdrawCredentialOfferResponse403Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// WithdrawCredentialOfferResponse404Headers the declared response headers of an HTTP 404 response for WithdrawCredentialOffer
+type WithdrawCredentialOfferResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// WithdrawCredentialOfferResponse414Headers the declared response headers of an HTTP 414 response for WithdrawCredentialOffer
+type WithdrawCredentialOfferResponse414Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// WithdrawCredentialOfferResponse429Headers the declared response headers of an HTTP 429 response for WithdrawCredentialOffer
+type WithdrawCredentialOfferResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RetryAfter         int
+	XRequestId         *string
+}
+
+// WithdrawCredentialOfferResponse431Headers the declared response headers of an HTTP 431 response for WithdrawCredentialOffer
+type WithdrawCredentialOfferResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// WithdrawCredentialOfferResponse500Headers the declared response headers of an HTTP 500 response for WithdrawCredentialOffer
+type WithdrawCredentialOfferResponse500Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+type WithdrawCredentialOfferResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DeletedResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *WithdrawCredentialOfferResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *WithdrawCredentialOfferResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *WithdrawCredentialOfferResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *WithdrawCredentialOfferResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *WithdrawCredentialOfferResponse404Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *WithdrawCredentialOfferResponse414Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *WithdrawCredentialOfferResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *WithdrawCredentialOfferResponse431Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *WithdrawCredentialOfferResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON200() *DeletedResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON414() *Error {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON429() *Error {
+	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON431() *Error {
+	return r.JSON431
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r WithdrawCredentialOfferResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r WithdrawCredentialOfferResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WithdrawCredentialOfferResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WithdrawCredentialOfferResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WithdrawCredentialOfferResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -8906,6 +9629,45 @@ func (c *ClientWithResponses) CancelAssertionWithResponse(ctx context.Context, a
 	return ParseCancelAssertionResponse(rsp)
 }
 
+// CreateCredentialOfferWithBodyWithResponse Offer the assertion's credential to the recipient's wallet (OpenID4VCI 1.0, pre-authorized code flow). Hand `offer` (the openid-credential-offer:// link, or its QR code) or `credentialOfferUri` to the recipient only: whoever opens it can claim a copy bound to their wallet's key. The offer lives 30 days; each fetch of its URI mints a fresh single-use code (10 minutes) until a wallet has claimed it, it is withdrawn, or the assertion is cancelled, reissued or expired. Manager or higher. A v3 extension.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /assertions/{assertionId}/credential-offers (the `CreateCredentialOffer` operationId).
+func (c *ClientWithResponses) CreateCredentialOfferWithBodyWithResponse(ctx context.Context, assertionId AssertionId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCredentialOfferResponse, error) {
+	rsp, err := c.CreateCredentialOfferWithBody(ctx, assertionId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCredentialOfferResponse(rsp)
+}
+
+// CreateCredentialOfferWithResponse Offer the assertion's credential to the recipient's wallet (OpenID4VCI 1.0, pre-authorized code flow). Hand `offer` (the openid-credential-offer:// link, or its QR code) or `credentialOfferUri` to the recipient only: whoever opens it can claim a copy bound to their wallet's key. The offer lives 30 days; each fetch of its URI mints a fresh single-use code (10 minutes) until a wallet has claimed it, it is withdrawn, or the assertion is cancelled, reissued or expired. Manager or higher. A v3 extension.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /assertions/{assertionId}/credential-offers (the `CreateCredentialOffer` operationId).
+func (c *ClientWithResponses) CreateCredentialOfferWithResponse(ctx context.Context, assertionId AssertionId, body CreateCredentialOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCredentialOfferResponse, error) {
+	rsp, err := c.CreateCredentialOffer(ctx, assertionId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCredentialOfferResponse(rsp)
+}
+
+// WithdrawCredentialOfferWithResponse Withdraw an offer; its URI, codes and access tokens stop working (copies already claimed stay; cancel the assertion to revoke them). Manager or higher. A v3 extension.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /assertions/{assertionId}/credential-offers/{offerId} (the `WithdrawCredentialOffer` operationId).
+func (c *ClientWithResponses) WithdrawCredentialOfferWithResponse(ctx context.Context, assertionId AssertionId, offerId openapi_types.UUID, reqEditors ...RequestEditorFn) (*WithdrawCredentialOfferResponse, error) {
+	rsp, err := c.WithdrawCredentialOffer(ctx, assertionId, offerId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWithdrawCredentialOfferResponse(rsp)
+}
+
 // GetAssertionPDFWithResponse The certificate PDF of an issued assertion, as it stands now. Viewer or higher.
 //
 // Rendered on request from the badge's current state, as its public page shows it: a revoked, expired or replaced badge's certificate is stamped so across its face, and its foot says which facts the credential signs. Send it to the recipient, or forward the link of the recipient's mail; the public badge page does not offer it.
@@ -10150,6 +10912,684 @@ func ParseCancelAssertionResponse(rsp *http.Response) (*CancelAssertionResponse,
 		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CancelAssertionResponse500Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateCredentialOfferResponse parses an HTTP response from a CreateCredentialOfferWithResponse call
+func ParseCreateCredentialOfferResponse(rsp *http.Response) (*CreateCredentialOfferResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateCredentialOfferResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest CredentialOfferResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateCredentialOfferResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateCredentialOfferResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateCredentialOfferResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateCredentialOfferResponse403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CreateCredentialOfferResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateCredentialOfferResponse409Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateCredentialOfferResponse413Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 414:
+		var headers CreateCredentialOfferResponse414Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateCredentialOfferResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateCredentialOfferResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateCredentialOfferResponse500Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseWithdrawCredentialOfferResponse parses an HTTP response from a WithdrawCredentialOfferWithResponse call
+func ParseWithdrawCredentialOfferResponse(rsp *http.Response) (*WithdrawCredentialOfferResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WithdrawCredentialOfferResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DeletedResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers WithdrawCredentialOfferResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers WithdrawCredentialOfferResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers WithdrawCredentialOfferResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers WithdrawCredentialOfferResponse403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers WithdrawCredentialOfferResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 414:
+		var headers WithdrawCredentialOfferResponse414Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 429:
+		var headers WithdrawCredentialOfferResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers WithdrawCredentialOfferResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case rsp.StatusCode == 500:
+		var headers WithdrawCredentialOfferResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -16780,6 +18220,11 @@ func (p *WebhookInitiator) applyWebhookEditors(ctx context.Context, req *http.Re
 
 // WebhookInitiatorInterface is the interface specification for the webhook initiator.
 type WebhookInitiatorInterface interface {
+	// AssertionClaimedEventWithBody fires the assertion.claimed webhook with any body
+	AssertionClaimedEventWithBody(ctx context.Context, targetURL string, params *AssertionClaimedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	AssertionClaimedEvent(ctx context.Context, targetURL string, params *AssertionClaimedEventParams, body AssertionClaimedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// AssertionExpiredEventWithBody fires the assertion.expired webhook with any body
 	AssertionExpiredEventWithBody(ctx context.Context, targetURL string, params *AssertionExpiredEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -16809,6 +18254,30 @@ type WebhookInitiatorInterface interface {
 	IssuanceFailedEventWithBody(ctx context.Context, targetURL string, params *IssuanceFailedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	IssuanceFailedEvent(ctx context.Context, targetURL string, params *IssuanceFailedEventParams, body IssuanceFailedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+func (p *WebhookInitiator) AssertionClaimedEventWithBody(ctx context.Context, targetURL string, params *AssertionClaimedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAssertionClaimedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) AssertionClaimedEvent(ctx context.Context, targetURL string, params *AssertionClaimedEventParams, body AssertionClaimedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAssertionClaimedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
 }
 
 func (p *WebhookInitiator) AssertionExpiredEventWithBody(ctx context.Context, targetURL string, params *AssertionExpiredEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -16953,6 +18422,67 @@ func (p *WebhookInitiator) IssuanceFailedEvent(ctx context.Context, targetURL st
 		return nil, err
 	}
 	return p.Client.Do(req)
+}
+
+// NewAssertionClaimedEventWebhookRequest builds a application/json POST request for the assertion.claimed webhook
+func NewAssertionClaimedEventWebhookRequest(targetURL string, params *AssertionClaimedEventParams, body AssertionClaimedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAssertionClaimedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewAssertionClaimedEventWebhookRequestWithBody builds a POST request for the assertion.claimed webhook with any body
+func NewAssertionClaimedEventWebhookRequestWithBody(targetURL string, params *AssertionClaimedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
 }
 
 // NewAssertionExpiredEventWebhookRequest builds a application/json POST request for the assertion.expired webhook

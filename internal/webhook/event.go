@@ -22,11 +22,12 @@ const (
 	// AssertionExpiring is an expiry reminder claimed (db/queries/reminders.sql): its data adds daysBefore and
 	// expiredAt.
 	AssertionExpiring = "assertion.expiring"
+	AssertionClaimed  = "assertion.claimed" // a wallet took a copy (api/oid4vci_credential.go)
 )
 
 // Types lists every event type.
 var Types = []string{IssuanceCompleted, IssuanceFailed, AssertionRevoked, AssertionReissued, AssertionExpired,
-	AssertionExpiring}
+	AssertionExpiring, AssertionClaimed}
 
 // ValidType reports whether t is an event type.
 func ValidType(t string) bool { return slices.Contains(Types, t) }
@@ -62,6 +63,8 @@ type AssertionData struct {
 	StateCode   string    `json:"stateCode"`
 	ErrorCode   *string   `json:"errorCode"`
 	Mode        string    `json:"mode"`
+	// Claimed is the wallet copy of assertion.claimed.
+	Claimed *ClaimedCopy `json:"claimed,omitempty"`
 	// ReissuedAs is the new assertion of assertion.reissued (the event's assertion is the replaced original).
 	ReissuedAs *uuid.UUID `json:"reissuedAs,omitempty"`
 	// DaysBefore and ExpiredAt are those of assertion.expiring: the reminder and the expiry it is about.
@@ -151,4 +154,19 @@ type Payload struct {
 // Body is the exact bytes sent for an outbox event; the same event always gives the same bytes.
 func Body(id, typ string, createdAt time.Time, data json.RawMessage) ([]byte, error) {
 	return json.Marshal(Payload{ID: id, Type: typ, Timestamp: createdAt.UTC().Format(time.RFC3339Nano), Data: data})
+}
+
+// ClaimedCopy describes the wallet copy an assertion.claimed event announces.
+type ClaimedCopy struct {
+	CredentialID string    `json:"credentialId"`
+	Format       string    `json:"format"`
+	HolderDID    string    `json:"holderDid"`
+	ClaimedAt    time.Time `json:"claimedAt"`
+}
+
+// RecordAssertionClaimed records assertion.claimed in the transaction that stored the wallet copy.
+func RecordAssertionClaimed(ctx context.Context, q *db.Queries, org uuid.UUID, a AssertionData, c ClaimedCopy) error {
+	a.Claimed = &c
+	_, err := Record(ctx, q, Event{OrgID: org, Type: AssertionClaimed, Data: a})
+	return err
 }

@@ -1,0 +1,227 @@
+package api_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/credential"
+	"github.com/badged/badged/internal/issuer"
+	"github.com/badged/badged/internal/oid4vci"
+)
+
+// testWallet is the holder side of OpenID4VCI, written against the protocol (not badged's code): an Ed25519 key
+// named as did:key in its proofs.
+type testWallet struct {
+	key ed25519.PrivateKey
+	did string
+}
+
+func newTestWallet(tb testing.TB) testWallet {
+	tb.Helper()
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	require.NoError(tb, err)
+	did, err := oid4vci.DIDKey(pub)
+	require.NoError(tb, err)
+	return testWallet{key: priv, did: did}
+}
+
+// proofSpec is a key proof; zero fields take the honest values.
+type proofSpec struct {
+	typ    string
+	kid    string // default: the wallet's did:key#fragment
+	jwk    bool   // name the key as jwk instead of kid
+	signer ed25519.PrivateKey
+	aud    string
+	nonce  string
+	iat    time.Time
+}
+
+func (wl testWallet) proof(tb testing.TB, p proofSpec) string {
+	tb.Helper()
+	if p.typ == "" {
+		p.typ = oid4vci.ProofType
+	}
+	if p.signer == nil {
+		p.signer = wl.key
+	}
+	if p.iat.IsZero() {
+		p.iat = time.Now()
+	}
+	opts := (&jose.SignerOptions{}).WithType(jose.ContentType(p.typ))
+	if p.jwk {
+		opts = opts.WithHeader("jwk", jose.JSONWebKey{Key: wl.key.Public()})
+	} else {
+		if p.kid == "" {
+			p.kid = wl.did + "#" + strings.TrimPrefix(wl.did, "did:key:")
+		}
+		opts = opts.WithHeader("kid", p.kid)
+	}
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.EdDSA, Key: p.signer}, opts)
+	require.NoError(tb, err)
+	claims := map[string]any{"aud": p.aud, "iat": p.iat.Unix()}
+	if p.nonce != "" {
+		claims["nonce"] = p.nonce
+	}
+	payload, err := json.Marshal(claims)
+	require.NoError(tb, err)
+	obj, err := s.Sign(payload)
+	require.NoError(tb, err)
+	out, err := obj.CompactSerialize()
+	require.NoError(tb, err)
+	return out
+}
+
+// walletFixture: one signed, unexpired assertion of the page fixture, ready to be offered.
+type walletFixture struct {
+	*pageFixture
+	assertion uuid.UUID
+}
+
+func newWalletFixture(tb testing.TB) *walletFixture {
+	tb.Helper()
+	f := newPageFixture(tb)
+	body := strings.TrimSuffix(issuanceBody(f.vars["{program}"], rcpt("Kim Wallet", "kim.wallet@example.com")), "}") +
+		`,"issuedAt":"2025-02-09T16:30:00Z"}`
+	iss := jstr(tb, f.mustIssue(tb, "v3", "{badge1m}", "manager", uuid.NewString(), body), "id")
+	ctx := context.Background()
+	var id uuid.UUID
+	require.NoError(tb, f.d.Pool.QueryRow(ctx, "SELECT id FROM assertions WHERE issuance_id = $1", uuid.MustParse(iss)).Scan(&id))
+	// Valid for a year from now, so the offer outlives the test whatever the fixture's pinned issue date.
+	_, err := f.d.Pool.Exec(ctx, "UPDATE assertions SET expired_at = now() + interval '1 year' WHERE id = $1", id)
+	require.NoError(tb, err)
+	a, err := f.d.GetBadgePage(ctx, id)
+	require.NoError(tb, err)
+	_, err = f.iss.AllocateStatuses(ctx, []db.Assertion{a.Assertion})
+	require.NoError(tb, err)
+	f.mustSignAssertionWithStatus(tb, id)
+	return &walletFixture{pageFixture: f, assertion: id}
+}
+
+// local turns a URL of the handler's public base into one of the test server.
+func (f *walletFixture) local(u string) string { return strings.Replace(u, baseURL, f.srv.URL, 1) }
+
+// offer creates an offer with the manager key and returns its data.
+func (f *walletFixture) offer(tb testing.TB, body string) map[string]any {
+	tb.Helper()
+	r := f.do(tb, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/credential-offers", f.keys["manager"], body)
+	require.Equal(tb, http.StatusCreated, r.Status, "%s", r.Raw)
+	return r.Body["data"].(map[string]any)
+}
+
+// protocol sends a protocol request and decodes its JSON answer (nil when it has none).
+func (f *walletFixture) protocol(tb testing.TB, method, path, contentType, bearer, body string) (int, http.Header, map[string]any) {
+	tb.Helper()
+	req, err := http.NewRequest(method, f.local(path), strings.NewReader(body))
+	require.NoError(tb, err)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(tb, err)
+	defer res.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, res.Header, out
+}
+
+// fetchOffer fetches the offer URI and returns the credential offer.
+func (f *walletFixture) fetchOffer(tb testing.TB, uri string) map[string]any {
+	tb.Helper()
+	st, _, body := f.protocol(tb, http.MethodGet, uri, "", "", "")
+	require.Equal(tb, http.StatusOK, st, "%v", body)
+	return body
+}
+
+func preAuthCode(tb testing.TB, offer map[string]any) string {
+	tb.Helper()
+	return jstr(tb, offer, "grants.urn:ietf:params:oauth:grant-type:pre-authorized_code.pre-authorized_code")
+}
+
+// tokenFor redeems a code (with tx, when not "") at the token endpoint.
+func (f *walletFixture) tokenFor(tb testing.TB, code, tx string) (int, map[string]any) {
+	tb.Helper()
+	form := url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:pre-authorized_code"}, "pre-authorized_code": {code}}
+	if tx != "" {
+		form.Set("tx_code", tx)
+	}
+	st, _, body := f.protocol(tb, http.MethodPost, baseURL+"/oid4vci/token", "application/x-www-form-urlencoded", "", form.Encode())
+	return st, body
+}
+
+// freshNonce asks the nonce endpoint.
+func (f *walletFixture) freshNonce(tb testing.TB) string {
+	tb.Helper()
+	st, _, body := f.protocol(tb, http.MethodPost, baseURL+"/oid4vci/nonce", "", "", "")
+	require.Equal(tb, http.StatusOK, st)
+	return body["c_nonce"].(string)
+}
+
+// credentialRequest sends a credential request with one jwt proof.
+func (f *walletFixture) credentialRequest(tb testing.TB, token, cfg, proof string) (int, http.Header, map[string]any) {
+	tb.Helper()
+	b, err := json.Marshal(map[string]any{"credential_configuration_id": cfg, "proofs": map[string]any{"jwt": []string{proof}}})
+	require.NoError(tb, err)
+	return f.protocol(tb, http.MethodPost, baseURL+"/oid4vci/credential", "application/json", token, string(b))
+}
+
+// accessToken runs offer fetch and token for a fresh offer and returns the access token and the issuer id.
+func (f *walletFixture) accessToken(tb testing.TB) (token, issuerID string) {
+	tb.Helper()
+	o := f.fetchOffer(tb, jstr(tb, f.offer(tb, ""), "credentialOfferUri"))
+	st, body := f.tokenFor(tb, preAuthCode(tb, o), "")
+	require.Equal(tb, http.StatusOK, st, "%v", body)
+	return body["access_token"].(string), o["credential_issuer"].(string)
+}
+
+func (f *walletFixture) copies(tb testing.TB) int {
+	tb.Helper()
+	var n int
+	require.NoError(tb, f.d.Pool.QueryRow(context.Background(), "SELECT count(*) FROM wallet_credentials").Scan(&n))
+	return n
+}
+
+// mustSignAssertionWithStatus signs the assertion as the sign step does, with its status list entry, and marks it
+// RECEIVED.
+func (f *pageFixture) mustSignAssertionWithStatus(tb testing.TB, id uuid.UUID) {
+	tb.Helper()
+	ctx := context.Background()
+	a, err := f.d.GetBadgePage(ctx, id)
+	require.NoError(tb, err)
+	as := a.Assertion
+	require.NotNil(tb, as.StatusListID)
+	in := credential.BuildInput{ID: f.iss.CredentialID(as.ID), ValidFrom: as.IssuedAt, Name: a.BadgeName,
+		Issuer:    credential.Issuer{ID: f.iss.IssuerID(as.OrgID, as.Mode), Name: a.OrgName, URL: baseURL},
+		Recipient: credential.Recipient{Email: *as.RecipientEmail, Salt: "s", Name: as.RecipientName},
+		Achievement: credential.Achievement{ID: f.iss.AchievementID(as.BadgeID), Name: a.BadgeName,
+			Description: a.BadgeDescription, CriteriaNarrative: "Lead a team"},
+		Status: &credential.StatusEntry{ListCredential: f.iss.StatusListURL(*as.StatusListID), Index: int(*as.StatusListIndex)}}
+	if as.ExpiredAt != nil {
+		in.ValidUntil = *as.ExpiredAt
+	}
+	doc, err := credential.Build(in)
+	require.NoError(tb, err)
+	signer, err := f.iss.Signer(ctx, as.OrgID, as.Mode)
+	require.NoError(tb, err)
+	signed, err := signer.Sign(ctx, doc, as.IssuedAt)
+	require.NoError(tb, err)
+	key := issuer.CredentialKey(as.ID.String())
+	_, err = f.store.PutIfAbsent(ctx, key, signed, "application/json")
+	require.NoError(tb, err)
+	_, err = f.d.Pool.Exec(ctx, "UPDATE assertions SET credential_key = $2, state = 'RECEIVED' WHERE id = $1", as.ID, key)
+	require.NoError(tb, err)
+}

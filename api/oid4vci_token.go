@@ -1,0 +1,127 @@
+package api
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/oid4vci"
+)
+
+// maxTokenBody bounds a token request (a form with a 43-character code and a tx_code).
+const maxTokenBody = 8 << 10
+
+// token: POST /oid4vci/token, the pre-authorized code grant (OID4VCI 1.0 §6). The code is used up by this request
+// whatever its outcome, a wrong tx_code included, so a tx_code cannot be guessed against one code.
+func (h *handler) token(w http.ResponseWriter, r *http.Request) {
+	body, perr := readProtocolBody(w, r, maxTokenBody, oid4vci.InvalidRequest)
+	if perr != nil {
+		h.oauthError(w, 0, perr)
+		return
+	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(strings.ToLower(ct), "application/x-www-form-urlencoded") {
+		h.oauthError(w, 0, oid4vci.Errorf(oid4vci.InvalidRequest, "the token request is a form (application/x-www-form-urlencoded)"))
+		return
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
+		h.oauthError(w, 0, oid4vci.Errorf(oid4vci.InvalidRequest, "the form could not be parsed"))
+		return
+	}
+	if g := form.Get("grant_type"); g != preAuthGrant {
+		h.oauthError(w, 0, oid4vci.Errorf(oid4vci.UnsupportedGrantType, "only %s is supported", preAuthGrant))
+		return
+	}
+	code := form.Get("pre-authorized_code")
+	if code == "" || len(code) > 512 {
+		h.oauthError(w, 0, oid4vci.Errorf(oid4vci.InvalidRequest, "pre-authorized_code is required"))
+		return
+	}
+	txCode := form.Get("tx_code")
+	access, nonce := secret(32), secret(24)
+	var refusal *oid4vci.Error
+	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
+		offerID, err := q.RedeemPreauthCode(r.Context(), hashSecret(code))
+		if db.IsNotFound(err) {
+			refusal = oid4vci.Errorf(oid4vci.InvalidGrant, "the pre-authorized code is unknown, expired or already used; fetch the offer again")
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		o, err := q.GetLiveOffer(r.Context(), offerID)
+		if err != nil {
+			return err
+		}
+		if p := offerProblem(o); p != "" {
+			refusal = oid4vci.Errorf(oid4vci.InvalidGrant, "%s", p)
+			return nil // the code stays used
+		}
+		if want := o.CredentialOffer.TxCodeHash; want != nil && (txCode == "" || subtle.ConstantTimeCompare(want, hashSecret(txCode)) != 1) {
+			refusal = oid4vci.Errorf(oid4vci.InvalidGrant, "the tx_code is missing or wrong; fetch the offer again")
+			return nil
+		}
+		if want := o.CredentialOffer.TxCodeHash; want == nil && txCode != "" {
+			refusal = oid4vci.Errorf(oid4vci.InvalidRequest, "this offer asks for no tx_code")
+			return nil
+		}
+		if err := q.CreateWalletAccessToken(r.Context(), db.CreateWalletAccessTokenParams{TokenHash: hashSecret(access),
+			OfferID: offerID, TtlSeconds: int32(accessTokenTTL / time.Second)}); err != nil {
+			return err
+		}
+		return q.CreateWalletNonce(r.Context(), db.CreateWalletNonceParams{Nonce: nonce, TtlSeconds: int32(nonceTTL / time.Second)})
+	})
+	switch {
+	case err != nil:
+		h.protocolFailure(w, r, err)
+	case refusal != nil:
+		h.oauthError(w, 0, refusal)
+	default:
+		// c_nonce here too, for wallets of the drafts before the nonce endpoint.
+		h.writeProtocolJSON(w, http.StatusOK, map[string]any{"access_token": access, "token_type": "Bearer",
+			"expires_in": int(accessTokenTTL / time.Second), "c_nonce": nonce, "c_nonce_expires_in": int(nonceTTL / time.Second)}, false)
+	}
+}
+
+// nonce: POST /oid4vci/nonce (OID4VCI 1.0 §7): a fresh c_nonce, single use, minutes.
+func (h *handler) nonce(w http.ResponseWriter, r *http.Request) {
+	n := secret(24)
+	if err := h.db.CreateWalletNonce(r.Context(), db.CreateWalletNonceParams{Nonce: n, TtlSeconds: int32(nonceTTL / time.Second)}); err != nil {
+		h.protocolFailure(w, r, err)
+		return
+	}
+	h.writeProtocolJSON(w, http.StatusOK, map[string]string{"c_nonce": n}, false)
+}
+
+// bearer reads the access token of a credential or notification request; a refusal is 401 with WWW-Authenticate.
+func (h *handler) bearer(r *http.Request) (db.WalletAccessToken, *oid4vci.Error) {
+	auth := r.Header.Get("Authorization")
+	scheme, tok, ok := strings.Cut(auth, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" || len(tok) > 512 {
+		return db.WalletAccessToken{}, oid4vci.Errorf(oid4vci.InvalidToken, "an access token from the token endpoint is required (Authorization: Bearer)")
+	}
+	t, err := h.db.GetWalletAccessToken(r.Context(), hashSecret(strings.TrimSpace(tok)))
+	if db.IsNotFound(err) {
+		return t, oid4vci.Errorf(oid4vci.InvalidToken, "the access token is unknown or expired")
+	}
+	if err != nil {
+		return t, &oid4vci.Error{Code: "server_error", Description: err.Error()}
+	}
+	return t, nil
+}
+
+// bearerFailure answers a bearer refusal: 401, or 500 when the database failed.
+func (h *handler) bearerFailure(w http.ResponseWriter, r *http.Request, e *oid4vci.Error) {
+	if e.Code == "server_error" {
+		h.protocolFailure(w, r, e)
+		return
+	}
+	h.oauthError(w, http.StatusUnauthorized, e)
+}
+
+// sameToken compares stored token hashes.
+func sameToken(a, b []byte) bool { return bytes.Equal(a, b) }
