@@ -107,4 +107,3 @@ func (a *Activities) settleAnchor(ctx context.Context, key string) error {
 		return ctx.Err()
 	}
 }
-

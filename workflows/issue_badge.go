@@ -109,4 +109,3 @@ func IssueBadge(ctx workflow.Context, in IssueBadgeInput) (IssueBadgeResult, err
 
 // a is used only for its method values: workflows name activities by typed reference, never by string.
 var a *activities.Activities
-
