@@ -102,13 +102,13 @@ func TestWallet_ClaimEveryConfiguration(t *testing.T) {
 	require.NotEqual(t, orig["id"], ldpDoc["id"])
 
 	// jwt_vc_json, RS256 and EdDSA: verified with the issuer's published JWKS, claims as OB 3.0 asks.
-	st, jwksRaw := f.getJSON(t, iss+"/jwks")
+	st, _ = f.getJSON(t, iss+"/jwks")
 	require.Equal(t, http.StatusOK, st)
 	for _, cfg := range []string{cfgRS256, cfgEdDSA} {
 		body := claim(cfg)
 		compact := jstr(t, body, "credentials.0.credential")
 		var jwks jose.JSONWebKeySet
-		st, jwksRaw = f.getJSON(t, iss+"/jwks")
+		st, jwksRaw := f.getJSON(t, iss+"/jwks")
 		require.Equal(t, http.StatusOK, st)
 		require.NoError(t, json.Unmarshal(jwksRaw, &jwks))
 		jws, err := jose.ParseSigned(compact, []jose.SignatureAlgorithm{jose.RS256, jose.EdDSA})

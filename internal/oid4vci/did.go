@@ -77,7 +77,13 @@ func decodeKeyMultibase(mb string) (any, error) {
 		if x == nil {
 			return nil, errors.New("did:key: invalid P-256 point")
 		}
-		return &ecdsa.PublicKey{Curve: elliptic.P256(), X: x, Y: y}, nil
+		// 0x04 || X || Y: the uncompressed form ecdsa parses (and checks is on the curve).
+		raw := append(append([]byte{4}, x.FillBytes(make([]byte, 32))...), y.FillBytes(make([]byte, 32))...)
+		pub, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), raw)
+		if err != nil {
+			return nil, fmt.Errorf("did:key: %w", err)
+		}
+		return pub, nil
 	}
 	return nil, errors.New("did:key: only Ed25519 and P-256 keys are accepted")
 }
@@ -133,9 +139,18 @@ func DIDKey(key any) (string, error) {
 	case ed25519.PublicKey:
 		return "did:key:z" + base58.Encode(append(append([]byte{}, ed25519Codec...), k...)), nil
 	case *ecdsa.PublicKey:
-		return "did:key:z" + base58.Encode(append(append([]byte{}, p256Codec...), elliptic.MarshalCompressed(k.Curve, k.X, k.Y)...)), nil
+		return "did:key:z" + base58.Encode(append(append([]byte{}, p256Codec...), compressP256(k)...)), nil
 	}
 	return "", errors.New("only Ed25519 and P-256 keys")
 }
 
 func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
+
+// compressP256 is the SEC 1 compressed point of k: 0x02 or 0x03 (the parity of Y), then X.
+func compressP256(k *ecdsa.PublicKey) []byte {
+	raw, err := k.Bytes() // 0x04 || X || Y
+	if err != nil || len(raw) != 65 {
+		return nil
+	}
+	return append([]byte{2 | raw[64]&1}, raw[1:33]...)
+}
