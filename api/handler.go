@@ -163,6 +163,10 @@ var routes = []route{
 	{http.MethodPost, "/assertions/{assertionId}/cancel", apikey.RoleManager, sandboxed, (*handler).cancelAssertion, false},
 	{http.MethodPost, "/assertions/{assertionId}/reissue", apikey.RoleManager, sandboxed, (*handler).reissueAssertion, false},
 	{http.MethodGet, "/assertions/{assertionId}/pdf", apikey.RoleViewer, sandboxed, (*handler).getAssertionPDF, false},
+	// Renewal (v3 extension; api/renew.go, api/renewals.go): issuances of replacements, sandboxed like them.
+	{http.MethodPost, "/assertions/{assertionId}/renew", apikey.RoleManager, sandboxed, (*handler).renewAssertion, true},
+	{http.MethodPost, "/badges/{badgeId}/renewals", apikey.RoleManager, sandboxed, (*handler).createRenewals, true},
+	{http.MethodGet, "/badges/{badgeId}/renewals/{renewalId}", apikey.RoleViewer, sandboxed, (*handler).getRenewal, true},
 
 	// Webhooks: every operation needs a manager key. The endpoints receive events of both modes (each names its
 	// mode), so a test key may look at them and their delivery log; registering, removing and re-sending (a live

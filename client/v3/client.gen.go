@@ -627,6 +627,42 @@ func (e ReissueResponseSuccess) Valid() bool {
 	}
 }
 
+// Defines values for RenewalProcessingStatus.
+const (
+	RenewalProcessingStatusCOMPLETED  RenewalProcessingStatus = "COMPLETED"
+	RenewalProcessingStatusFAILED     RenewalProcessingStatus = "FAILED"
+	RenewalProcessingStatusPROCESSING RenewalProcessingStatus = "PROCESSING"
+)
+
+// Valid indicates whether the value is a known member of the RenewalProcessingStatus enum.
+func (e RenewalProcessingStatus) Valid() bool {
+	switch e {
+	case RenewalProcessingStatusCOMPLETED:
+		return true
+	case RenewalProcessingStatusFAILED:
+		return true
+	case RenewalProcessingStatusPROCESSING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RenewalResponseSuccess.
+const (
+	RenewalResponseSuccessTrue RenewalResponseSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the RenewalResponseSuccess enum.
+func (e RenewalResponseSuccess) Valid() bool {
+	switch e {
+	case RenewalResponseSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ServiceSkillInputLanguage.
 const (
 	ServiceSkillInputLanguageEn ServiceSkillInputLanguage = "en"
@@ -758,6 +794,7 @@ const (
 	AssertionExpired  WebhookEventType = "assertion.expired"
 	AssertionExpiring WebhookEventType = "assertion.expiring"
 	AssertionReissued WebhookEventType = "assertion.reissued"
+	AssertionRenewed  WebhookEventType = "assertion.renewed"
 	AssertionRevoked  WebhookEventType = "assertion.revoked"
 	IssuanceCompleted WebhookEventType = "issuance.completed"
 	IssuanceFailed    WebhookEventType = "issuance.failed"
@@ -771,6 +808,8 @@ func (e WebhookEventType) Valid() bool {
 	case AssertionExpiring:
 		return true
 	case AssertionReissued:
+		return true
+	case AssertionRenewed:
 		return true
 	case AssertionRevoked:
 		return true
@@ -1389,6 +1428,49 @@ type ReissueResponse struct {
 // ReissueResponseSuccess defines model for ReissueResponse.Success.
 type ReissueResponseSuccess bool
 
+// Renewal defines model for Renewal.
+type Renewal struct {
+	AssertionCount int32 `json:"assertionCount"`
+	BadgeId        UUID  `json:"badgeId"`
+
+	// CountsByState the replacements by stateCode
+	CountsByState map[string]int `json:"countsByState"`
+
+	// CreatedAt UTC instant
+	//
+	// Examples: 2025-03-01T00:00:00Z
+	CreatedAt        DateTime                `json:"createdAt"`
+	Id               UUID                    `json:"id"`
+	ProcessingStatus RenewalProcessingStatus `json:"processingStatus"`
+	ProgramId        UUID                    `json:"programId"`
+
+	// UpdatedAt UTC instant
+	//
+	// Examples: 2025-03-01T00:00:00Z
+	UpdatedAt DateTime `json:"updatedAt"`
+}
+
+// RenewalProcessingStatus defines model for Renewal.ProcessingStatus.
+type RenewalProcessingStatus string
+
+// RenewalResponse defines model for RenewalResponse.
+type RenewalResponse struct {
+	Data    Renewal                `json:"data"`
+	Message *string                `json:"message"`
+	Success RenewalResponseSuccess `json:"success"`
+}
+
+// RenewalResponseSuccess defines model for RenewalResponse.Success.
+type RenewalResponseSuccess bool
+
+// RenewalsRequest exactly one of assertionIds and expiringBefore
+type RenewalsRequest struct {
+	AssertionIds *[]UUID `json:"assertionIds,omitempty"`
+
+	// ExpiringBefore a date in the service time zone (Asia/Seoul): assertions whose expiry is before its start
+	ExpiringBefore *openapi_types.Date `json:"expiringBefore,omitempty"`
+}
+
 // ServiceSkillInput defines model for ServiceSkillInput.
 type ServiceSkillInput struct {
 	Language       ServiceSkillInputLanguage   `json:"language"`
@@ -1594,6 +1676,15 @@ type ReissueAssertionParams struct {
 	IdempotencyKey IdempotencyKey `json:"Idempotency-Key"`
 }
 
+// RenewAssertionJSONBody defines parameters for RenewAssertion.
+type RenewAssertionJSONBody = map[string]interface{}
+
+// RenewAssertionParams defines parameters for RenewAssertion.
+type RenewAssertionParams struct {
+	// IdempotencyKey 1 to 300 characters, not only white space (ISS056); see the operation for what a replay returns
+	IdempotencyKey IdempotencyKey `json:"Idempotency-Key"`
+}
+
 // ListBadgesParams defines parameters for ListBadges.
 type ListBadgesParams struct {
 	// Page page number, from 1
@@ -1620,6 +1711,12 @@ type CreateIssuanceParams struct {
 // CreateIssuance200JSONResponseBody defines parameters for CreateIssuance.
 type CreateIssuance200JSONResponseBody struct {
 	union json.RawMessage
+}
+
+// CreateRenewalsParams defines parameters for CreateRenewals.
+type CreateRenewalsParams struct {
+	// IdempotencyKey 1 to 300 characters, not only white space (ISS056); see the operation for what a replay returns
+	IdempotencyKey IdempotencyKey `json:"Idempotency-Key"`
 }
 
 // UploadImageMultipartBody defines parameters for UploadImage.
@@ -1665,6 +1762,9 @@ type CancelAssertionJSONRequestBody CancelAssertionJSONBody
 // ReissueAssertionJSONRequestBody defines body for ReissueAssertion for application/json ContentType.
 type ReissueAssertionJSONRequestBody ReissueAssertionJSONBody
 
+// RenewAssertionJSONRequestBody defines body for RenewAssertion for application/json ContentType.
+type RenewAssertionJSONRequestBody = RenewAssertionJSONBody
+
 // CreateBadgeJSONRequestBody defines body for CreateBadge for application/json ContentType.
 type CreateBadgeJSONRequestBody = BadgeCreate
 
@@ -1673,6 +1773,9 @@ type UpdateBadgeJSONRequestBody = BadgeUpdate
 
 // CreateIssuanceJSONRequestBody defines body for CreateIssuance for application/json ContentType.
 type CreateIssuanceJSONRequestBody = IssuanceRequest
+
+// CreateRenewalsJSONRequestBody defines body for CreateRenewals for application/json ContentType.
+type CreateRenewalsJSONRequestBody = RenewalsRequest
 
 // UploadImageMultipartRequestBody defines body for UploadImage for multipart/form-data ContentType.
 type UploadImageMultipartRequestBody UploadImageMultipartBody
@@ -1929,6 +2032,20 @@ type ClientInterface interface {
 	// Corresponds with POST /assertions/{assertionId}/reissue (the `ReissueAssertion` operationId).
 	ReissueAssertion(ctx context.Context, assertionId AssertionId, params *ReissueAssertionParams, body ReissueAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RenewAssertionWithBody Renew an ISSUED, RECEIVED or EXPIRED assertion (v3 extension): a replacement for the same recipient, issued now and valid as the badge's expiry policy says from now (one credit; none for a test-mode key). The original becomes REISSUED, its status bit set, when the replacement is issued, and the webhook event assertion.renewed names both. Idempotency-Key works as for issuances. Manager or higher.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
+	RenewAssertionWithBody(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RenewAssertion Renew an ISSUED, RECEIVED or EXPIRED assertion (v3 extension): a replacement for the same recipient, issued now and valid as the badge's expiry policy says from now (one credit; none for a test-mode key). The original becomes REISSUED, its status bit set, when the replacement is issued, and the webhook event assertion.renewed names both. Idempotency-Key works as for issuances. Manager or higher.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
+	RenewAssertion(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, body RenewAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListBadges List the badges usable for issuance. Viewer or higher.
 	//
 	// Corresponds with GET /badges (the `ListBadges` operationId).
@@ -2007,6 +2124,25 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /badges/{badgeId}/issuances (the `CreateIssuance` operationId).
 	CreateIssuance(ctx context.Context, badgeId openapi_types.UUID, params *CreateIssuanceParams, body CreateIssuanceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRenewalsWithBody Renew many assertions of a badge at once (v3 extension): the assertions named, or every ISSUED, RECEIVED or EXPIRED one expiring before a date (at most 10,000) that no replacement is under way for. One issuance of replacements, each a renewal as POST /assertions/{id}/renew makes it (one credit each; none for a test-mode key), run by one workflow; Idempotency-Key works as for issuances. Manager or higher.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /badges/{badgeId}/renewals (the `CreateRenewals` operationId).
+	CreateRenewalsWithBody(ctx context.Context, badgeId openapi_types.UUID, params *CreateRenewalsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRenewals Renew many assertions of a badge at once (v3 extension): the assertions named, or every ISSUED, RECEIVED or EXPIRED one expiring before a date (at most 10,000) that no replacement is under way for. One issuance of replacements, each a renewal as POST /assertions/{id}/renew makes it (one credit each; none for a test-mode key), run by one workflow; Idempotency-Key works as for issuances. Manager or higher.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /badges/{badgeId}/renewals (the `CreateRenewals` operationId).
+	CreateRenewals(ctx context.Context, badgeId openapi_types.UUID, params *CreateRenewalsParams, body CreateRenewalsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetRenewal Read a bulk renewal's progress; poll while processingStatus is PROCESSING. Viewer or higher.
+	//
+	// Corresponds with GET /badges/{badgeId}/renewals/{renewalId} (the `GetRenewal` operationId).
+	GetRenewal(ctx context.Context, badgeId openapi_types.UUID, renewalId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetIssuance Read an issuance; poll while processingStatus is PROCESSING. Viewer or higher.
 	//
@@ -2227,6 +2363,40 @@ func (c *Client) ReissueAssertion(ctx context.Context, assertionId AssertionId, 
 	return c.Client.Do(req)
 }
 
+// RenewAssertionWithBody Renew an ISSUED, RECEIVED or EXPIRED assertion (v3 extension): a replacement for the same recipient, issued now and valid as the badge's expiry policy says from now (one credit; none for a test-mode key). The original becomes REISSUED, its status bit set, when the replacement is issued, and the webhook event assertion.renewed names both. Idempotency-Key works as for issuances. Manager or higher.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
+func (c *Client) RenewAssertionWithBody(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenewAssertionRequestWithBody(c.Server, assertionId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RenewAssertion Renew an ISSUED, RECEIVED or EXPIRED assertion (v3 extension): a replacement for the same recipient, issued now and valid as the badge's expiry policy says from now (one credit; none for a test-mode key). The original becomes REISSUED, its status bit set, when the replacement is issued, and the webhook event assertion.renewed names both. Idempotency-Key works as for issuances. Manager or higher.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
+func (c *Client) RenewAssertion(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, body RenewAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenewAssertionRequest(c.Server, assertionId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListBadges List the badges usable for issuance. Viewer or higher.
 //
 // Corresponds with GET /badges (the `ListBadges` operationId).
@@ -2386,6 +2556,55 @@ func (c *Client) CreateIssuanceWithBody(ctx context.Context, badgeId openapi_typ
 // Corresponds with POST /badges/{badgeId}/issuances (the `CreateIssuance` operationId).
 func (c *Client) CreateIssuance(ctx context.Context, badgeId openapi_types.UUID, params *CreateIssuanceParams, body CreateIssuanceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateIssuanceRequest(c.Server, badgeId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRenewalsWithBody Renew many assertions of a badge at once (v3 extension): the assertions named, or every ISSUED, RECEIVED or EXPIRED one expiring before a date (at most 10,000) that no replacement is under way for. One issuance of replacements, each a renewal as POST /assertions/{id}/renew makes it (one credit each; none for a test-mode key), run by one workflow; Idempotency-Key works as for issuances. Manager or higher.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /badges/{badgeId}/renewals (the `CreateRenewals` operationId).
+func (c *Client) CreateRenewalsWithBody(ctx context.Context, badgeId openapi_types.UUID, params *CreateRenewalsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRenewalsRequestWithBody(c.Server, badgeId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRenewals Renew many assertions of a badge at once (v3 extension): the assertions named, or every ISSUED, RECEIVED or EXPIRED one expiring before a date (at most 10,000) that no replacement is under way for. One issuance of replacements, each a renewal as POST /assertions/{id}/renew makes it (one credit each; none for a test-mode key), run by one workflow; Idempotency-Key works as for issuances. Manager or higher.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /badges/{badgeId}/renewals (the `CreateRenewals` operationId).
+func (c *Client) CreateRenewals(ctx context.Context, badgeId openapi_types.UUID, params *CreateRenewalsParams, body CreateRenewalsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRenewalsRequest(c.Server, badgeId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetRenewal Read a bulk renewal's progress; poll while processingStatus is PROCESSING. Viewer or higher.
+//
+// Corresponds with GET /badges/{badgeId}/renewals/{renewalId} (the `GetRenewal` operationId).
+func (c *Client) GetRenewal(ctx context.Context, badgeId openapi_types.UUID, renewalId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRenewalRequest(c.Server, badgeId, renewalId)
 	if err != nil {
 		return nil, err
 	}
@@ -3057,6 +3276,66 @@ func NewReissueAssertionRequestWithBody(server string, assertionId AssertionId, 
 	return req, nil
 }
 
+// NewRenewAssertionRequest calls the generic RenewAssertion builder with application/json body
+func NewRenewAssertionRequest(server string, assertionId AssertionId, params *RenewAssertionParams, body RenewAssertionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRenewAssertionRequestWithBody(server, assertionId, params, "application/json", bodyReader)
+}
+
+// NewRenewAssertionRequestWithBody constructs an http.Request for the RenewAssertion method, with any body, and a specified content type
+func NewRenewAssertionRequestWithBody(server string, assertionId AssertionId, params *RenewAssertionParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "assertionId", assertionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/assertions/%s/renew", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
+	}
+
+	return req, nil
+}
+
 // NewListBadgesRequest constructs an http.Request for the ListBadges method
 func NewListBadgesRequest(server string, params *ListBadgesParams) (*http.Request, error) {
 	var err error
@@ -3396,6 +3675,107 @@ func NewCreateIssuanceRequestWithBody(server string, badgeId openapi_types.UUID,
 
 		req.Header.Set("Idempotency-Key", headerParam0)
 
+	}
+
+	return req, nil
+}
+
+// NewCreateRenewalsRequest calls the generic CreateRenewals builder with application/json body
+func NewCreateRenewalsRequest(server string, badgeId openapi_types.UUID, params *CreateRenewalsParams, body CreateRenewalsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateRenewalsRequestWithBody(server, badgeId, params, "application/json", bodyReader)
+}
+
+// NewCreateRenewalsRequestWithBody constructs an http.Request for the CreateRenewals method, with any body, and a specified content type
+func NewCreateRenewalsRequestWithBody(server string, badgeId openapi_types.UUID, params *CreateRenewalsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "badgeId", badgeId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/badges/%s/renewals", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewGetRenewalRequest constructs an http.Request for the GetRenewal method
+func NewGetRenewalRequest(server string, badgeId openapi_types.UUID, renewalId openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "badgeId", badgeId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "renewalId", renewalId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/badges/%s/renewals/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -4066,6 +4446,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /assertions/{assertionId}/reissue (the `ReissueAssertion` operationId).
 	ReissueAssertionWithResponse(ctx context.Context, assertionId AssertionId, params *ReissueAssertionParams, body ReissueAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*ReissueAssertionResponse, error)
 
+	// RenewAssertionWithBodyWithResponse Renew an ISSUED, RECEIVED or EXPIRED assertion (v3 extension): a replacement for the same recipient, issued now and valid as the badge's expiry policy says from now (one credit; none for a test-mode key). The original becomes REISSUED, its status bit set, when the replacement is issued, and the webhook event assertion.renewed names both. Idempotency-Key works as for issuances. Manager or higher.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
+	RenewAssertionWithBodyWithResponse(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RenewAssertionResponse, error)
+
+	// RenewAssertionWithResponse Renew an ISSUED, RECEIVED or EXPIRED assertion (v3 extension): a replacement for the same recipient, issued now and valid as the badge's expiry policy says from now (one credit; none for a test-mode key). The original becomes REISSUED, its status bit set, when the replacement is issued, and the webhook event assertion.renewed names both. Idempotency-Key works as for issuances. Manager or higher.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
+	RenewAssertionWithResponse(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, body RenewAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*RenewAssertionResponse, error)
+
 	// ListBadgesWithResponse List the badges usable for issuance. Viewer or higher.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -4150,6 +4544,27 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /badges/{badgeId}/issuances (the `CreateIssuance` operationId).
 	CreateIssuanceWithResponse(ctx context.Context, badgeId openapi_types.UUID, params *CreateIssuanceParams, body CreateIssuanceJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateIssuanceResponse, error)
+
+	// CreateRenewalsWithBodyWithResponse Renew many assertions of a badge at once (v3 extension): the assertions named, or every ISSUED, RECEIVED or EXPIRED one expiring before a date (at most 10,000) that no replacement is under way for. One issuance of replacements, each a renewal as POST /assertions/{id}/renew makes it (one credit each; none for a test-mode key), run by one workflow; Idempotency-Key works as for issuances. Manager or higher.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /badges/{badgeId}/renewals (the `CreateRenewals` operationId).
+	CreateRenewalsWithBodyWithResponse(ctx context.Context, badgeId openapi_types.UUID, params *CreateRenewalsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRenewalsResponse, error)
+
+	// CreateRenewalsWithResponse Renew many assertions of a badge at once (v3 extension): the assertions named, or every ISSUED, RECEIVED or EXPIRED one expiring before a date (at most 10,000) that no replacement is under way for. One issuance of replacements, each a renewal as POST /assertions/{id}/renew makes it (one credit each; none for a test-mode key), run by one workflow; Idempotency-Key works as for issuances. Manager or higher.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /badges/{badgeId}/renewals (the `CreateRenewals` operationId).
+	CreateRenewalsWithResponse(ctx context.Context, badgeId openapi_types.UUID, params *CreateRenewalsParams, body CreateRenewalsJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRenewalsResponse, error)
+
+	// GetRenewalWithResponse Read a bulk renewal's progress; poll while processingStatus is PROCESSING. Viewer or higher.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /badges/{badgeId}/renewals/{renewalId} (the `GetRenewal` operationId).
+	GetRenewalWithResponse(ctx context.Context, badgeId openapi_types.UUID, renewalId openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetRenewalResponse, error)
 
 	// GetIssuanceWithResponse Read an issuance; poll while processingStatus is PROCESSING. Viewer or higher.
 	//
@@ -4753,6 +5168,124 @@ func (r ReissueAssertionResponse) ContentType() string {
 	return ""
 }
 
+type RenewAssertionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ReissueResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON402 the response for an HTTP 402 `application/json` response
+	JSON402 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RenewAssertionResponse) GetJSON200() *ReissueResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RenewAssertionResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RenewAssertionResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON402 returns the response for an HTTP 402 `application/json` response
+func (r RenewAssertionResponse) GetJSON402() *Error {
+	return r.JSON402
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RenewAssertionResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RenewAssertionResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RenewAssertionResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RenewAssertionResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r RenewAssertionResponse) GetJSON414() *Error {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RenewAssertionResponse) GetJSON429() *Error {
+	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r RenewAssertionResponse) GetJSON431() *Error {
+	return r.JSON431
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RenewAssertionResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RenewAssertionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RenewAssertionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RenewAssertionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RenewAssertionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListBadgesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5350,6 +5883,214 @@ func (r CreateIssuanceResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CreateIssuanceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateRenewalsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RenewalResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON402 the response for an HTTP 402 `application/json` response
+	JSON402 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateRenewalsResponse) GetJSON200() *RenewalResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateRenewalsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateRenewalsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON402 returns the response for an HTTP 402 `application/json` response
+func (r CreateRenewalsResponse) GetJSON402() *Error {
+	return r.JSON402
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateRenewalsResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateRenewalsResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateRenewalsResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateRenewalsResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r CreateRenewalsResponse) GetJSON414() *Error {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateRenewalsResponse) GetJSON429() *Error {
+	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateRenewalsResponse) GetJSON431() *Error {
+	return r.JSON431
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateRenewalsResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateRenewalsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateRenewalsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateRenewalsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateRenewalsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetRenewalResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RenewalResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetRenewalResponse) GetJSON200() *RenewalResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetRenewalResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetRenewalResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetRenewalResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r GetRenewalResponse) GetJSON414() *Error {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetRenewalResponse) GetJSON429() *Error {
+	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetRenewalResponse) GetJSON431() *Error {
+	return r.JSON431
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetRenewalResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRenewalResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRenewalResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRenewalResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRenewalResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6737,6 +7478,32 @@ func (c *ClientWithResponses) ReissueAssertionWithResponse(ctx context.Context, 
 	return ParseReissueAssertionResponse(rsp)
 }
 
+// RenewAssertionWithBodyWithResponse Renew an ISSUED, RECEIVED or EXPIRED assertion (v3 extension): a replacement for the same recipient, issued now and valid as the badge's expiry policy says from now (one credit; none for a test-mode key). The original becomes REISSUED, its status bit set, when the replacement is issued, and the webhook event assertion.renewed names both. Idempotency-Key works as for issuances. Manager or higher.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
+func (c *ClientWithResponses) RenewAssertionWithBodyWithResponse(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RenewAssertionResponse, error) {
+	rsp, err := c.RenewAssertionWithBody(ctx, assertionId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRenewAssertionResponse(rsp)
+}
+
+// RenewAssertionWithResponse Renew an ISSUED, RECEIVED or EXPIRED assertion (v3 extension): a replacement for the same recipient, issued now and valid as the badge's expiry policy says from now (one credit; none for a test-mode key). The original becomes REISSUED, its status bit set, when the replacement is issued, and the webhook event assertion.renewed names both. Idempotency-Key works as for issuances. Manager or higher.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
+func (c *ClientWithResponses) RenewAssertionWithResponse(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, body RenewAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*RenewAssertionResponse, error) {
+	rsp, err := c.RenewAssertion(ctx, assertionId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRenewAssertionResponse(rsp)
+}
+
 // ListBadgesWithResponse List the badges usable for issuance. Viewer or higher.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -6874,6 +7641,45 @@ func (c *ClientWithResponses) CreateIssuanceWithResponse(ctx context.Context, ba
 		return nil, err
 	}
 	return ParseCreateIssuanceResponse(rsp)
+}
+
+// CreateRenewalsWithBodyWithResponse Renew many assertions of a badge at once (v3 extension): the assertions named, or every ISSUED, RECEIVED or EXPIRED one expiring before a date (at most 10,000) that no replacement is under way for. One issuance of replacements, each a renewal as POST /assertions/{id}/renew makes it (one credit each; none for a test-mode key), run by one workflow; Idempotency-Key works as for issuances. Manager or higher.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /badges/{badgeId}/renewals (the `CreateRenewals` operationId).
+func (c *ClientWithResponses) CreateRenewalsWithBodyWithResponse(ctx context.Context, badgeId openapi_types.UUID, params *CreateRenewalsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRenewalsResponse, error) {
+	rsp, err := c.CreateRenewalsWithBody(ctx, badgeId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRenewalsResponse(rsp)
+}
+
+// CreateRenewalsWithResponse Renew many assertions of a badge at once (v3 extension): the assertions named, or every ISSUED, RECEIVED or EXPIRED one expiring before a date (at most 10,000) that no replacement is under way for. One issuance of replacements, each a renewal as POST /assertions/{id}/renew makes it (one credit each; none for a test-mode key), run by one workflow; Idempotency-Key works as for issuances. Manager or higher.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /badges/{badgeId}/renewals (the `CreateRenewals` operationId).
+func (c *ClientWithResponses) CreateRenewalsWithResponse(ctx context.Context, badgeId openapi_types.UUID, params *CreateRenewalsParams, body CreateRenewalsJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRenewalsResponse, error) {
+	rsp, err := c.CreateRenewals(ctx, badgeId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRenewalsResponse(rsp)
+}
+
+// GetRenewalWithResponse Read a bulk renewal's progress; poll while processingStatus is PROCESSING. Viewer or higher.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /badges/{badgeId}/renewals/{renewalId} (the `GetRenewal` operationId).
+func (c *ClientWithResponses) GetRenewalWithResponse(ctx context.Context, badgeId openapi_types.UUID, renewalId openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetRenewalResponse, error) {
+	rsp, err := c.GetRenewal(ctx, badgeId, renewalId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRenewalResponse(rsp)
 }
 
 // GetIssuanceWithResponse Read an issuance; poll while processingStatus is PROCESSING. Viewer or higher.
@@ -7504,6 +8310,109 @@ func ParseReissueAssertionResponse(rsp *http.Response) (*ReissueAssertionRespons
 	return response, nil
 }
 
+// ParseRenewAssertionResponse parses an HTTP response from a RenewAssertionWithResponse call
+func ParseRenewAssertionResponse(rsp *http.Response) (*RenewAssertionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RenewAssertionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ReissueResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 402:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON402 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseListBadgesResponse parses an HTTP response from a ListBadgesWithResponse call
 func ParseListBadgesResponse(rsp *http.Response) (*ListBadgesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -7990,6 +8899,184 @@ func ParseCreateIssuanceResponse(rsp *http.Response) (*CreateIssuanceResponse, e
 			return nil, err
 		}
 		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateRenewalsResponse parses an HTTP response from a CreateRenewalsWithResponse call
+func ParseCreateRenewalsResponse(rsp *http.Response) (*CreateRenewalsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateRenewalsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RenewalResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 402:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON402 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetRenewalResponse parses an HTTP response from a GetRenewalWithResponse call
+func ParseGetRenewalResponse(rsp *http.Response) (*GetRenewalResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRenewalResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RenewalResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest Error
