@@ -322,7 +322,8 @@ func assertionRows(iss db.Issuance, req issuanceRequest, firstSerial int64, now 
 			ProgramID: iss.ProgramID, Mode: iss.Mode, ApiVersion: iss.ApiVersion, Seq: int32(i),
 			SerialNumber: serialNumber(iss.OrgID, firstSerial+int64(i)), RecipientName: rc.Name,
 			RecipientEmail: rc.Email, RecipientPhone: rc.PhoneNumber, RecipientSourcedID: rc.SourcedID,
-			ReceiveType: rc.ReceiveType, IssuedAt: iss.IssuedAt, ExpiredAt: iss.ExpiredAt, CreatedAt: now}
+			ReceiveType: rc.ReceiveType, IssuedAt: iss.IssuedAt, ExpiredAt: iss.ExpiredAt, CreatedAt: now,
+			Evidence: evidenceJSON(rc.Evidence)}
 	}
 	return rows
 }

@@ -236,6 +236,7 @@ type InsertAssertionsParams struct {
 	IssuedAt           time.Time
 	ExpiredAt          *time.Time
 	CreatedAt          time.Time
+	Evidence           []byte
 }
 
 type InsertRecipientSlicesParams struct {

@@ -1167,6 +1167,19 @@ type Error struct {
 // ErrorSuccess defines model for Error.Success.
 type ErrorSuccess bool
 
+// EvidenceInput defines model for EvidenceInput.
+type EvidenceInput struct {
+	// Genre e.g. Project, Portfolio, Assessment
+	Genre *string `json:"genre,omitempty"`
+	Name  *string `json:"name,omitempty"`
+
+	// Narrative may hold line breaks
+	Narrative *string `json:"narrative,omitempty"`
+
+	// Url an absolute https URL (the id of the OB 3.0 Evidence)
+	Url *string `json:"url,omitempty"`
+}
+
 // ExpirationPolicy defines model for ExpirationPolicy.
 type ExpirationPolicy struct {
 	FixedExpiredAt           *DateTime            `json:"fixedExpiredAt"`
@@ -1384,10 +1397,13 @@ type Recipient struct {
 
 // RecipientInput defines model for RecipientInput.
 type RecipientInput struct {
-	Email       *string     `json:"email,omitempty"`
-	Name        string      `json:"name"`
-	PhoneNumber *string     `json:"phoneNumber,omitempty"`
-	ReceiveType ReceiveType `json:"receiveType"`
+	Email *string `json:"email,omitempty"`
+
+	// Evidence OB 3.0 evidence of this recipient's award (v3 extension), signed into the credential and shown on the badge page and the PDF certificate. Each item needs a url or a narrative; a bad item is COM006 naming the field (recipients[i].evidence[j].url). v2 has no such field.
+	Evidence    *[]EvidenceInput `json:"evidence,omitempty"`
+	Name        string           `json:"name"`
+	PhoneNumber *string          `json:"phoneNumber,omitempty"`
+	ReceiveType ReceiveType      `json:"receiveType"`
 
 	// SourcedId external-system recipient id
 	SourcedId *string `json:"sourcedId,omitempty"`
