@@ -40,11 +40,24 @@ func TestRenewal_EndToEnd(t *testing.T) {
 		strings.NewReader(`{"expirationPolicy":{"relativeExpirationMonths":12}}`))
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
 
-	id := s.mustIssue(t, "v3", tn.Key, tn.Badge, "orig-"+uuid.NewString(), issuanceBody(t, tn.Program, emailRecipients("renew", 3), ""))
+	// The first recipient carries evidence: signed into its credential by the real sign step, kept by its renewal.
+	var rs []map[string]any
+	for i, r := range emailRecipients("renew", 3) {
+		m := map[string]any{"name": r.Name, "email": *r.Email, "receiveType": r.ReceiveType}
+		if i == 0 {
+			m["evidence"] = []map[string]string{{"url": "https://portfolio.example/renew", "name": "Capstone", "narrative": "Built a compiler.", "genre": "Project"}}
+		}
+		rs = append(rs, m)
+	}
+	raw, err := json.Marshal(map[string]any{"programId": tn.Program, "recipients": rs})
+	require.NoError(t, err)
+	id := s.mustIssue(t, "v3", tn.Key, tn.Badge, "orig-"+uuid.NewString(), string(raw))
 	require.Equal(t, "COMPLETED", s.waitIssuance(t, "v3", tn.Key, id, issueTimeout)["processingStatus"])
 	rows := s.assertionRows(t, id)
 	// All three expire within days; the first has already lapsed (renewing an expired badge is allowed).
-	_, err := s.DB.Pool.Exec(t.Context(), `UPDATE assertions SET expired_at = now() + interval '2 days' WHERE issuance_id = $1`, rows[0].IssuanceID)
+	evidence := `"evidence":[{"genre":"Project","id":"https://portfolio.example/renew","name":"Capstone","narrative":"Built a compiler.","type":["Evidence"]}]`
+	require.Contains(t, string(s.mustVerifiedCredential(t, "/credentials/"+rows[0].ID.String(), s.resolver(t, org), org)), evidence)
+	_, err = s.DB.Pool.Exec(t.Context(), `UPDATE assertions SET expired_at = now() + interval '2 days' WHERE issuance_id = $1`, rows[0].IssuanceID)
 	require.NoError(t, err)
 	_, err = s.DB.Pool.Exec(t.Context(), `UPDATE assertions SET expired_at = now() - interval '1 hour' WHERE id = $1`, rows[0].ID)
 	require.NoError(t, err)
@@ -61,6 +74,10 @@ func TestRenewal_EndToEnd(t *testing.T) {
 	require.WithinDuration(t, time.Now(), from, 5*time.Minute, "the renewal is issued now")
 	require.WithinDuration(t, time.Now().AddDate(1, 0, 0), until, 49*time.Hour, "valid twelve months from now (a Seoul date)")
 	require.False(t, s.statusOf(t, repl, org))
+	require.Contains(t, string(s.mustVerifiedCredential(t, "/credentials/"+repl, s.resolver(t, org), org)), evidence, "the renewal keeps the evidence")
+	page := s.verifyPage(t, repl)
+	require.Contains(t, page, `<h2 id="evidence">Evidence</h2>`)
+	require.Contains(t, page, `<a href="https://portfolio.example/renew" rel="noopener noreferrer nofollow">Capstone</a>`)
 	require.Equal(t, "REISSUED", s.getAssertion(t, "v3", tn.Key, orig)["stateCode"])
 	require.True(t, s.statusOf(t, orig, org), "the renewed original's status bit is set")
 	ev := rcv.waitEvent(t, webhook.AssertionRenewed, "assertionId", orig)
