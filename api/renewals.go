@@ -47,8 +47,7 @@ func (h *handler) readRenewalsRequest(r *http.Request, body []byte) (renewalsReq
 		if len(ids.Val) == 0 {
 			o.fail("assertionIds", "must have at least 1 item")
 		}
-		req.AssertionIDs = ids.Val
-		slices.SortFunc(req.AssertionIDs, func(a, b uuid.UUID) int { return slices.Compare(a[:], b[:]) }) // the set, not the order
+		req.AssertionIDs = ids.Val // in the request's order: problems name assertionIds[i] as sent
 	}
 	if d := o.text("expiringBefore", textRule{max: 10}); d.Set {
 		t, err := time.ParseInLocation(time.DateOnly, d.Val, h.loc)
@@ -90,7 +89,11 @@ func (h *handler) createRenewals(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	payload, err := json.Marshal(req)
+	// The hash is of the set, not the order: the same ids in another order are the same request.
+	norm := req
+	norm.AssertionIDs = slices.Clone(req.AssertionIDs)
+	slices.SortFunc(norm.AssertionIDs, func(a, b uuid.UUID) int { return slices.Compare(a[:], b[:]) })
+	payload, err := json.Marshal(norm)
 	if err != nil {
 		return err
 	}
