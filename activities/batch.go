@@ -116,6 +116,12 @@ func replaceOriginals(ctx context.Context, q *db.Queries, ids []uuid.UUID) ([]db
 		}
 		original := db.Assertion{ID: o.ID, OrgID: o.OrgID, IssuanceID: o.IssuanceID, BadgeID: o.BadgeID,
 			ProgramID: o.ProgramID, Mode: o.Mode, State: o.State, ErrorCode: o.ErrorCode}
+		if o.Renewal {
+			if err := webhook.RecordAssertionRenewed(ctx, q, original, o.ReplacementID); err != nil {
+				return nil, fmt.Errorf("record assertion.renewed of %s: %w", o.ID, err)
+			}
+			continue
+		}
 		if err := webhook.RecordAssertionReissued(ctx, q, original, o.ReplacementID); err != nil {
 			return nil, fmt.Errorf("record assertion.reissued of %s: %w", o.ID, err)
 		}

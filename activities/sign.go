@@ -102,6 +102,14 @@ func (a *Activities) buildInput(row db.ListPipelineAssertionsRow, listID string,
 	if as.ExpiredAt != nil {
 		in.ValidUntil = *as.ExpiredAt
 	}
+	// Evidence was validated by the API (api/evidence.go) before it was stored; a row that does not read as
+	// evidence signs without it rather than with a guess.
+	if len(as.Evidence) > 0 {
+		var ev []credential.Evidence
+		if json.Unmarshal(as.Evidence, &ev) == nil {
+			in.Evidence = ev
+		}
+	}
 	return in
 }
 

@@ -129,6 +129,10 @@ func (h *handler) certificateInput(row db.GetBadgePageRow, as assessment, lang s
 	for _, c := range crit {
 		in.Criteria = append(in.Criteria, c.Value)
 	}
+	for _, e := range evidenceItems(f.Evidence) {
+		in.Evidence = append(in.Evidence, certificate.Evidence{Name: e.Name, URL: e.URL})
+	}
+	in.EvidenceSigned = f.EvidenceSigned && len(in.Evidence) > 0
 	v := h.pageVerdict(row, as, f, lang)
 	kind, ok := certificateStatus[v.Kind]
 	if !ok {

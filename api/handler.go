@@ -168,6 +168,10 @@ var routes = []route{
 	// Wallet offers (OpenID4VCI, oid4vci_offer.go): a v3 extension.
 	{http.MethodPost, "/assertions/{assertionId}/credential-offers", apikey.RoleManager, sandboxed, (*handler).createCredentialOffer, true},
 	{http.MethodDelete, "/assertions/{assertionId}/credential-offers/{offerId}", apikey.RoleManager, sandboxed, (*handler).withdrawCredentialOffer, true},
+	// Renewal (v3 extension; api/renew.go, api/renewals.go): issuances of replacements, sandboxed like them.
+	{http.MethodPost, "/assertions/{assertionId}/renew", apikey.RoleManager, sandboxed, (*handler).renewAssertion, true},
+	{http.MethodPost, "/badges/{badgeId}/renewals", apikey.RoleManager, sandboxed, (*handler).createRenewals, true},
+	{http.MethodGet, "/badges/{badgeId}/renewals/{renewalId}", apikey.RoleViewer, sandboxed, (*handler).getRenewal, true},
 
 	// Webhooks: every operation needs a manager key. The endpoints receive events of both modes (each names its
 	// mode), so a test key may look at them and their delivery log; registering, removing and re-sending (a live

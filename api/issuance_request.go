@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/badged/badged/internal/credential"
 )
 
 // Issuance request limits (DESIGN.md "Limits"; README "Hostile input"). 100,000 recipients of the usual size
@@ -36,6 +38,9 @@ type recipient struct {
 	PhoneNumber *string `json:"phoneNumber"`
 	SourcedID   *string `json:"sourcedId"`
 	ReceiveType string  `json:"receiveType"`
+	// Evidence is v3's (api/evidence.go); omitted from the request hash when empty, so requests without evidence
+	// hash as they did before it existed.
+	Evidence []credential.Evidence `json:"evidence,omitempty"`
 }
 
 // issuanceRequest is a validated, normalized POST /badges/{id}/issuances.
@@ -66,7 +71,7 @@ func readIssuanceRequest(o *object, v version) issuanceRequest {
 func readRecipient(r *object, v version) recipient {
 	fields := []string{"name", "email", "phoneNumber", "receiveType"}
 	if v == v3 {
-		fields = append(fields, "sourcedId")
+		fields = append(fields, "sourcedId", "evidence")
 	}
 	r.only(fields...)
 	name := r.text("name", textRule{max: maxRecipientName})
@@ -89,6 +94,9 @@ func readRecipient(r *object, v version) recipient {
 	}
 	if s := r.text("sourcedId", textRule{nullable: true, max: maxSourcedIDLen}); s.Set && !s.Null {
 		out.SourcedID = &s.Val
+	}
+	if v == v3 {
+		out.Evidence = readEvidence(r)
 	}
 	return out
 }

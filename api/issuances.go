@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -288,7 +289,8 @@ func (h *handler) checkIssuanceProgram(ctx context.Context, q *db.Queries, org, 
 // activities.StageAbove, staged slices whose assertions the batches write (activities/stage.go): 100,000
 // assertion rows with their indexes take Postgres tens of seconds, 200 slices a fraction of one.
 func writeRecipients(ctx context.Context, q *db.Queries, iss db.Issuance, req issuanceRequest, first int64, now time.Time) error {
-	if len(req.Recipients) <= activities.StageAbove {
+	// Staged slices carry no evidence (activities.StagedRecipient): an issuance with evidence writes its rows here.
+	if len(req.Recipients) <= activities.StageAbove || slices.ContainsFunc(req.Recipients, func(r recipient) bool { return len(r.Evidence) > 0 }) {
 		if _, err := q.InsertAssertions(ctx, assertionRows(iss, req, first, now)); err != nil {
 			return fmt.Errorf("insert assertions: %w", err)
 		}
@@ -296,13 +298,14 @@ func writeRecipients(ctx context.Context, q *db.Queries, iss db.Issuance, req is
 	}
 	staged := make([]activities.StagedRecipient, len(req.Recipients))
 	for i, r := range req.Recipients {
-		staged[i] = activities.StagedRecipient(r)
+		staged[i] = activities.StagedRecipient{Name: r.Name, Email: r.Email, PhoneNumber: r.PhoneNumber, SourcedID: r.SourcedID,
+			ReceiveType: r.ReceiveType}
 	}
-	slices, err := activities.RecipientSlices(iss.ID, first, staged)
+	parts, err := activities.RecipientSlices(iss.ID, first, staged)
 	if err != nil {
 		return err
 	}
-	if _, err := q.InsertRecipientSlices(ctx, slices); err != nil {
+	if _, err := q.InsertRecipientSlices(ctx, parts); err != nil {
 		return fmt.Errorf("stage recipients: %w", err)
 	}
 	return nil
@@ -320,7 +323,8 @@ func assertionRows(iss db.Issuance, req issuanceRequest, firstSerial int64, now 
 			ProgramID: iss.ProgramID, Mode: iss.Mode, ApiVersion: iss.ApiVersion, Seq: int32(i),
 			SerialNumber: serialNumber(iss.OrgID, firstSerial+int64(i)), RecipientName: rc.Name,
 			RecipientEmail: rc.Email, RecipientPhone: rc.PhoneNumber, RecipientSourcedID: rc.SourcedID,
-			ReceiveType: rc.ReceiveType, IssuedAt: iss.IssuedAt, ExpiredAt: iss.ExpiredAt, CreatedAt: now}
+			ReceiveType: rc.ReceiveType, IssuedAt: iss.IssuedAt, ExpiredAt: iss.ExpiredAt, CreatedAt: now,
+			Evidence: evidenceJSON(rc.Evidence)}
 	}
 	return rows
 }

@@ -69,6 +69,10 @@ var leakCases = []leakCase{
 	{route: "/assertions/{assertionId}/cancel", method: http.MethodPost, path: "/assertions/{assertion}/cancel", wantCode: "AST001"},
 	{route: "/assertions/{assertionId}/pdf", method: http.MethodGet, path: "/assertions/{assertion}/pdf", wantCode: "AST001"},
 	{route: "/assertions/{assertionId}/reissue", method: http.MethodPost, path: "/assertions/{assertion}/reissue", idem: true, wantCode: "AST001"},
+	{route: "/assertions/{assertionId}/renew", method: http.MethodPost, path: "/assertions/{assertion}/renew", idem: true, wantCode: "AST001", v3only: true},
+	{route: "/badges/{badgeId}/renewals", method: http.MethodPost, path: "/badges/{badge}/renewals", idem: true,
+		body: `{"assertionIds":["{assertion}"]}`, wantCode: "BDG001", v3only: true},
+	{route: "/badges/{badgeId}/renewals/{renewalId}", method: http.MethodGet, path: "/badges/{badge}/renewals/{issuance}", wantCode: "ISS001", v3only: true},
 
 	{route: "/assertions/{assertionId}/credential-offers", method: http.MethodPost, path: "/assertions/{assertion}/credential-offers",
 		wantCode: "AST001", v3only: true},

@@ -84,6 +84,13 @@ var modeCases = []modeCase{
 	{route: "/assertions/{assertionId}/credential-offers/{offerId}", method: http.MethodDelete,
 		path: "/assertions/{assertion}/credential-offers/" + uuid.Nil.String(), rule: "own", missCode: "AST041", v3only: true,
 		ownStatus: http.StatusNotFound, ownCode: "AST041"},
+	{route: "/assertions/{assertionId}/renew", method: http.MethodPost, path: "/assertions/{freshAssertion}/renew", rule: "own",
+		missCode: "AST001", idem: true, v3only: true},
+	// The bulk renewal names its assertions in the body: another mode's id there is COM006 (TestRenewals_Refusals).
+	{route: "/badges/{badgeId}/renewals", method: http.MethodPost, path: "/badges/{badge}/renewals", rule: "own", idem: true,
+		body: `{"assertionIds":["{freshAssertion}"]}`, v3only: true},
+	{route: "/badges/{badgeId}/renewals/{renewalId}", method: http.MethodGet, path: "/badges/{badge}/renewals/{renewal}", rule: "own",
+		missCode: "ISS001", v3only: true},
 
 	{route: "/webhooks", method: http.MethodGet, path: "/webhooks", rule: "read", v3only: true},
 	{route: "/webhooks", method: http.MethodPost, path: "/webhooks", rule: "live", body: `{"url":"https://93.184.215.14/hook"}`, v3only: true},
@@ -167,6 +174,11 @@ func newModeFixture(tb testing.TB) *modeFixture {
 	for _, mode := range []string{apikey.ModeLive, apikey.ModeTest} {
 		iss, a := f.issue(tb, mode)
 		f.rows[mode] = map[string]string{"{issuance}": iss, "{assertion}": a}
+		_, b := f.issue(tb, mode)
+		renewal := f.send(tb, modeCase{method: http.MethodPost, idem: true}, "/public/v3/badges/"+f.vars["{badge}"]+"/renewals",
+			f.keyOf[mode], `{"assertionIds":["`+b+`"]}`)
+		require.Equal(tb, http.StatusOK, renewal.Status, "%s", renewal.Raw)
+		f.rows[mode]["{renewal}"] = jstr(tb, renewal.Body, "data.id")
 	}
 	// The badge image, as an upload would have stored it: the PDF certificate draws it.
 	_, err = f.store.PutIfAbsent(context.Background(), issuer.MediaKey(f.vars["{image}"], "medium", "png"), mustPNG(tb, 64, 64, false), "image/png")
@@ -337,7 +349,7 @@ func (f *modeFixture) requireOwn(t *testing.T, c modeCase, mode string, r respon
 		return
 	case "/badges/{badgeId}/issuances":
 		created = jstr(t, r.Body, "data.id")
-	case "/assertions/{assertionId}/reissue":
+	case "/assertions/{assertionId}/reissue", "/assertions/{assertionId}/renew", "/badges/{badgeId}/renewals":
 		created = jstr(t, r.Body, "data.id")
 	case "/assertions/{assertionId}/cancel":
 		require.Equal(t, "REVOKED", jstr(t, r.Body, "data.stateCode"))

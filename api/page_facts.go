@@ -1,6 +1,8 @@
 package api
 
 import (
+	"encoding/json"
+	"net/url"
 	"time"
 
 	"github.com/badged/badged/db"
@@ -18,12 +20,17 @@ type shownFacts struct {
 	ExpiresAt                *time.Time // nil: does not expire
 	Signed                   bool       // badge, issuer and dates are the verified credential's
 	RecipientSigned          bool       // the recipient's name is too (credentials signed before names were are not)
+	Evidence                 []credential.Evidence
+	EvidenceSigned           bool // the evidence is the verified credential's (which may state none)
 }
 
 // shownFactsOf picks each fact from signed (nil when the signature did not verify) or else from the row.
 func shownFactsOf(row db.GetBadgePageRow, signed *credential.Facts) shownFacts {
 	a := row.Assertion
 	f := shownFacts{Recipient: a.RecipientName, Badge: row.BadgeName, Issuer: row.OrgName, IssuedAt: a.IssuedAt, ExpiresAt: a.ExpiredAt}
+	if len(a.Evidence) > 0 {
+		_ = json.Unmarshal(a.Evidence, &f.Evidence) // written by the issuance handler from the same type
+	}
 	if a.Mode == apikey.ModeTest {
 		f.Issuer = credential.TestName(row.OrgName) // as the credential names its test issuer
 	}
@@ -43,7 +50,32 @@ func shownFactsOf(row db.GetBadgePageRow, signed *credential.Facts) shownFacts {
 	if signed.RecipientName != "" {
 		f.Recipient, f.RecipientSigned = safetext.Display(signed.RecipientName), true
 	}
+	// Evidence is signed or absent: a verified credential without evidence shows none, whatever the records say.
+	f.Evidence, f.EvidenceSigned = nil, true
+	for _, e := range signed.Evidence {
+		f.Evidence = append(f.Evidence, credential.Evidence{URL: e.URL, Name: safetext.Display(e.Name),
+			Narrative: e.Narrative, Genre: safetext.Display(e.Genre)})
+	}
 	return f
+}
+
+// pageEvidence is one evidence item as the page shows it; URL is empty unless it is an https link.
+type pageEvidence struct{ Name, URL, Genre, Narrative string }
+
+// evidenceItems turns the shown evidence into the page's items: an item without a name is named by its link.
+func evidenceItems(ev []credential.Evidence) []pageEvidence {
+	out := make([]pageEvidence, 0, len(ev))
+	for _, e := range ev {
+		it := pageEvidence{Name: e.Name, Genre: e.Genre, Narrative: e.Narrative}
+		if u, err := url.Parse(e.URL); err == nil && u.Scheme == "https" && u.Host != "" {
+			it.URL = u.String()
+		}
+		if it.Name == "" {
+			it.Name = e.URL
+		}
+		out = append(out, it)
+	}
+	return out
 }
 
 // factRows are the page's details list in two groups: what the credential signs and what only the issuer's

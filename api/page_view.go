@@ -46,6 +46,8 @@ type pageView struct {
 	RecordFields              []pageField // the facts only the issuer's records state
 	Criteria                  []pageField // label = category, value = narrative
 	Skills                    []string
+	Evidence                  []pageEvidence
+	EvidenceSigned            bool // the evidence section says it is signed, as the details list does
 	IssuerName, IssuerURL     string
 	IssuerLogo, IssuerLogoAlt string
 	LinkedIn                  string // empty: not offered (the badge is not valid)
@@ -102,6 +104,7 @@ func (h *handler) buildPage(row db.GetBadgePageRow, as assessment, lang string) 
 	}
 	v.Verdict = h.pageVerdict(row, as, f, lang)
 	v.SignedFields, v.RecordFields = h.factRows(row, f, lang)
+	v.Evidence, v.EvidenceSigned = evidenceItems(f.Evidence), f.EvidenceSigned
 
 	var crit []criterion
 	_ = json.Unmarshal(row.BadgeCriteria, &crit) // written by the badge handlers from the same type

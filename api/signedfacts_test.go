@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os/exec"
@@ -59,6 +60,9 @@ func (f *pageFixture) mustSignAssertion(tb testing.TB, id uuid.UUID, withName bo
 	}
 	if as.ExpiredAt != nil {
 		in.ValidUntil = *as.ExpiredAt
+	}
+	if len(as.Evidence) > 0 { // as the sign step does
+		require.NoError(tb, json.Unmarshal(as.Evidence, &in.Evidence))
 	}
 	doc, err := credential.Build(in)
 	require.NoError(tb, err)

@@ -148,7 +148,7 @@ func (q *Queries) CountLapsedAssertions(ctx context.Context, arg CountLapsedAsse
 }
 
 const getAssertion = `-- name: GetAssertion :one
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, a.renewal, a.evidence, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN programs p ON p.id = a.program_id
@@ -213,6 +213,8 @@ func (q *Queries) GetAssertion(ctx context.Context, arg GetAssertionParams) (Get
 		&i.Assertion.RevocationReason,
 		&i.Assertion.ReissuedFrom,
 		&i.Assertion.ReplacedBy,
+		&i.Assertion.Renewal,
+		&i.Assertion.Evidence,
 		&i.BadgeName,
 		&i.BadgeImageID,
 		&i.ProgramName,
@@ -222,7 +224,7 @@ func (q *Queries) GetAssertion(ctx context.Context, arg GetAssertionParams) (Get
 }
 
 const getBadgePage = `-- name: GetBadgePage :one
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, a.renewal, a.evidence, b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
        b.skills AS badge_skills, b.image_id AS badge_image_id, b.signature_image_id AS badge_signature_image_id,
        p.name AS program_name, p.url AS program_url,
        o.name AS org_name, o.website_url AS org_website_url, o.logo_media_id AS org_logo_media_id
@@ -292,6 +294,8 @@ func (q *Queries) GetBadgePage(ctx context.Context, id uuid.UUID) (GetBadgePageR
 		&i.Assertion.RevocationReason,
 		&i.Assertion.ReissuedFrom,
 		&i.Assertion.ReplacedBy,
+		&i.Assertion.Renewal,
+		&i.Assertion.Evidence,
 		&i.BadgeName,
 		&i.BadgeDescription,
 		&i.BadgeCriteria,
@@ -308,7 +312,7 @@ func (q *Queries) GetBadgePage(ctx context.Context, id uuid.UUID) (GetBadgePageR
 }
 
 const getPublicAssertion = `-- name: GetPublicAssertion :one
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, b.name AS badge_name, b.image_id AS badge_image_id, o.name AS org_name
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, a.renewal, a.evidence, b.name AS badge_name, b.image_id AS badge_image_id, o.name AS org_name
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN organizations o ON o.id = a.org_id
@@ -366,6 +370,8 @@ func (q *Queries) GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPubl
 		&i.Assertion.RevocationReason,
 		&i.Assertion.ReissuedFrom,
 		&i.Assertion.ReplacedBy,
+		&i.Assertion.Renewal,
+		&i.Assertion.Evidence,
 		&i.BadgeName,
 		&i.BadgeImageID,
 		&i.OrgName,
@@ -374,7 +380,7 @@ func (q *Queries) GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPubl
 }
 
 const listAssertions = `-- name: ListAssertions :many
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, a.renewal, a.evidence, b.name AS badge_name, b.image_id AS badge_image_id, p.name AS program_name, p.image_id AS program_image_id
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN programs p ON p.id = a.program_id
@@ -505,6 +511,8 @@ func (q *Queries) ListAssertions(ctx context.Context, arg ListAssertionsParams) 
 			&i.Assertion.RevocationReason,
 			&i.Assertion.ReissuedFrom,
 			&i.Assertion.ReplacedBy,
+			&i.Assertion.Renewal,
+			&i.Assertion.Evidence,
 			&i.BadgeName,
 			&i.BadgeImageID,
 			&i.ProgramName,
@@ -524,7 +532,7 @@ const revokeAssertion = `-- name: RevokeAssertion :one
 UPDATE assertions SET state = 'REVOKED', revoked_at = now(), revocation_reason = $1, updated_at = now()
 WHERE org_id = $2 AND id = $3 AND mode = $4 AND state IN ('ISSUED', 'RECEIVED')
   AND (expired_at IS NULL OR expired_at > now())
-RETURNING id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at, anchor_key, certificate_token, revocation_reason, reissued_from, replaced_by
+RETURNING id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at, anchor_key, certificate_token, revocation_reason, reissued_from, replaced_by, renewal, evidence
 `
 
 type RevokeAssertionParams struct {
@@ -583,6 +591,8 @@ func (q *Queries) RevokeAssertion(ctx context.Context, arg RevokeAssertionParams
 		&i.RevocationReason,
 		&i.ReissuedFrom,
 		&i.ReplacedBy,
+		&i.Renewal,
+		&i.Evidence,
 	)
 	return i, err
 }

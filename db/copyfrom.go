@@ -46,6 +46,7 @@ func (r iteratorForInsertAssertions) Values() ([]interface{}, error) {
 		r.rows[0].IssuedAt,
 		r.rows[0].ExpiredAt,
 		r.rows[0].CreatedAt,
+		r.rows[0].Evidence,
 	}, nil
 }
 
@@ -54,7 +55,7 @@ func (r iteratorForInsertAssertions) Err() error {
 }
 
 func (q *Queries) InsertAssertions(ctx context.Context, arg []InsertAssertionsParams) (int64, error) {
-	return q.db.CopyFrom(ctx, []string{"assertions"}, []string{"id", "org_id", "issuance_id", "badge_id", "program_id", "mode", "api_version", "seq", "serial_number", "recipient_name", "recipient_email", "recipient_phone", "recipient_sourced_id", "receive_type", "issued_at", "expired_at", "created_at"}, &iteratorForInsertAssertions{rows: arg})
+	return q.db.CopyFrom(ctx, []string{"assertions"}, []string{"id", "org_id", "issuance_id", "badge_id", "program_id", "mode", "api_version", "seq", "serial_number", "recipient_name", "recipient_email", "recipient_phone", "recipient_sourced_id", "receive_type", "issued_at", "expired_at", "created_at", "evidence"}, &iteratorForInsertAssertions{rows: arg})
 }
 
 // iteratorForInsertRecipientSlices implements pgx.CopyFromSource.

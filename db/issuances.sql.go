@@ -17,7 +17,7 @@ INSERT INTO issuances (id, org_id, badge_id, program_id, api_version, mode, idem
                        expired_at, assertion_count, credits_debited, workflow_id, body_sha256)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 ON CONFLICT (org_id, badge_id, mode, idempotency_key) DO NOTHING
-RETURNING id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256
+RETURNING id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256, renewal
 `
 
 type CreateIssuanceParams struct {
@@ -76,6 +76,7 @@ func (q *Queries) CreateIssuance(ctx context.Context, arg CreateIssuanceParams) 
 		&i.UpdatedAt,
 		&i.WorkflowStartedAt,
 		&i.BodySha256,
+		&i.Renewal,
 	)
 	return i, err
 }
@@ -102,7 +103,7 @@ func (q *Queries) DebitCredits(ctx context.Context, arg DebitCreditsParams) (int
 }
 
 const getIssuance = `-- name: GetIssuance :one
-SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256 FROM issuances WHERE org_id = $1 AND id = $2 AND mode = $3
+SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256, renewal FROM issuances WHERE org_id = $1 AND id = $2 AND mode = $3
 `
 
 type GetIssuanceParams struct {
@@ -135,12 +136,13 @@ func (q *Queries) GetIssuance(ctx context.Context, arg GetIssuanceParams) (Issua
 		&i.UpdatedAt,
 		&i.WorkflowStartedAt,
 		&i.BodySha256,
+		&i.Renewal,
 	)
 	return i, err
 }
 
 const getIssuanceAnyOrg = `-- name: GetIssuanceAnyOrg :one
-SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256 FROM issuances WHERE id = $1
+SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256, renewal FROM issuances WHERE id = $1
 `
 
 // For the workflow, which is handed ids it created itself.
@@ -167,12 +169,13 @@ func (q *Queries) GetIssuanceAnyOrg(ctx context.Context, id uuid.UUID) (Issuance
 		&i.UpdatedAt,
 		&i.WorkflowStartedAt,
 		&i.BodySha256,
+		&i.Renewal,
 	)
 	return i, err
 }
 
 const getIssuanceByKey = `-- name: GetIssuanceByKey :one
-SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256 FROM issuances WHERE org_id = $1 AND badge_id = $2 AND mode = $3 AND idempotency_key = $4
+SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256, renewal FROM issuances WHERE org_id = $1 AND badge_id = $2 AND mode = $3 AND idempotency_key = $4
 `
 
 type GetIssuanceByKeyParams struct {
@@ -210,6 +213,7 @@ func (q *Queries) GetIssuanceByKey(ctx context.Context, arg GetIssuanceByKeyPara
 		&i.UpdatedAt,
 		&i.WorkflowStartedAt,
 		&i.BodySha256,
+		&i.Renewal,
 	)
 	return i, err
 }
@@ -232,6 +236,7 @@ type InsertAssertionsParams struct {
 	IssuedAt           time.Time
 	ExpiredAt          *time.Time
 	CreatedAt          time.Time
+	Evidence           []byte
 }
 
 type InsertRecipientSlicesParams struct {
@@ -255,7 +260,7 @@ func (q *Queries) MarkWorkflowStarted(ctx context.Context, id uuid.UUID) error {
 const setIssuanceStatus = `-- name: SetIssuanceStatus :one
 UPDATE issuances SET processing_status = $2, failure = $3, updated_at = now()
 WHERE id = $1 AND processing_status = 'PROCESSING'
-RETURNING id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256
+RETURNING id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256, renewal
 `
 
 type SetIssuanceStatusParams struct {
@@ -287,6 +292,7 @@ func (q *Queries) SetIssuanceStatus(ctx context.Context, arg SetIssuanceStatusPa
 		&i.UpdatedAt,
 		&i.WorkflowStartedAt,
 		&i.BodySha256,
+		&i.Renewal,
 	)
 	return i, err
 }

@@ -61,6 +61,8 @@ type Assertion struct {
 	RevocationReason   *string
 	ReissuedFrom       *uuid.UUID
 	ReplacedBy         *uuid.UUID
+	Renewal            bool
+	Evidence           []byte
 }
 
 type AssertionCount struct {
@@ -162,6 +164,7 @@ type Issuance struct {
 	UpdatedAt         time.Time
 	WorkflowStartedAt *time.Time
 	BodySha256        []byte
+	Renewal           bool
 }
 
 type IssuanceRecipientSlice struct {

@@ -371,7 +371,7 @@ func (q *Queries) ListRecipientsByIDs(ctx context.Context, arg ListRecipientsByI
 }
 
 const lockIssuance = `-- name: LockIssuance :one
-SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256 FROM issuances WHERE id = $1 FOR UPDATE
+SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256, renewal FROM issuances WHERE id = $1 FOR UPDATE
 `
 
 // Serialises re-drive commands of one issuance.
@@ -398,6 +398,7 @@ func (q *Queries) LockIssuance(ctx context.Context, id uuid.UUID) (Issuance, err
 		&i.UpdatedAt,
 		&i.WorkflowStartedAt,
 		&i.BodySha256,
+		&i.Renewal,
 	)
 	return i, err
 }

@@ -290,7 +290,7 @@ func (q *Queries) FinishAssertions(ctx context.Context, arg FinishAssertionsPara
 }
 
 const getAssertionByID = `-- name: GetAssertionByID :one
-SELECT id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at, anchor_key, certificate_token, revocation_reason, reissued_from, replaced_by FROM assertions WHERE id = $1
+SELECT id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at, anchor_key, certificate_token, revocation_reason, reissued_from, replaced_by, renewal, evidence FROM assertions WHERE id = $1
 `
 
 func (q *Queries) GetAssertionByID(ctx context.Context, id uuid.UUID) (Assertion, error) {
@@ -336,6 +336,8 @@ func (q *Queries) GetAssertionByID(ctx context.Context, id uuid.UUID) (Assertion
 		&i.RevocationReason,
 		&i.ReissuedFrom,
 		&i.ReplacedBy,
+		&i.Renewal,
+		&i.Evidence,
 	)
 	return i, err
 }
@@ -427,7 +429,7 @@ func (q *Queries) GetOpenStatusList(ctx context.Context, arg GetOpenStatusListPa
 }
 
 const getPipelineAssertion = `-- name: GetPipelineAssertion :one
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, a.renewal, a.evidence, b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
        b.skills AS badge_skills, b.image_id AS badge_image_id, o.name AS org_name
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
@@ -489,6 +491,8 @@ func (q *Queries) GetPipelineAssertion(ctx context.Context, id uuid.UUID) (GetPi
 		&i.Assertion.RevocationReason,
 		&i.Assertion.ReissuedFrom,
 		&i.Assertion.ReplacedBy,
+		&i.Assertion.Renewal,
+		&i.Assertion.Evidence,
 		&i.BadgeName,
 		&i.BadgeDescription,
 		&i.BadgeCriteria,
@@ -711,7 +715,7 @@ func (q *Queries) ListOutcomeInputs(ctx context.Context, ids []uuid.UUID) ([]Lis
 }
 
 const listPipelineAssertions = `-- name: ListPipelineAssertions :many
-SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, a.renewal, a.evidence, b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
        b.skills AS badge_skills, b.image_id AS badge_image_id, o.name AS org_name
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
@@ -780,6 +784,8 @@ func (q *Queries) ListPipelineAssertions(ctx context.Context, ids []uuid.UUID) (
 			&i.Assertion.RevocationReason,
 			&i.Assertion.ReissuedFrom,
 			&i.Assertion.ReplacedBy,
+			&i.Assertion.Renewal,
+			&i.Assertion.Evidence,
 			&i.BadgeName,
 			&i.BadgeDescription,
 			&i.BadgeCriteria,

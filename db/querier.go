@@ -173,6 +173,11 @@ type Querier interface {
 	InsertChainFiller(ctx context.Context, arg InsertChainFillerParams) error
 	InsertChainReservation(ctx context.Context, arg InsertChainReservationParams) error
 	InsertRecipientSlices(ctx context.Context, arg []InsertRecipientSlicesParams) (int64, error)
+	// A renewal's replacement: like InsertReplacement, with a new validity and renewal set.
+	InsertRenewal(ctx context.Context, arg InsertRenewalParams) error
+	// The replacements of a bulk renewal, one per original, in one statement (InsertRenewal for many).
+	// The i-th id, original and serial go together; seq is i (from 0).
+	InsertRenewals(ctx context.Context, arg InsertRenewalsParams) error
 	// The replacement: the original's recipient, badge, program, dates and mode, in a new issuance of one recipient.
 	InsertReplacement(ctx context.Context, arg InsertReplacementParams) error
 	LinkProgramBadge(ctx context.Context, arg LinkProgramBadgeParams) error
@@ -234,6 +239,9 @@ type Querier interface {
 	ListWebhookEndpoints(ctx context.Context, orgID uuid.UUID) ([]WebhookEndpoint, error)
 	// The signed credentials of a chunk not yet assigned to an anchor transaction, locked until the assignment commits.
 	LockAnchorCandidates(ctx context.Context, ids []uuid.UUID) ([]LockAnchorCandidatesRow, error)
+	// The badge's assertions that expire before a date and can be renewed (ISSUED, RECEIVED or EXPIRED, no replacement
+	// in the pipeline), locked in id order; at most lim rows (the caller asks for one more than it accepts).
+	LockExpiringBefore(ctx context.Context, arg LockExpiringBeforeParams) ([]Assertion, error)
 	// Serialises re-drive commands of one issuance.
 	LockIssuance(ctx context.Context, id uuid.UUID) (Issuance, error)
 	// Serialises concurrent invocations of the same request for the transaction.
@@ -246,6 +254,9 @@ type Querier interface {
 	// The original of a reissue (or a cancel), in the key's organization and mode, locked for the transaction, so that
 	// two reissues of it (or a reissue and a cancel) take turns.
 	LockReissueOriginal(ctx context.Context, arg LockReissueOriginalParams) (Assertion, error)
+	// The originals a bulk renewal names, in the key's organization, badge and mode, locked in id order (so two bulk
+	// renewals, or one and a single renew or cancel, take turns without deadlocking).
+	LockRenewalCandidates(ctx context.Context, arg LockRenewalCandidatesParams) ([]Assertion, error)
 	// Serialises status-list allocation per organization and mode for the transaction, so concurrent first issuances
 	// fill one list instead of each opening its own (a list with one entry tells its host whose badge is checked).
 	LockStatusAllocation(ctx context.Context, arg LockStatusAllocationParams) error
@@ -253,6 +264,7 @@ type Querier interface {
 	// An attempt failed: the endpoint has been failing since its first failure after the last success.
 	MarkEndpointFailing(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
 	MarkEndpointSucceeded(ctx context.Context, id uuid.UUID) error
+	MarkIssuanceRenewal(ctx context.Context, id uuid.UUID) error
 	MarkNotificationFailed(ctx context.Context, arg MarkNotificationFailedParams) error
 	MarkNotificationResendFailed(ctx context.Context, arg MarkNotificationResendFailedParams) error
 	MarkNotificationResendSent(ctx context.Context, arg MarkNotificationResendSentParams) error
@@ -270,6 +282,8 @@ type Querier interface {
 	MoveAnchorBlock(ctx context.Context, arg MoveAnchorBlockParams) error
 	// Claimed reminders whose (next) attempt is due: those a crashed attempt claimed and did not send, and retries.
 	PendingReminders(ctx context.Context, arg PendingRemindersParams) ([]PendingRemindersRow, error)
+	// The originals among ids whose replacement is still in the pipeline.
+	PendingReplacementsOf(ctx context.Context, ids []uuid.UUID) ([]uuid.UUID, error)
 	// Expired codes, tokens and nonces (the expiry schedule's sweep).
 	PurgeWalletSecrets(ctx context.Context) (int32, error)
 	RecordAnchorMined(ctx context.Context, arg RecordAnchorMinedParams) (int64, error)
@@ -287,6 +301,7 @@ type Querier interface {
 	// The originals of replacements among ids that were just issued (ISSUED or RECEIVED, credential in place) turn
 	// REISSUED and name their replacement; an original no longer ISSUED or RECEIVED (revoked, expired meanwhile) is
 	// left as it is. Returns what the caller needs to set the originals' status bits and record assertion.reissued.
+	// A renewal also replaces an original that expired meanwhile (renewing an expired badge is what it is for).
 	ReplaceOriginals(ctx context.Context, ids []uuid.UUID) ([]ReplaceOriginalsRow, error)
 	// Row-locks the sender's counter for the transaction: nonce allocation is serialised per sender across workers.
 	ReserveChainNonce(ctx context.Context, arg ReserveChainNonceParams) (int64, error)

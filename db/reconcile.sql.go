@@ -11,7 +11,7 @@ import (
 )
 
 const listProcessingIssuances = `-- name: ListProcessingIssuances :many
-SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256 FROM issuances
+SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256, renewal FROM issuances
 WHERE processing_status = 'PROCESSING' AND workflow_started_at IS NULL AND created_at < $1
 ORDER BY created_at
 LIMIT $2
@@ -53,6 +53,7 @@ func (q *Queries) ListProcessingIssuances(ctx context.Context, arg ListProcessin
 			&i.UpdatedAt,
 			&i.WorkflowStartedAt,
 			&i.BodySha256,
+			&i.Renewal,
 		); err != nil {
 			return nil, err
 		}

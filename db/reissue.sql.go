@@ -46,13 +46,92 @@ func (q *Queries) GetPendingReplacement(ctx context.Context, reissuedFrom *uuid.
 	return i, err
 }
 
+const insertRenewal = `-- name: InsertRenewal :exec
+INSERT INTO assertions (id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number,
+                        recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type,
+                        issued_at, expired_at, created_at, reissued_from, renewal, evidence)
+SELECT $1, o.org_id, $2, o.badge_id, o.program_id, o.mode, $3,
+       $4, $5, o.recipient_name, o.recipient_email, o.recipient_phone,
+       o.recipient_sourced_id, o.receive_type, $6, $7, $8, o.id,
+       true, o.evidence
+FROM assertions o WHERE o.id = $9
+`
+
+type InsertRenewalParams struct {
+	ID           uuid.UUID
+	IssuanceID   uuid.UUID
+	ApiVersion   int16
+	Seq          int32
+	SerialNumber string
+	IssuedAt     time.Time
+	ExpiredAt    *time.Time
+	CreatedAt    time.Time
+	OriginalID   uuid.UUID
+}
+
+// A renewal's replacement: like InsertReplacement, with a new validity and renewal set.
+func (q *Queries) InsertRenewal(ctx context.Context, arg InsertRenewalParams) error {
+	_, err := q.db.Exec(ctx, insertRenewal,
+		arg.ID,
+		arg.IssuanceID,
+		arg.ApiVersion,
+		arg.Seq,
+		arg.SerialNumber,
+		arg.IssuedAt,
+		arg.ExpiredAt,
+		arg.CreatedAt,
+		arg.OriginalID,
+	)
+	return err
+}
+
+const insertRenewals = `-- name: InsertRenewals :exec
+INSERT INTO assertions (id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number,
+                        recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type,
+                        issued_at, expired_at, created_at, reissued_from, renewal, evidence)
+SELECT a.id, o.org_id, $1, o.badge_id, o.program_id, o.mode, $2,
+       (a.ord - 1)::int, c.serial, o.recipient_name, o.recipient_email, o.recipient_phone, o.recipient_sourced_id,
+       o.receive_type, $3, $4, $5, o.id, true, o.evidence
+FROM unnest($6::uuid[]) WITH ORDINALITY AS a(id, ord)
+JOIN unnest($7::uuid[]) WITH ORDINALITY AS b(original_id, ord) ON b.ord = a.ord
+JOIN unnest($8::text[]) WITH ORDINALITY AS c(serial, ord) ON c.ord = a.ord
+JOIN assertions o ON o.id = b.original_id
+`
+
+type InsertRenewalsParams struct {
+	IssuanceID  uuid.UUID
+	ApiVersion  int16
+	IssuedAt    time.Time
+	ExpiredAt   *time.Time
+	CreatedAt   time.Time
+	Ids         []uuid.UUID
+	OriginalIds []uuid.UUID
+	Serials     []string
+}
+
+// The replacements of a bulk renewal, one per original, in one statement (InsertRenewal for many).
+// The i-th id, original and serial go together; seq is i (from 0).
+func (q *Queries) InsertRenewals(ctx context.Context, arg InsertRenewalsParams) error {
+	_, err := q.db.Exec(ctx, insertRenewals,
+		arg.IssuanceID,
+		arg.ApiVersion,
+		arg.IssuedAt,
+		arg.ExpiredAt,
+		arg.CreatedAt,
+		arg.Ids,
+		arg.OriginalIds,
+		arg.Serials,
+	)
+	return err
+}
+
 const insertReplacement = `-- name: InsertReplacement :exec
 INSERT INTO assertions (id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number,
                         recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type,
-                        issued_at, expired_at, created_at, reissued_from)
+                        issued_at, expired_at, created_at, reissued_from, evidence)
 SELECT $1, o.org_id, $2, o.badge_id, o.program_id, o.mode, $3, 0,
        $4, $5, o.recipient_email, o.recipient_phone,
-       o.recipient_sourced_id, o.receive_type, o.issued_at, o.expired_at, $6, o.id
+       o.recipient_sourced_id, o.receive_type, o.issued_at, o.expired_at, $6, o.id, o.evidence
 FROM assertions o WHERE o.id = $7
 `
 
@@ -80,8 +159,94 @@ func (q *Queries) InsertReplacement(ctx context.Context, arg InsertReplacementPa
 	return err
 }
 
+const lockExpiringBefore = `-- name: LockExpiringBefore :many
+SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, a.renewal, a.evidence FROM assertions a
+WHERE a.org_id = $1 AND a.badge_id = $2 AND a.mode = $3
+  AND a.expired_at < $4 AND a.state IN ('ISSUED', 'RECEIVED', 'EXPIRED')
+  AND NOT EXISTS (SELECT 1 FROM assertions r WHERE r.reissued_from = a.id AND r.state = 'PROCESSING')
+ORDER BY a.id LIMIT $5 FOR UPDATE OF a
+`
+
+type LockExpiringBeforeParams struct {
+	OrgID   uuid.UUID
+	BadgeID uuid.UUID
+	Mode    string
+	Before  *time.Time
+	Lim     int32
+}
+
+// The badge's assertions that expire before a date and can be renewed (ISSUED, RECEIVED or EXPIRED, no replacement
+// in the pipeline), locked in id order; at most lim rows (the caller asks for one more than it accepts).
+func (q *Queries) LockExpiringBefore(ctx context.Context, arg LockExpiringBeforeParams) ([]Assertion, error) {
+	rows, err := q.db.Query(ctx, lockExpiringBefore,
+		arg.OrgID,
+		arg.BadgeID,
+		arg.Mode,
+		arg.Before,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Assertion{}
+	for rows.Next() {
+		var i Assertion
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.IssuanceID,
+			&i.BadgeID,
+			&i.ProgramID,
+			&i.Mode,
+			&i.ApiVersion,
+			&i.Seq,
+			&i.SerialNumber,
+			&i.RecipientName,
+			&i.RecipientEmail,
+			&i.RecipientPhone,
+			&i.RecipientSourcedID,
+			&i.ReceiveType,
+			&i.State,
+			&i.ErrorCode,
+			&i.Step,
+			&i.IssuedAt,
+			&i.ExpiredAt,
+			&i.StatusListID,
+			&i.StatusListIndex,
+			&i.CredentialJson,
+			&i.CredentialSha256,
+			&i.CredentialKey,
+			&i.AnchorTxHash,
+			&i.AnchorBlock,
+			&i.AnchorChainID,
+			&i.AnchorProof,
+			&i.BakedKey,
+			&i.BakedContentType,
+			&i.NotifiedAt,
+			&i.RevokedAt,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.AnchorKey,
+			&i.CertificateToken,
+			&i.RevocationReason,
+			&i.ReissuedFrom,
+			&i.ReplacedBy,
+			&i.Renewal,
+			&i.Evidence,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const lockReissueOriginal = `-- name: LockReissueOriginal :one
-SELECT id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at, anchor_key, certificate_token, revocation_reason, reissued_from, replaced_by FROM assertions WHERE org_id = $1 AND id = $2 AND mode = $3 FOR UPDATE
+SELECT id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at, anchor_key, certificate_token, revocation_reason, reissued_from, replaced_by, renewal, evidence FROM assertions WHERE org_id = $1 AND id = $2 AND mode = $3 FOR UPDATE
 `
 
 type LockReissueOriginalParams struct {
@@ -135,17 +300,136 @@ func (q *Queries) LockReissueOriginal(ctx context.Context, arg LockReissueOrigin
 		&i.RevocationReason,
 		&i.ReissuedFrom,
 		&i.ReplacedBy,
+		&i.Renewal,
+		&i.Evidence,
 	)
 	return i, err
+}
+
+const lockRenewalCandidates = `-- name: LockRenewalCandidates :many
+SELECT id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number, recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type, state, error_code, step, issued_at, expired_at, status_list_id, status_list_index, credential_json, credential_sha256, credential_key, anchor_tx_hash, anchor_block, anchor_chain_id, anchor_proof, baked_key, baked_content_type, notified_at, revoked_at, created_at, updated_at, anchor_key, certificate_token, revocation_reason, reissued_from, replaced_by, renewal, evidence FROM assertions
+WHERE org_id = $1 AND badge_id = $2 AND mode = $3
+  AND id = ANY($4::uuid[])
+ORDER BY id FOR UPDATE
+`
+
+type LockRenewalCandidatesParams struct {
+	OrgID   uuid.UUID
+	BadgeID uuid.UUID
+	Mode    string
+	Ids     []uuid.UUID
+}
+
+// The originals a bulk renewal names, in the key's organization, badge and mode, locked in id order (so two bulk
+// renewals, or one and a single renew or cancel, take turns without deadlocking).
+func (q *Queries) LockRenewalCandidates(ctx context.Context, arg LockRenewalCandidatesParams) ([]Assertion, error) {
+	rows, err := q.db.Query(ctx, lockRenewalCandidates,
+		arg.OrgID,
+		arg.BadgeID,
+		arg.Mode,
+		arg.Ids,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Assertion{}
+	for rows.Next() {
+		var i Assertion
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.IssuanceID,
+			&i.BadgeID,
+			&i.ProgramID,
+			&i.Mode,
+			&i.ApiVersion,
+			&i.Seq,
+			&i.SerialNumber,
+			&i.RecipientName,
+			&i.RecipientEmail,
+			&i.RecipientPhone,
+			&i.RecipientSourcedID,
+			&i.ReceiveType,
+			&i.State,
+			&i.ErrorCode,
+			&i.Step,
+			&i.IssuedAt,
+			&i.ExpiredAt,
+			&i.StatusListID,
+			&i.StatusListIndex,
+			&i.CredentialJson,
+			&i.CredentialSha256,
+			&i.CredentialKey,
+			&i.AnchorTxHash,
+			&i.AnchorBlock,
+			&i.AnchorChainID,
+			&i.AnchorProof,
+			&i.BakedKey,
+			&i.BakedContentType,
+			&i.NotifiedAt,
+			&i.RevokedAt,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.AnchorKey,
+			&i.CertificateToken,
+			&i.RevocationReason,
+			&i.ReissuedFrom,
+			&i.ReplacedBy,
+			&i.Renewal,
+			&i.Evidence,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const markIssuanceRenewal = `-- name: MarkIssuanceRenewal :exec
+UPDATE issuances SET renewal = true WHERE id = $1
+`
+
+func (q *Queries) MarkIssuanceRenewal(ctx context.Context, id uuid.UUID) error {
+	_, err := q.db.Exec(ctx, markIssuanceRenewal, id)
+	return err
+}
+
+const pendingReplacementsOf = `-- name: PendingReplacementsOf :many
+SELECT reissued_from::uuid AS original_id FROM assertions WHERE reissued_from = ANY($1::uuid[]) AND state = 'PROCESSING'
+`
+
+// The originals among ids whose replacement is still in the pipeline.
+func (q *Queries) PendingReplacementsOf(ctx context.Context, ids []uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, pendingReplacementsOf, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var original_id uuid.UUID
+		if err := rows.Scan(&original_id); err != nil {
+			return nil, err
+		}
+		items = append(items, original_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const replaceOriginals = `-- name: ReplaceOriginals :many
 UPDATE assertions o SET state = 'REISSUED', replaced_by = r.id, updated_at = now()
 FROM assertions r
 WHERE r.id = ANY($1::uuid[]) AND r.reissued_from = o.id AND r.state IN ('ISSUED', 'RECEIVED')
-  AND o.state IN ('ISSUED', 'RECEIVED')
+  AND (o.state IN ('ISSUED', 'RECEIVED') OR (r.renewal AND o.state = 'EXPIRED'))
 RETURNING o.id, o.org_id, o.issuance_id, o.badge_id, o.program_id, o.mode, o.state, o.error_code, r.id AS replacement_id,
-  o.status_list_id, o.status_list_index
+  o.status_list_id, o.status_list_index, r.renewal
 `
 
 type ReplaceOriginalsRow struct {
@@ -160,11 +444,13 @@ type ReplaceOriginalsRow struct {
 	ReplacementID   uuid.UUID
 	StatusListID    *uuid.UUID
 	StatusListIndex *int32
+	Renewal         bool
 }
 
 // The originals of replacements among ids that were just issued (ISSUED or RECEIVED, credential in place) turn
 // REISSUED and name their replacement; an original no longer ISSUED or RECEIVED (revoked, expired meanwhile) is
 // left as it is. Returns what the caller needs to set the originals' status bits and record assertion.reissued.
+// A renewal also replaces an original that expired meanwhile (renewing an expired badge is what it is for).
 func (q *Queries) ReplaceOriginals(ctx context.Context, ids []uuid.UUID) ([]ReplaceOriginalsRow, error) {
 	rows, err := q.db.Query(ctx, replaceOriginals, ids)
 	if err != nil {
@@ -186,6 +472,7 @@ func (q *Queries) ReplaceOriginals(ctx context.Context, ids []uuid.UUID) ([]Repl
 			&i.ReplacementID,
 			&i.StatusListID,
 			&i.StatusListIndex,
+			&i.Renewal,
 		); err != nil {
 			return nil, err
 		}

@@ -657,6 +657,42 @@ func (e ReissueResponseSuccess) Valid() bool {
 	}
 }
 
+// Defines values for RenewalProcessingStatus.
+const (
+	RenewalProcessingStatusCOMPLETED  RenewalProcessingStatus = "COMPLETED"
+	RenewalProcessingStatusFAILED     RenewalProcessingStatus = "FAILED"
+	RenewalProcessingStatusPROCESSING RenewalProcessingStatus = "PROCESSING"
+)
+
+// Valid indicates whether the value is a known member of the RenewalProcessingStatus enum.
+func (e RenewalProcessingStatus) Valid() bool {
+	switch e {
+	case RenewalProcessingStatusCOMPLETED:
+		return true
+	case RenewalProcessingStatusFAILED:
+		return true
+	case RenewalProcessingStatusPROCESSING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RenewalResponseSuccess.
+const (
+	RenewalResponseSuccessTrue RenewalResponseSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the RenewalResponseSuccess enum.
+func (e RenewalResponseSuccess) Valid() bool {
+	switch e {
+	case RenewalResponseSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ServiceSkillInputSourceType.
 const (
 	ServiceSkillInputSourceTypeSERVICESKILL ServiceSkillInputSourceType = "SERVICE_SKILL"
@@ -756,6 +792,7 @@ const (
 	WebhookAssertionEventTypeAssertionExpired  WebhookAssertionEventType = "assertion.expired"
 	WebhookAssertionEventTypeAssertionExpiring WebhookAssertionEventType = "assertion.expiring"
 	WebhookAssertionEventTypeAssertionReissued WebhookAssertionEventType = "assertion.reissued"
+	WebhookAssertionEventTypeAssertionRenewed  WebhookAssertionEventType = "assertion.renewed"
 	WebhookAssertionEventTypeAssertionRevoked  WebhookAssertionEventType = "assertion.revoked"
 )
 
@@ -769,6 +806,8 @@ func (e WebhookAssertionEventType) Valid() bool {
 	case WebhookAssertionEventTypeAssertionExpiring:
 		return true
 	case WebhookAssertionEventTypeAssertionReissued:
+		return true
+	case WebhookAssertionEventTypeAssertionRenewed:
 		return true
 	case WebhookAssertionEventTypeAssertionRevoked:
 		return true
@@ -837,6 +876,7 @@ const (
 	WebhookEventTypeAssertionExpired  WebhookEventType = "assertion.expired"
 	WebhookEventTypeAssertionExpiring WebhookEventType = "assertion.expiring"
 	WebhookEventTypeAssertionReissued WebhookEventType = "assertion.reissued"
+	WebhookEventTypeAssertionRenewed  WebhookEventType = "assertion.renewed"
 	WebhookEventTypeAssertionRevoked  WebhookEventType = "assertion.revoked"
 	WebhookEventTypeIssuanceCompleted WebhookEventType = "issuance.completed"
 	WebhookEventTypeIssuanceFailed    WebhookEventType = "issuance.failed"
@@ -852,6 +892,8 @@ func (e WebhookEventType) Valid() bool {
 	case WebhookEventTypeAssertionExpiring:
 		return true
 	case WebhookEventTypeAssertionReissued:
+		return true
+	case WebhookEventTypeAssertionRenewed:
 		return true
 	case WebhookEventTypeAssertionRevoked:
 		return true
@@ -1278,6 +1320,19 @@ type Error struct {
 // ErrorSuccess defines model for Error.Success.
 type ErrorSuccess bool
 
+// EvidenceInput defines model for EvidenceInput.
+type EvidenceInput struct {
+	// Genre e.g. Project, Portfolio, Assessment
+	Genre *string `json:"genre,omitempty"`
+	Name  *string `json:"name,omitempty"`
+
+	// Narrative may hold line breaks
+	Narrative *string `json:"narrative,omitempty"`
+
+	// Url an absolute https URL (the id of the OB 3.0 Evidence)
+	Url *string `json:"url,omitempty"`
+}
+
 // ExpirationPolicy defines model for ExpirationPolicy.
 type ExpirationPolicy struct {
 	FixedExpiredAt           *DateTime            `json:"fixedExpiredAt"`
@@ -1500,10 +1555,13 @@ type Recipient struct {
 
 // RecipientInput defines model for RecipientInput.
 type RecipientInput struct {
-	Email       *string     `json:"email,omitempty"`
-	Name        string      `json:"name"`
-	PhoneNumber *string     `json:"phoneNumber,omitempty"`
-	ReceiveType ReceiveType `json:"receiveType"`
+	Email *string `json:"email,omitempty"`
+
+	// Evidence OB 3.0 evidence of this recipient's award (v3 extension), signed into the credential and shown on the badge page and the PDF certificate. Each item needs a url or a narrative; a bad item is COM006 naming the field (recipients[i].evidence[j].url). v2 has no such field.
+	Evidence    *[]EvidenceInput `json:"evidence,omitempty"`
+	Name        string           `json:"name"`
+	PhoneNumber *string          `json:"phoneNumber,omitempty"`
+	ReceiveType ReceiveType      `json:"receiveType"`
 
 	// SourcedId external-system recipient id
 	SourcedId *string `json:"sourcedId,omitempty"`
@@ -1543,6 +1601,49 @@ type ReissueResponse struct {
 
 // ReissueResponseSuccess defines model for ReissueResponse.Success.
 type ReissueResponseSuccess bool
+
+// Renewal defines model for Renewal.
+type Renewal struct {
+	AssertionCount int32 `json:"assertionCount"`
+	BadgeId        UUID  `json:"badgeId"`
+
+	// CountsByState the replacements by stateCode
+	CountsByState map[string]int `json:"countsByState"`
+
+	// CreatedAt UTC instant
+	//
+	// Examples: 2025-03-01T00:00:00Z
+	CreatedAt        DateTime                `json:"createdAt"`
+	Id               UUID                    `json:"id"`
+	ProcessingStatus RenewalProcessingStatus `json:"processingStatus"`
+	ProgramId        UUID                    `json:"programId"`
+
+	// UpdatedAt UTC instant
+	//
+	// Examples: 2025-03-01T00:00:00Z
+	UpdatedAt DateTime `json:"updatedAt"`
+}
+
+// RenewalProcessingStatus defines model for Renewal.ProcessingStatus.
+type RenewalProcessingStatus string
+
+// RenewalResponse defines model for RenewalResponse.
+type RenewalResponse struct {
+	Data    Renewal                `json:"data"`
+	Message *string                `json:"message"`
+	Success RenewalResponseSuccess `json:"success"`
+}
+
+// RenewalResponseSuccess defines model for RenewalResponse.Success.
+type RenewalResponseSuccess bool
+
+// RenewalsRequest exactly one of assertionIds and expiringBefore
+type RenewalsRequest struct {
+	AssertionIds *[]UUID `json:"assertionIds,omitempty"`
+
+	// ExpiringBefore a date in the service time zone (Asia/Seoul): assertions whose expiry is before its start
+	ExpiringBefore *openapi_types.Date `json:"expiringBefore,omitempty"`
+}
 
 // ServiceSkillInput defines model for ServiceSkillInput.
 type ServiceSkillInput struct {
@@ -1626,7 +1727,7 @@ type Webhook struct {
 	Url    string  `json:"url"`
 }
 
-// WebhookAssertionEvent the body of assertion.revoked, assertion.reissued, assertion.expired, assertion.expiring and assertion.claimed
+// WebhookAssertionEvent the body of assertion.revoked, assertion.reissued, assertion.expired, assertion.expiring, assertion.claimed and assertion.renewed
 type WebhookAssertionEvent struct {
 	Data struct {
 		AssertionId UUID `json:"assertionId"`
@@ -1662,8 +1763,11 @@ type WebhookAssertionEvent struct {
 		ProgramId UUID    `json:"programId"`
 
 		// ReissuedAs assertion.reissued only: the replacement assertion
-		ReissuedAs *UUID          `json:"reissuedAs,omitempty"`
-		StateCode  AssertionState `json:"stateCode"`
+		ReissuedAs *UUID `json:"reissuedAs,omitempty"`
+
+		// RenewedAs assertion.renewed only: the replacement assertion
+		RenewedAs *UUID          `json:"renewedAs,omitempty"`
+		StateCode AssertionState `json:"stateCode"`
 	} `json:"data"`
 
 	// Id the event id, also the webhook-id header
@@ -1864,6 +1968,15 @@ type ReissueAssertionParams struct {
 	IdempotencyKey IdempotencyKey `json:"Idempotency-Key"`
 }
 
+// RenewAssertionJSONBody defines parameters for RenewAssertion.
+type RenewAssertionJSONBody = map[string]interface{}
+
+// RenewAssertionParams defines parameters for RenewAssertion.
+type RenewAssertionParams struct {
+	// IdempotencyKey 1 to 300 characters, not only white space (ISS056); see the operation for what a replay returns
+	IdempotencyKey IdempotencyKey `json:"Idempotency-Key"`
+}
+
 // ListBadgesParams defines parameters for ListBadges.
 type ListBadgesParams struct {
 	// Page page number, from 1; (page-1)*size must not pass 1000000 (COM006)
@@ -1890,6 +2003,12 @@ type CreateIssuanceParams struct {
 // CreateIssuance200JSONResponseBody defines parameters for CreateIssuance.
 type CreateIssuance200JSONResponseBody struct {
 	union json.RawMessage
+}
+
+// CreateRenewalsParams defines parameters for CreateRenewals.
+type CreateRenewalsParams struct {
+	// IdempotencyKey 1 to 300 characters, not only white space (ISS056); see the operation for what a replay returns
+	IdempotencyKey IdempotencyKey `json:"Idempotency-Key"`
 }
 
 // UploadImageMultipartBody defines parameters for UploadImage.
@@ -1977,6 +2096,18 @@ type AssertionReissuedEventParams struct {
 	WebhookSignature string `json:"webhook-signature"`
 }
 
+// AssertionRenewedEventParams defines parameters for AssertionRenewedEvent.
+type AssertionRenewedEventParams struct {
+	// WebhookId the event id (evt_...): the same on every retry and redelivery; dedupe by it
+	WebhookId string `json:"webhook-id"`
+
+	// WebhookTimestamp unix seconds of this attempt; refuse values far from now
+	WebhookTimestamp string `json:"webhook-timestamp"`
+
+	// WebhookSignature v1,base64(HMAC-SHA256(secret, id.timestamp.body)), space-separated when several (Standard Webhooks)
+	WebhookSignature string `json:"webhook-signature"`
+}
+
 // AssertionRevokedEventParams defines parameters for AssertionRevokedEvent.
 type AssertionRevokedEventParams struct {
 	// WebhookId the event id (evt_...): the same on every retry and redelivery; dedupe by it
@@ -2022,6 +2153,9 @@ type CreateCredentialOfferJSONRequestBody CreateCredentialOfferJSONBody
 // ReissueAssertionJSONRequestBody defines body for ReissueAssertion for application/json ContentType.
 type ReissueAssertionJSONRequestBody ReissueAssertionJSONBody
 
+// RenewAssertionJSONRequestBody defines body for RenewAssertion for application/json ContentType.
+type RenewAssertionJSONRequestBody = RenewAssertionJSONBody
+
 // CreateBadgeJSONRequestBody defines body for CreateBadge for application/json ContentType.
 type CreateBadgeJSONRequestBody = BadgeCreate
 
@@ -2030,6 +2164,9 @@ type UpdateBadgeJSONRequestBody = BadgeUpdate
 
 // CreateIssuanceJSONRequestBody defines body for CreateIssuance for application/json ContentType.
 type CreateIssuanceJSONRequestBody = IssuanceRequest
+
+// CreateRenewalsJSONRequestBody defines body for CreateRenewals for application/json ContentType.
+type CreateRenewalsJSONRequestBody = RenewalsRequest
 
 // UploadImageMultipartRequestBody defines body for UploadImage for multipart/form-data ContentType.
 type UploadImageMultipartRequestBody UploadImageMultipartBody
@@ -2054,6 +2191,9 @@ type AssertionExpiringEventJSONRequestBody = WebhookAssertionEvent
 
 // AssertionReissuedEventJSONRequestBody defines body for AssertionReissuedEvent for application/json ContentType.
 type AssertionReissuedEventJSONRequestBody = WebhookAssertionEvent
+
+// AssertionRenewedEventJSONRequestBody defines body for AssertionRenewedEvent for application/json ContentType.
+type AssertionRenewedEventJSONRequestBody = WebhookAssertionEvent
 
 // AssertionRevokedEventJSONRequestBody defines body for AssertionRevokedEvent for application/json ContentType.
 type AssertionRevokedEventJSONRequestBody = WebhookAssertionEvent
@@ -2326,6 +2466,20 @@ type ClientInterface interface {
 	// Corresponds with POST /assertions/{assertionId}/reissue (the `ReissueAssertion` operationId).
 	ReissueAssertion(ctx context.Context, assertionId AssertionId, params *ReissueAssertionParams, body ReissueAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RenewAssertionWithBody Renew an ISSUED, RECEIVED or EXPIRED assertion (v3 extension): a replacement for the same recipient, issued now and valid as the badge's expiry policy says from now (one credit; none for a test-mode key). The original becomes REISSUED, its status bit set, when the replacement is issued, and the webhook event assertion.renewed names both. Idempotency-Key works as for issuances. Manager or higher.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
+	RenewAssertionWithBody(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RenewAssertion Renew an ISSUED, RECEIVED or EXPIRED assertion (v3 extension): a replacement for the same recipient, issued now and valid as the badge's expiry policy says from now (one credit; none for a test-mode key). The original becomes REISSUED, its status bit set, when the replacement is issued, and the webhook event assertion.renewed names both. Idempotency-Key works as for issuances. Manager or higher.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
+	RenewAssertion(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, body RenewAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListBadges List the badges usable for issuance. Viewer or higher.
 	//
 	// Corresponds with GET /badges (the `ListBadges` operationId).
@@ -2408,6 +2562,25 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /badges/{badgeId}/issuances (the `CreateIssuance` operationId).
 	CreateIssuance(ctx context.Context, badgeId openapi_types.UUID, params *CreateIssuanceParams, body CreateIssuanceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRenewalsWithBody Renew many assertions of a badge at once (v3 extension): the assertions named, or every ISSUED, RECEIVED or EXPIRED one expiring before a date (at most 10,000) that no replacement is under way for. One issuance of replacements, each a renewal as POST /assertions/{id}/renew makes it (one credit each; none for a test-mode key), run by one workflow; Idempotency-Key works as for issuances. Manager or higher.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /badges/{badgeId}/renewals (the `CreateRenewals` operationId).
+	CreateRenewalsWithBody(ctx context.Context, badgeId openapi_types.UUID, params *CreateRenewalsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRenewals Renew many assertions of a badge at once (v3 extension): the assertions named, or every ISSUED, RECEIVED or EXPIRED one expiring before a date (at most 10,000) that no replacement is under way for. One issuance of replacements, each a renewal as POST /assertions/{id}/renew makes it (one credit each; none for a test-mode key), run by one workflow; Idempotency-Key works as for issuances. Manager or higher.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /badges/{badgeId}/renewals (the `CreateRenewals` operationId).
+	CreateRenewals(ctx context.Context, badgeId openapi_types.UUID, params *CreateRenewalsParams, body CreateRenewalsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetRenewal Read a bulk renewal's progress; poll while processingStatus is PROCESSING. Viewer or higher.
+	//
+	// Corresponds with GET /badges/{badgeId}/renewals/{renewalId} (the `GetRenewal` operationId).
+	GetRenewal(ctx context.Context, badgeId openapi_types.UUID, renewalId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetIssuance Read an issuance; poll while processingStatus is PROCESSING. Viewer or higher.
 	//
@@ -2677,6 +2850,40 @@ func (c *Client) ReissueAssertion(ctx context.Context, assertionId AssertionId, 
 	return c.Client.Do(req)
 }
 
+// RenewAssertionWithBody Renew an ISSUED, RECEIVED or EXPIRED assertion (v3 extension): a replacement for the same recipient, issued now and valid as the badge's expiry policy says from now (one credit; none for a test-mode key). The original becomes REISSUED, its status bit set, when the replacement is issued, and the webhook event assertion.renewed names both. Idempotency-Key works as for issuances. Manager or higher.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
+func (c *Client) RenewAssertionWithBody(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenewAssertionRequestWithBody(c.Server, assertionId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RenewAssertion Renew an ISSUED, RECEIVED or EXPIRED assertion (v3 extension): a replacement for the same recipient, issued now and valid as the badge's expiry policy says from now (one credit; none for a test-mode key). The original becomes REISSUED, its status bit set, when the replacement is issued, and the webhook event assertion.renewed names both. Idempotency-Key works as for issuances. Manager or higher.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
+func (c *Client) RenewAssertion(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, body RenewAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenewAssertionRequest(c.Server, assertionId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListBadges List the badges usable for issuance. Viewer or higher.
 //
 // Corresponds with GET /badges (the `ListBadges` operationId).
@@ -2840,6 +3047,55 @@ func (c *Client) CreateIssuanceWithBody(ctx context.Context, badgeId openapi_typ
 // Corresponds with POST /badges/{badgeId}/issuances (the `CreateIssuance` operationId).
 func (c *Client) CreateIssuance(ctx context.Context, badgeId openapi_types.UUID, params *CreateIssuanceParams, body CreateIssuanceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateIssuanceRequest(c.Server, badgeId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRenewalsWithBody Renew many assertions of a badge at once (v3 extension): the assertions named, or every ISSUED, RECEIVED or EXPIRED one expiring before a date (at most 10,000) that no replacement is under way for. One issuance of replacements, each a renewal as POST /assertions/{id}/renew makes it (one credit each; none for a test-mode key), run by one workflow; Idempotency-Key works as for issuances. Manager or higher.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /badges/{badgeId}/renewals (the `CreateRenewals` operationId).
+func (c *Client) CreateRenewalsWithBody(ctx context.Context, badgeId openapi_types.UUID, params *CreateRenewalsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRenewalsRequestWithBody(c.Server, badgeId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRenewals Renew many assertions of a badge at once (v3 extension): the assertions named, or every ISSUED, RECEIVED or EXPIRED one expiring before a date (at most 10,000) that no replacement is under way for. One issuance of replacements, each a renewal as POST /assertions/{id}/renew makes it (one credit each; none for a test-mode key), run by one workflow; Idempotency-Key works as for issuances. Manager or higher.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /badges/{badgeId}/renewals (the `CreateRenewals` operationId).
+func (c *Client) CreateRenewals(ctx context.Context, badgeId openapi_types.UUID, params *CreateRenewalsParams, body CreateRenewalsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRenewalsRequest(c.Server, badgeId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetRenewal Read a bulk renewal's progress; poll while processingStatus is PROCESSING. Viewer or higher.
+//
+// Corresponds with GET /badges/{badgeId}/renewals/{renewalId} (the `GetRenewal` operationId).
+func (c *Client) GetRenewal(ctx context.Context, badgeId openapi_types.UUID, renewalId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRenewalRequest(c.Server, badgeId, renewalId)
 	if err != nil {
 		return nil, err
 	}
@@ -3599,6 +3855,66 @@ func NewReissueAssertionRequestWithBody(server string, assertionId AssertionId, 
 	return req, nil
 }
 
+// NewRenewAssertionRequest calls the generic RenewAssertion builder with application/json body
+func NewRenewAssertionRequest(server string, assertionId AssertionId, params *RenewAssertionParams, body RenewAssertionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRenewAssertionRequestWithBody(server, assertionId, params, "application/json", bodyReader)
+}
+
+// NewRenewAssertionRequestWithBody constructs an http.Request for the RenewAssertion method, with any body, and a specified content type
+func NewRenewAssertionRequestWithBody(server string, assertionId AssertionId, params *RenewAssertionParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "assertionId", assertionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/assertions/%s/renew", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
+	}
+
+	return req, nil
+}
+
 // NewListBadgesRequest constructs an http.Request for the ListBadges method
 func NewListBadgesRequest(server string, params *ListBadgesParams) (*http.Request, error) {
 	var err error
@@ -3938,6 +4254,107 @@ func NewCreateIssuanceRequestWithBody(server string, badgeId openapi_types.UUID,
 
 		req.Header.Set("Idempotency-Key", headerParam0)
 
+	}
+
+	return req, nil
+}
+
+// NewCreateRenewalsRequest calls the generic CreateRenewals builder with application/json body
+func NewCreateRenewalsRequest(server string, badgeId openapi_types.UUID, params *CreateRenewalsParams, body CreateRenewalsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateRenewalsRequestWithBody(server, badgeId, params, "application/json", bodyReader)
+}
+
+// NewCreateRenewalsRequestWithBody constructs an http.Request for the CreateRenewals method, with any body, and a specified content type
+func NewCreateRenewalsRequestWithBody(server string, badgeId openapi_types.UUID, params *CreateRenewalsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "badgeId", badgeId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/badges/%s/renewals", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewGetRenewalRequest constructs an http.Request for the GetRenewal method
+func NewGetRenewalRequest(server string, badgeId openapi_types.UUID, renewalId openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "badgeId", badgeId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "renewalId", renewalId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/badges/%s/renewals/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -4629,6 +5046,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /assertions/{assertionId}/reissue (the `ReissueAssertion` operationId).
 	ReissueAssertionWithResponse(ctx context.Context, assertionId AssertionId, params *ReissueAssertionParams, body ReissueAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*ReissueAssertionResponse, error)
 
+	// RenewAssertionWithBodyWithResponse Renew an ISSUED, RECEIVED or EXPIRED assertion (v3 extension): a replacement for the same recipient, issued now and valid as the badge's expiry policy says from now (one credit; none for a test-mode key). The original becomes REISSUED, its status bit set, when the replacement is issued, and the webhook event assertion.renewed names both. Idempotency-Key works as for issuances. Manager or higher.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
+	RenewAssertionWithBodyWithResponse(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RenewAssertionResponse, error)
+
+	// RenewAssertionWithResponse Renew an ISSUED, RECEIVED or EXPIRED assertion (v3 extension): a replacement for the same recipient, issued now and valid as the badge's expiry policy says from now (one credit; none for a test-mode key). The original becomes REISSUED, its status bit set, when the replacement is issued, and the webhook event assertion.renewed names both. Idempotency-Key works as for issuances. Manager or higher.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
+	RenewAssertionWithResponse(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, body RenewAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*RenewAssertionResponse, error)
+
 	// ListBadgesWithResponse List the badges usable for issuance. Viewer or higher.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -4717,6 +5148,27 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /badges/{badgeId}/issuances (the `CreateIssuance` operationId).
 	CreateIssuanceWithResponse(ctx context.Context, badgeId openapi_types.UUID, params *CreateIssuanceParams, body CreateIssuanceJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateIssuanceResponse, error)
+
+	// CreateRenewalsWithBodyWithResponse Renew many assertions of a badge at once (v3 extension): the assertions named, or every ISSUED, RECEIVED or EXPIRED one expiring before a date (at most 10,000) that no replacement is under way for. One issuance of replacements, each a renewal as POST /assertions/{id}/renew makes it (one credit each; none for a test-mode key), run by one workflow; Idempotency-Key works as for issuances. Manager or higher.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /badges/{badgeId}/renewals (the `CreateRenewals` operationId).
+	CreateRenewalsWithBodyWithResponse(ctx context.Context, badgeId openapi_types.UUID, params *CreateRenewalsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRenewalsResponse, error)
+
+	// CreateRenewalsWithResponse Renew many assertions of a badge at once (v3 extension): the assertions named, or every ISSUED, RECEIVED or EXPIRED one expiring before a date (at most 10,000) that no replacement is under way for. One issuance of replacements, each a renewal as POST /assertions/{id}/renew makes it (one credit each; none for a test-mode key), run by one workflow; Idempotency-Key works as for issuances. Manager or higher.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /badges/{badgeId}/renewals (the `CreateRenewals` operationId).
+	CreateRenewalsWithResponse(ctx context.Context, badgeId openapi_types.UUID, params *CreateRenewalsParams, body CreateRenewalsJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRenewalsResponse, error)
+
+	// GetRenewalWithResponse Read a bulk renewal's progress; poll while processingStatus is PROCESSING. Viewer or higher.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /badges/{badgeId}/renewals/{renewalId} (the `GetRenewal` operationId).
+	GetRenewalWithResponse(ctx context.Context, badgeId openapi_types.UUID, renewalId openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetRenewalResponse, error)
 
 	// GetIssuanceWithResponse Read an issuance; poll while processingStatus is PROCESSING. Viewer or higher.
 	//
@@ -6120,6 +6572,233 @@ func (r ReissueAssertionResponse) ContentType() string {
 	return ""
 }
 
+// RenewAssertionResponse200Headers the declared response headers of an HTTP 200 response for RenewAssertion
+type RenewAssertionResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// RenewAssertionResponse400Headers the declared response headers of an HTTP 400 response for RenewAssertion
+type RenewAssertionResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// RenewAssertionResponse401Headers the declared response headers of an HTTP 401 response for RenewAssertion
+type RenewAssertionResponse401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// RenewAssertionResponse402Headers the declared response headers of an HTTP 402 response for RenewAssertion
+type RenewAssertionResponse402Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// RenewAssertionResponse403Headers the declared response headers of an HTTP 403 response for RenewAssertion
+type RenewAssertionResponse403Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// RenewAssertionResponse404Headers the declared response headers of an HTTP 404 response for RenewAssertion
+type RenewAssertionResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// RenewAssertionResponse409Headers the declared response headers of an HTTP 409 response for RenewAssertion
+type RenewAssertionResponse409Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// RenewAssertionResponse413Headers the declared response headers of an HTTP 413 response for RenewAssertion
+type RenewAssertionResponse413Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// RenewAssertionResponse414Headers the declared response headers of an HTTP 414 response for RenewAssertion
+type RenewAssertionResponse414Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// RenewAssertionResponse429Headers the declared response headers of an HTTP 429 response for RenewAssertion
+type RenewAssertionResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RetryAfter         int
+	XRequestId         *string
+}
+
+// RenewAssertionResponse431Headers the declared response headers of an HTTP 431 response for RenewAssertion
+type RenewAssertionResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// RenewAssertionResponse500Headers the declared response headers of an HTTP 500 response for RenewAssertion
+type RenewAssertionResponse500Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+type RenewAssertionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ReissueResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON402 the response for an HTTP 402 `application/json` response
+	JSON402 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RenewAssertionResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RenewAssertionResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RenewAssertionResponse401Headers
+	// Headers402 the parsed response headers for an HTTP 402 response
+	Headers402 *RenewAssertionResponse402Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RenewAssertionResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RenewAssertionResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RenewAssertionResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *RenewAssertionResponse413Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *RenewAssertionResponse414Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RenewAssertionResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *RenewAssertionResponse431Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RenewAssertionResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RenewAssertionResponse) GetJSON200() *ReissueResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RenewAssertionResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RenewAssertionResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON402 returns the response for an HTTP 402 `application/json` response
+func (r RenewAssertionResponse) GetJSON402() *Error {
+	return r.JSON402
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RenewAssertionResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RenewAssertionResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RenewAssertionResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RenewAssertionResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r RenewAssertionResponse) GetJSON414() *Error {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RenewAssertionResponse) GetJSON429() *Error {
+	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r RenewAssertionResponse) GetJSON431() *Error {
+	return r.JSON431
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RenewAssertionResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RenewAssertionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RenewAssertionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RenewAssertionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RenewAssertionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListBadgesResponse200Headers the declared response headers of an HTTP 200 response for ListBadges
 type ListBadgesResponse200Headers struct {
 	RateLimitLimit     *int
@@ -7236,6 +7915,396 @@ func (r CreateIssuanceResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CreateIssuanceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateRenewalsResponse200Headers the declared response headers of an HTTP 200 response for CreateRenewals
+type CreateRenewalsResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateRenewalsResponse400Headers the declared response headers of an HTTP 400 response for CreateRenewals
+type CreateRenewalsResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateRenewalsResponse401Headers the declared response headers of an HTTP 401 response for CreateRenewals
+type CreateRenewalsResponse401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateRenewalsResponse402Headers the declared response headers of an HTTP 402 response for CreateRenewals
+type CreateRenewalsResponse402Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateRenewalsResponse403Headers the declared response headers of an HTTP 403 response for CreateRenewals
+type CreateRenewalsResponse403Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateRenewalsResponse404Headers the declared response headers of an HTTP 404 response for CreateRenewals
+type CreateRenewalsResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateRenewalsResponse409Headers the declared response headers of an HTTP 409 response for CreateRenewals
+type CreateRenewalsResponse409Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateRenewalsResponse413Headers the declared response headers of an HTTP 413 response for CreateRenewals
+type CreateRenewalsResponse413Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateRenewalsResponse414Headers the declared response headers of an HTTP 414 response for CreateRenewals
+type CreateRenewalsResponse414Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateRenewalsResponse429Headers the declared response headers of an HTTP 429 response for CreateRenewals
+type CreateRenewalsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RetryAfter         int
+	XRequestId         *string
+}
+
+// CreateRenewalsResponse431Headers the declared response headers of an HTTP 431 response for CreateRenewals
+type CreateRenewalsResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// CreateRenewalsResponse500Headers the declared response headers of an HTTP 500 response for CreateRenewals
+type CreateRenewalsResponse500Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+type CreateRenewalsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RenewalResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON402 the response for an HTTP 402 `application/json` response
+	JSON402 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CreateRenewalsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateRenewalsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateRenewalsResponse401Headers
+	// Headers402 the parsed response headers for an HTTP 402 response
+	Headers402 *CreateRenewalsResponse402Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateRenewalsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CreateRenewalsResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateRenewalsResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateRenewalsResponse413Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *CreateRenewalsResponse414Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateRenewalsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateRenewalsResponse431Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateRenewalsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateRenewalsResponse) GetJSON200() *RenewalResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateRenewalsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateRenewalsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON402 returns the response for an HTTP 402 `application/json` response
+func (r CreateRenewalsResponse) GetJSON402() *Error {
+	return r.JSON402
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateRenewalsResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateRenewalsResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateRenewalsResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateRenewalsResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r CreateRenewalsResponse) GetJSON414() *Error {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateRenewalsResponse) GetJSON429() *Error {
+	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateRenewalsResponse) GetJSON431() *Error {
+	return r.JSON431
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateRenewalsResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateRenewalsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateRenewalsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateRenewalsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateRenewalsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetRenewalResponse200Headers the declared response headers of an HTTP 200 response for GetRenewal
+type GetRenewalResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetRenewalResponse400Headers the declared response headers of an HTTP 400 response for GetRenewal
+type GetRenewalResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetRenewalResponse401Headers the declared response headers of an HTTP 401 response for GetRenewal
+type GetRenewalResponse401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetRenewalResponse404Headers the declared response headers of an HTTP 404 response for GetRenewal
+type GetRenewalResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetRenewalResponse414Headers the declared response headers of an HTTP 414 response for GetRenewal
+type GetRenewalResponse414Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetRenewalResponse429Headers the declared response headers of an HTTP 429 response for GetRenewal
+type GetRenewalResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RetryAfter         int
+	XRequestId         *string
+}
+
+// GetRenewalResponse431Headers the declared response headers of an HTTP 431 response for GetRenewal
+type GetRenewalResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetRenewalResponse500Headers the declared response headers of an HTTP 500 response for GetRenewal
+type GetRenewalResponse500Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+type GetRenewalResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RenewalResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetRenewalResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetRenewalResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetRenewalResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetRenewalResponse404Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetRenewalResponse414Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetRenewalResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetRenewalResponse431Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetRenewalResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetRenewalResponse) GetJSON200() *RenewalResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetRenewalResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetRenewalResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetRenewalResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r GetRenewalResponse) GetJSON414() *Error {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetRenewalResponse) GetJSON429() *Error {
+	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetRenewalResponse) GetJSON431() *Error {
+	return r.JSON431
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetRenewalResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRenewalResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRenewalResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRenewalResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRenewalResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9709,6 +10778,32 @@ func (c *ClientWithResponses) ReissueAssertionWithResponse(ctx context.Context, 
 	return ParseReissueAssertionResponse(rsp)
 }
 
+// RenewAssertionWithBodyWithResponse Renew an ISSUED, RECEIVED or EXPIRED assertion (v3 extension): a replacement for the same recipient, issued now and valid as the badge's expiry policy says from now (one credit; none for a test-mode key). The original becomes REISSUED, its status bit set, when the replacement is issued, and the webhook event assertion.renewed names both. Idempotency-Key works as for issuances. Manager or higher.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
+func (c *ClientWithResponses) RenewAssertionWithBodyWithResponse(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RenewAssertionResponse, error) {
+	rsp, err := c.RenewAssertionWithBody(ctx, assertionId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRenewAssertionResponse(rsp)
+}
+
+// RenewAssertionWithResponse Renew an ISSUED, RECEIVED or EXPIRED assertion (v3 extension): a replacement for the same recipient, issued now and valid as the badge's expiry policy says from now (one credit; none for a test-mode key). The original becomes REISSUED, its status bit set, when the replacement is issued, and the webhook event assertion.renewed names both. Idempotency-Key works as for issuances. Manager or higher.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
+func (c *ClientWithResponses) RenewAssertionWithResponse(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, body RenewAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*RenewAssertionResponse, error) {
+	rsp, err := c.RenewAssertion(ctx, assertionId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRenewAssertionResponse(rsp)
+}
+
 // ListBadgesWithResponse List the badges usable for issuance. Viewer or higher.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -9850,6 +10945,45 @@ func (c *ClientWithResponses) CreateIssuanceWithResponse(ctx context.Context, ba
 		return nil, err
 	}
 	return ParseCreateIssuanceResponse(rsp)
+}
+
+// CreateRenewalsWithBodyWithResponse Renew many assertions of a badge at once (v3 extension): the assertions named, or every ISSUED, RECEIVED or EXPIRED one expiring before a date (at most 10,000) that no replacement is under way for. One issuance of replacements, each a renewal as POST /assertions/{id}/renew makes it (one credit each; none for a test-mode key), run by one workflow; Idempotency-Key works as for issuances. Manager or higher.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /badges/{badgeId}/renewals (the `CreateRenewals` operationId).
+func (c *ClientWithResponses) CreateRenewalsWithBodyWithResponse(ctx context.Context, badgeId openapi_types.UUID, params *CreateRenewalsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRenewalsResponse, error) {
+	rsp, err := c.CreateRenewalsWithBody(ctx, badgeId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRenewalsResponse(rsp)
+}
+
+// CreateRenewalsWithResponse Renew many assertions of a badge at once (v3 extension): the assertions named, or every ISSUED, RECEIVED or EXPIRED one expiring before a date (at most 10,000) that no replacement is under way for. One issuance of replacements, each a renewal as POST /assertions/{id}/renew makes it (one credit each; none for a test-mode key), run by one workflow; Idempotency-Key works as for issuances. Manager or higher.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /badges/{badgeId}/renewals (the `CreateRenewals` operationId).
+func (c *ClientWithResponses) CreateRenewalsWithResponse(ctx context.Context, badgeId openapi_types.UUID, params *CreateRenewalsParams, body CreateRenewalsJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRenewalsResponse, error) {
+	rsp, err := c.CreateRenewals(ctx, badgeId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRenewalsResponse(rsp)
+}
+
+// GetRenewalWithResponse Read a bulk renewal's progress; poll while processingStatus is PROCESSING. Viewer or higher.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /badges/{badgeId}/renewals/{renewalId} (the `GetRenewal` operationId).
+func (c *ClientWithResponses) GetRenewalWithResponse(ctx context.Context, badgeId openapi_types.UUID, renewalId openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetRenewalResponse, error) {
+	rsp, err := c.GetRenewal(ctx, badgeId, renewalId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRenewalResponse(rsp)
 }
 
 // GetIssuanceWithResponse Read an issuance; poll while processingStatus is PROCESSING. Viewer or higher.
@@ -12288,6 +13422,407 @@ func ParseReissueAssertionResponse(rsp *http.Response) (*ReissueAssertionRespons
 	return response, nil
 }
 
+// ParseRenewAssertionResponse parses an HTTP response from a RenewAssertionWithResponse call
+func ParseRenewAssertionResponse(rsp *http.Response) (*RenewAssertionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RenewAssertionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ReissueResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 402:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON402 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RenewAssertionResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers RenewAssertionResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers RenewAssertionResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 402:
+		var headers RenewAssertionResponse402Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers402 = &headers
+	case rsp.StatusCode == 403:
+		var headers RenewAssertionResponse403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers RenewAssertionResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers RenewAssertionResponse409Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers RenewAssertionResponse413Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 414:
+		var headers RenewAssertionResponse414Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 429:
+		var headers RenewAssertionResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers RenewAssertionResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case rsp.StatusCode == 500:
+		var headers RenewAssertionResponse500Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListBadgesResponse parses an HTTP response from a ListBadgesWithResponse call
 func ParseListBadgesResponse(rsp *http.Response) (*ListBadgesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -14202,6 +15737,684 @@ func ParseCreateIssuanceResponse(rsp *http.Response) (*CreateIssuanceResponse, e
 		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateIssuanceResponse500Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateRenewalsResponse parses an HTTP response from a CreateRenewalsWithResponse call
+func ParseCreateRenewalsResponse(rsp *http.Response) (*CreateRenewalsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateRenewalsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RenewalResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 402:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON402 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CreateRenewalsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateRenewalsResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateRenewalsResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 402:
+		var headers CreateRenewalsResponse402Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers402 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateRenewalsResponse403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CreateRenewalsResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateRenewalsResponse409Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateRenewalsResponse413Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 414:
+		var headers CreateRenewalsResponse414Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateRenewalsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateRenewalsResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateRenewalsResponse500Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetRenewalResponse parses an HTTP response from a GetRenewalWithResponse call
+func ParseGetRenewalResponse(rsp *http.Response) (*GetRenewalResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRenewalResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RenewalResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetRenewalResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetRenewalResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetRenewalResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetRenewalResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetRenewalResponse414Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetRenewalResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetRenewalResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetRenewalResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -18240,6 +20453,11 @@ type WebhookInitiatorInterface interface {
 
 	AssertionReissuedEvent(ctx context.Context, targetURL string, params *AssertionReissuedEventParams, body AssertionReissuedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// AssertionRenewedEventWithBody fires the assertion.renewed webhook with any body
+	AssertionRenewedEventWithBody(ctx context.Context, targetURL string, params *AssertionRenewedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	AssertionRenewedEvent(ctx context.Context, targetURL string, params *AssertionRenewedEventParams, body AssertionRenewedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// AssertionRevokedEventWithBody fires the assertion.revoked webhook with any body
 	AssertionRevokedEventWithBody(ctx context.Context, targetURL string, params *AssertionRevokedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -18342,6 +20560,30 @@ func (p *WebhookInitiator) AssertionReissuedEventWithBody(ctx context.Context, t
 
 func (p *WebhookInitiator) AssertionReissuedEvent(ctx context.Context, targetURL string, params *AssertionReissuedEventParams, body AssertionReissuedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAssertionReissuedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) AssertionRenewedEventWithBody(ctx context.Context, targetURL string, params *AssertionRenewedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAssertionRenewedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) AssertionRenewedEvent(ctx context.Context, targetURL string, params *AssertionRenewedEventParams, body AssertionRenewedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAssertionRenewedEventWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -18620,6 +20862,67 @@ func NewAssertionReissuedEventWebhookRequest(targetURL string, params *Assertion
 
 // NewAssertionReissuedEventWebhookRequestWithBody builds a POST request for the assertion.reissued webhook with any body
 func NewAssertionReissuedEventWebhookRequestWithBody(targetURL string, params *AssertionReissuedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewAssertionRenewedEventWebhookRequest builds a application/json POST request for the assertion.renewed webhook
+func NewAssertionRenewedEventWebhookRequest(targetURL string, params *AssertionRenewedEventParams, body AssertionRenewedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAssertionRenewedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewAssertionRenewedEventWebhookRequestWithBody builds a POST request for the assertion.renewed webhook with any body
+func NewAssertionRenewedEventWebhookRequestWithBody(targetURL string, params *AssertionRenewedEventParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 

@@ -27,8 +27,8 @@ RETURNING (next_serial - sqlc.arg(serials)::bigint)::bigint AS first_serial;
 -- name: InsertAssertions :copyfrom
 INSERT INTO assertions (id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number,
                         recipient_name, recipient_email, recipient_phone, recipient_sourced_id, receive_type,
-                        issued_at, expired_at, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17);
+                        issued_at, expired_at, created_at, evidence)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18);
 
 -- name: SetIssuanceStatus :one
 UPDATE issuances SET processing_status = $2, failure = $3, updated_at = now()

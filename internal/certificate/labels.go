@@ -16,22 +16,26 @@ type labels struct {
 	issuer, issuedOn, expiresOn  string
 	noExpiry, serial, scanVerify string
 	criteria                     string
+	evidenceSigned               string                // "Evidence", saying the credential signs it
+	evidenceRecords              string                // "Evidence", saying it is the issuer's records
 	stamps                       map[StatusKind]string // the word across a badge that is no longer valid
 	provenance                   map[Provenance]string // which facts the credential signs, at the foot
 }
 
 var labelSets = map[Lang]labels{
 	LangKO: {
-		title:      "디지털 배지 인증서",
-		subtitle:   "CERTIFICATE OF ACHIEVEMENT",
-		certifies:  "위 사람은 다음 디지털 배지를 취득하였음을 인증합니다.",
-		issuer:     "발급 기관",
-		issuedOn:   "발급일",
-		expiresOn:  "만료일",
-		noExpiry:   "만료 없음",
-		serial:     "일련번호",
-		scanVerify: "QR 코드를 스캔하여 진위를 확인하세요",
-		criteria:   "취득 기준",
+		title:           "디지털 배지 인증서",
+		subtitle:        "CERTIFICATE OF ACHIEVEMENT",
+		certifies:       "위 사람은 다음 디지털 배지를 취득하였음을 인증합니다.",
+		issuer:          "발급 기관",
+		issuedOn:        "발급일",
+		expiresOn:       "만료일",
+		noExpiry:        "만료 없음",
+		serial:          "일련번호",
+		scanVerify:      "QR 코드를 스캔하여 진위를 확인하세요",
+		criteria:        "취득 기준",
+		evidenceSigned:  "증빙 자료(자격 증명에 서명됨)",
+		evidenceRecords: "증빙 자료(발급 기관의 기록)",
 		stamps: map[StatusKind]string{StatusValid: "", StatusRevoked: "취소됨", StatusExpired: "만료됨",
 			StatusReplaced: "대체됨", StatusUnverified: "검증 실패"},
 		provenance: map[Provenance]string{
@@ -43,16 +47,18 @@ var labelSets = map[Lang]labels{
 		},
 	},
 	LangEN: {
-		title:      "Certificate of Achievement",
-		subtitle:   "DIGITAL BADGE",
-		certifies:  "This is to certify that the person named above has earned the badge",
-		issuer:     "Issued by",
-		issuedOn:   "Issued on",
-		expiresOn:  "Expires on",
-		noExpiry:   "Does not expire",
-		serial:     "Serial number",
-		scanVerify: "Scan the QR code to verify",
-		criteria:   "Criteria",
+		title:           "Certificate of Achievement",
+		subtitle:        "DIGITAL BADGE",
+		certifies:       "This is to certify that the person named above has earned the badge",
+		issuer:          "Issued by",
+		issuedOn:        "Issued on",
+		expiresOn:       "Expires on",
+		noExpiry:        "Does not expire",
+		serial:          "Serial number",
+		scanVerify:      "Scan the QR code to verify",
+		criteria:        "Criteria",
+		evidenceSigned:  "Evidence (signed in the credential)",
+		evidenceRecords: "Evidence (issuer's records)",
 		stamps: map[StatusKind]string{StatusValid: "", StatusRevoked: "REVOKED", StatusExpired: "EXPIRED",
 			StatusReplaced: "REPLACED", StatusUnverified: "NOT VERIFIED"},
 		provenance: map[Provenance]string{

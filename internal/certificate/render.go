@@ -33,7 +33,14 @@ type Input struct {
 	// Provenance says which of the facts above the credential signs; the zero value says none do (they are the
 	// issuer's records).
 	Provenance Provenance
+	// Evidence is the award's OB 3.0 evidence, shown under the criteria; EvidenceSigned says the credential signs
+	// it (else it is the issuer's records).
+	Evidence       []Evidence
+	EvidenceSigned bool
 }
+
+// Evidence is one evidence item as the certificate names it.
+type Evidence struct{ Name, URL string }
 
 // LayoutVersion names the drawing of Render; it changes whenever the same Input would draw differently, so a
 // cache keyed by it never serves a certificate of an older layout.
@@ -106,7 +113,8 @@ func Render(in Input) ([]byte, error) {
 	}
 	drawStatus(pdf, in.Status, stamp)
 	y = drawNames(pdf, in, l, y+badgeBox+12)
-	drawCriteria(pdf, in, l, y+3)
+	y = drawCriteria(pdf, in, l, y+3)
+	drawEvidence(pdf, in, l, y+1)
 	drawDetails(pdf, in, l)
 	if err := drawQR(pdf, in.VerifyURL, pageW-28-qrSize, qrY, qrSize); err != nil {
 		return nil, err

@@ -23,6 +23,17 @@ type BuildInput struct {
 	Recipient   Recipient
 	Achievement Achievement
 	Status      *StatusEntry // revocation entry; nil leaves credentialStatus out
+	Evidence    []Evidence   // OB 3.0 evidence of the award; none leaves evidence out
+}
+
+// Evidence is one item of OB 3.0 evidence (the Evidence class: id, narrative, name, genre), as the issuer recorded
+// it for the recipient. Every field is optional in OB 3.0; URL becomes the item's id. It is also the stored form
+// (assertions.evidence) and the API's.
+type Evidence struct {
+	URL       string `json:"url,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Narrative string `json:"narrative,omitempty"`
+	Genre     string `json:"genre,omitempty"`
 }
 
 // Issuer is the issuer Profile. ID is the HTTPS URL or did:web that serves the controller document.
@@ -152,6 +163,18 @@ func Build(in BuildInput) (map[string]any, error) {
 	}
 	if !in.ValidUntil.IsZero() {
 		cred["validUntil"] = formatTime(in.ValidUntil)
+	}
+	if len(in.Evidence) > 0 {
+		items := make([]any, len(in.Evidence))
+		for i, e := range in.Evidence {
+			m := map[string]any{"type": []any{"Evidence"}}
+			setIf(m, "id", e.URL)
+			setIf(m, "name", e.Name)
+			setIf(m, "narrative", e.Narrative)
+			setIf(m, "genre", e.Genre)
+			items[i] = m
+		}
+		cred["evidence"] = items
 	}
 	if in.Status != nil {
 		cred["credentialStatus"] = StatusListEntry(in.Status.ListCredential, in.Status.Index)

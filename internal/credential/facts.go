@@ -19,6 +19,8 @@ type Facts struct {
 	IssuerName      string
 	ValidFrom       time.Time // VC 2.0 validFrom, or VC 1.1 issuanceDate
 	ValidUntil      time.Time // VC 2.0 validUntil, or VC 1.1 expirationDate; zero when the credential has none
+	// Evidence is the credential's OB 3.0 evidence (its id read as URL), in order; nil when it has none.
+	Evidence []Evidence
 }
 
 // ReadFacts reads the Facts of a credential. It does not verify the proof (Verify does): a caller shows the
@@ -31,6 +33,7 @@ func ReadFacts(credentialJSON []byte) (Facts, error) {
 		ExpirationDate string          `json:"expirationDate"`
 		Issuer         json.RawMessage `json:"issuer"`
 		Subject        json.RawMessage `json:"credentialSubject"`
+		Evidence       json.RawMessage `json:"evidence"`
 	}
 	if err := json.Unmarshal(credentialJSON, &doc); err != nil {
 		return Facts{}, fmt.Errorf("read credential: %w", err)
@@ -73,7 +76,32 @@ func ReadFacts(credentialJSON []byte) (Facts, error) {
 			break
 		}
 	}
+	f.Evidence = readEvidence(doc.Evidence)
 	return f, nil
+}
+
+// readEvidence reads the evidence items (one object or an array) that state anything a person can read.
+func readEvidence(raw json.RawMessage) []Evidence {
+	if len(raw) == 0 {
+		return nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		items = []json.RawMessage{raw}
+	}
+	var out []Evidence
+	for _, it := range items {
+		var e struct {
+			ID, Name, Narrative, Genre string
+		}
+		if json.Unmarshal(it, &e) != nil {
+			continue // an odd shape states nothing the page could show
+		}
+		if ev := (Evidence{URL: e.ID, Name: e.Name, Narrative: e.Narrative, Genre: e.Genre}); ev != (Evidence{}) {
+			out = append(out, ev)
+		}
+	}
+	return out
 }
 
 // parseFactTime reads an XML Schema dateTime as credentials carry it; "" is the zero time.

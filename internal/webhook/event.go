@@ -18,6 +18,7 @@ const (
 	IssuanceFailed    = "issuance.failed"
 	AssertionRevoked  = "assertion.revoked"
 	AssertionReissued = "assertion.reissued"
+	AssertionRenewed  = "assertion.renewed" // the original of a renewal, once its replacement is issued
 	AssertionExpired  = "assertion.expired" // recorded by the expiry job's SQL (db/queries/pipeline.sql)
 	// AssertionExpiring is an expiry reminder claimed (db/queries/reminders.sql): its data adds daysBefore and
 	// expiredAt.
@@ -27,7 +28,7 @@ const (
 
 // Types lists every event type.
 var Types = []string{IssuanceCompleted, IssuanceFailed, AssertionRevoked, AssertionReissued, AssertionExpired,
-	AssertionExpiring, AssertionClaimed}
+	AssertionExpiring, AssertionClaimed, AssertionRenewed}
 
 // ValidType reports whether t is an event type.
 func ValidType(t string) bool { return slices.Contains(Types, t) }
@@ -70,6 +71,8 @@ type AssertionData struct {
 	// DaysBefore and ExpiredAt are those of assertion.expiring: the reminder and the expiry it is about.
 	DaysBefore *int32  `json:"daysBefore,omitempty"`
 	ExpiredAt  *string `json:"expiredAt,omitempty"`
+	// RenewedAs is the new assertion of assertion.renewed (the event's assertion is the renewed original).
+	RenewedAs *uuid.UUID `json:"renewedAs,omitempty"`
 }
 
 // NewAssertionData is the data of an assertion event about a.
@@ -112,6 +115,15 @@ func RecordAssertionReissued(ctx context.Context, q *db.Queries, original db.Ass
 	d := NewAssertionData(original)
 	d.ReissuedAs = &replacement
 	_, err := Record(ctx, q, Event{OrgID: original.OrgID, Type: AssertionReissued, Data: d})
+	return err
+}
+
+// RecordAssertionRenewed records assertion.renewed in the caller's transaction (the one that moved original to
+// REISSUED once its renewal was issued): the data is the original as it is now, with renewedAs the replacement's id.
+func RecordAssertionRenewed(ctx context.Context, q *db.Queries, original db.Assertion, replacement uuid.UUID) error {
+	d := NewAssertionData(original)
+	d.RenewedAs = &replacement
+	_, err := Record(ctx, q, Event{OrgID: original.OrgID, Type: AssertionRenewed, Data: d})
 	return err
 }
 
