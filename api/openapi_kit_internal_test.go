@@ -116,9 +116,15 @@ func TestOpenAPIDocument_WebhookPayloads(t *testing.T) {
 	days, expires := int32(7), time.Now().Add(7*24*time.Hour).UTC().Format(time.RFC3339)
 	expiring := assertion
 	expiring.StateCode, expiring.DaysBefore, expiring.ExpiredAt = "ISSUED", &days, &expires
+	claimed := assertion
+	claimed.StateCode, claimed.Claimed = "RECEIVED", &webhook.ClaimedCopy{CredentialID: "urn:uuid:" + replacement.String(),
+		Format: "jwt_vc_json", HolderDID: "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK", ClaimedAt: time.Now().UTC()}
+	renewed := assertion
+	renewed.StateCode, renewed.RenewedAs = "REISSUED", &replacement
 	data := map[string]any{
 		webhook.IssuanceCompleted: issuance, webhook.IssuanceFailed: issuance,
 		webhook.AssertionRevoked: assertion, webhook.AssertionReissued: reissued, webhook.AssertionExpired: assertion, webhook.AssertionExpiring: expiring,
+		webhook.AssertionClaimed: claimed, webhook.AssertionRenewed: renewed,
 	}
 	require.Len(t, doc.Webhooks, len(webhook.Types))
 	for _, typ := range webhook.Types {

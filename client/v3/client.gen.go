@@ -767,7 +767,6 @@ const (
 	WalletCopyWalletEventCredentialAccepted WalletCopyWalletEvent = "credential_accepted"
 	WalletCopyWalletEventCredentialDeleted  WalletCopyWalletEvent = "credential_deleted"
 	WalletCopyWalletEventCredentialFailure  WalletCopyWalletEvent = "credential_failure"
-	WalletCopyWalletEventLessThannil        WalletCopyWalletEvent = "<nil>"
 )
 
 // Valid indicates whether the value is a known member of the WalletCopyWalletEvent enum.
@@ -778,8 +777,6 @@ func (e WalletCopyWalletEvent) Valid() bool {
 	case WalletCopyWalletEventCredentialDeleted:
 		return true
 	case WalletCopyWalletEventCredentialFailure:
-		return true
-	case WalletCopyWalletEventLessThannil:
 		return true
 	default:
 		return false
@@ -1703,7 +1700,7 @@ type WalletCopy struct {
 // WalletCopyFormat defines model for WalletCopy.Format.
 type WalletCopyFormat string
 
-// WalletCopyWalletEvent the wallet's last notification
+// WalletCopyWalletEvent defines model for WalletCopy.WalletEvent.
 type WalletCopyWalletEvent string
 
 // Webhook defines model for Webhook.
@@ -1735,10 +1732,8 @@ type WebhookAssertionEvent struct {
 
 		// Claimed assertion.claimed only: the wallet copy
 		Claimed *struct {
-			// ClaimedAt UTC instant
-			//
-			// Examples: 2025-03-01T00:00:00Z
-			ClaimedAt DateTime `json:"claimedAt"`
+			// ClaimedAt when the copy was issued, UTC (RFC 3339, fractional seconds)
+			ClaimedAt time.Time `json:"claimedAt"`
 
 			// CredentialId the copy's id (urn:uuid:...)
 			CredentialId string `json:"credentialId"`
