@@ -179,6 +179,7 @@ func TestRenew_Refusals(t *testing.T) {
 	setCredits(t, f.d, f.org, 0)
 	requireError(t, f.postRenew(t, ok, "manager", "k", ""), path, http.StatusPaymentRequired, "PAY054")
 	setCredits(t, f.d, f.org, balance)
+	require.Equal(t, assertions, countRows(t, f.d, "assertions", f.org), "a refused renewal writes no assertion")
 	// An assertion of a badge whose policy is now FIXED (moved there by hand: FIXED badges issue nothing).
 	fixed := f.mustExpiring(t, "manager", "fixed@example.com", "RECEIVED", issNow.Add(24*time.Hour))
 	_, err := f.d.Pool.Exec(context.Background(), "UPDATE assertions SET badge_id = $2 WHERE id = $1", fixed, f.vars["{fixedBadge}"])
