@@ -65,7 +65,7 @@ func (c *Cluster) badgedProcs() []*Process {
 	for i := 1; i <= c.APIs; i++ {
 		name := apiName(i)
 		addr := c.addr(name)
-		env := append(c.badgedEnv(), "HTTP_ADDR="+addr, "DATA_DIR="+filepath.Join(c.Dir, name))
+		env := append(c.badgedEnv(), "HTTP_ADDR="+addr, "METRICS_ADDR="+c.addr(name+".metrics"), "DATA_DIR="+filepath.Join(c.Dir, name))
 		procs = append(procs, c.newProcess(name, roleBadged, "http://"+addr, c.Bin.Badged, []string{"serve"}, env,
 			httpOK("http://"+addr+"/readyz")))
 		backends = append(backends, "--backend", "http://"+addr)

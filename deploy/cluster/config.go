@@ -51,7 +51,8 @@ type Binaries struct {
 	Versitygw      string // the S3 server (make tools)
 }
 
-// The ports every cluster has, by key; the badged processes add api<N> and worker<N>.metrics.
+// The ports every cluster has, by key; the badged processes add api<N>, api<N>.metrics and worker<N>.metrics
+// (every badged process serves /metrics on a listener of its own, METRICS_ADDR).
 const (
 	portLB        = "lb"
 	portS3        = "s3"
@@ -76,12 +77,12 @@ var conventional = map[string]int{
 
 // PortKeys lists every port a cluster of apis and workers needs.
 func PortKeys(apis, workers int) []string {
-	keys := make([]string, 0, len(conventional)+apis+workers)
+	keys := make([]string, 0, len(conventional)+2*apis+workers)
 	for k := range conventional {
 		keys = append(keys, k)
 	}
 	for i := 1; i <= apis; i++ {
-		keys = append(keys, apiName(i))
+		keys = append(keys, apiName(i), apiName(i)+".metrics")
 	}
 	for i := 1; i <= workers; i++ {
 		keys = append(keys, workerName(i)+".metrics")
@@ -90,7 +91,7 @@ func PortKeys(apis, workers int) []string {
 }
 
 // DefaultPorts are the usual ports plus offset (10000 for `make cluster`, so `make run` on 8080, 7233, 8233 and
-// 8545 can run beside it): the balancer 18080, the APIs 18081…, the workers' metrics 19091…, Temporal's frontend
+// 8545 can run beside it): the balancer 18080, the APIs 18081… (their metrics 19081…), the workers' metrics 19091…, Temporal's frontend
 // 17233, S3 17070, SMTP 11025, the chain 18545.
 func DefaultPorts(apis, workers, offset int) map[string]int {
 	ports := map[string]int{}
@@ -99,6 +100,7 @@ func DefaultPorts(apis, workers, offset int) map[string]int {
 	}
 	for i := 1; i <= apis; i++ {
 		ports[apiName(i)] = 8080 + i + offset
+		ports[apiName(i)+".metrics"] = 9080 + i + offset
 	}
 	for i := 1; i <= workers; i++ {
 		ports[workerName(i)+".metrics"] = 9090 + i + offset
