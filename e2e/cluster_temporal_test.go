@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -90,11 +92,12 @@ func newTemporalCluster(tb testing.TB, o clusterOptions) *cluster {
 	c.chainAddr = strings.TrimPrefix(c.chainURL, "http://")
 	for i := 1; i <= o.apis; i++ {
 		p := tc.Process("api" + strconv.Itoa(i))
-		c.APIs = append(c.APIs, &proc{Name: p.Name, Ready: p.Addr + "/readyz", log: p.LogFile(), ext: p})
+		c.APIs = append(c.APIs, &proc{Name: p.Name, Ready: p.Addr + "/readyz", log: p.LogFile(), ext: p,
+			Metrics: fmt.Sprintf("http://%s/metrics", net.JoinHostPort(tc.Host, strconv.Itoa(tc.Ports[p.Name+".metrics"])))})
 	}
 	for i := 1; i <= o.workers; i++ {
 		p := tc.Process("worker" + strconv.Itoa(i))
-		c.Workers = append(c.Workers, &proc{Name: p.Name, Ready: p.Addr, log: p.LogFile(), ext: p})
+		c.Workers = append(c.Workers, &proc{Name: p.Name, Ready: p.Addr, Metrics: p.Addr, log: p.LogFile(), ext: p})
 	}
 	c.ChainNode = &proc{Name: "chain", Ready: c.chainURL, log: tc.Process("chain").LogFile(), ext: tc.Process("chain")}
 	return c
