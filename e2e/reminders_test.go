@@ -19,8 +19,8 @@ import (
 
 // Expiry reminders on the embedded stack, with a short policy: credentials with about 3 days left, of a badge with
 // reminders [7, 1] (set through the API) reminds each recipient once by mail as soon as it is issued, records an
-// assertion.expiring event each, and survives a second sweep running beside the worker's (a restart's
-// EnsureReminderWorkflow finds the running one); a policy edit to [5] reschedules: one more message each, once.
+// assertion.expiring event each; a worker's start (EnsureReminderWorkflow) finds the running sweep instead of
+// starting a second; a policy edit to [5] reschedules: one more message each, once.
 func TestExpiryReminders_EmbeddedStack(t *testing.T) {
 	s := newStack(t)
 	ctx := context.Background()
@@ -45,22 +45,19 @@ func TestExpiryReminders_EmbeddedStack(t *testing.T) {
 	left := time.Until(*rows[0].ExpiredAt)
 	require.True(t, left > 2*24*time.Hour && left < 5*24*time.Hour, "%s left", left)
 
-	// The worker's loop (a first round at once), started twice as two worker starts would: one run.
-	require.NoError(t, temporal.EnsureReminderWorkflow(ctx, s.Client))
-	first, err := s.Client.DescribeWorkflowExecution(ctx, workflows.ReminderWorkflowID, "")
-	require.NoError(t, err)
-	require.NoError(t, temporal.EnsureReminderWorkflow(ctx, s.Client))
-	again, err := s.Client.DescribeWorkflowExecution(ctx, workflows.ReminderWorkflowID, "")
-	require.NoError(t, err)
-	require.Equal(t, first.WorkflowExecutionInfo.Execution.RunId, again.WorkflowExecutionInfo.Execution.RunId)
-	// A second sweep with a short interval beside it: the claim rows keep them from sending anything twice.
-	fast, err := s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "remind-fast-" + uuid.NewString(),
+	// One sweep per namespace: its workflow id is fixed. Started here with a short interval (the worker's default is
+	// 5 minutes), then ensured twice as two worker starts would: both find the running sweep, so there is one run.
+	fast, err := s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.ReminderWorkflowID,
 		TaskQueue: workflows.TaskQueue}, workflows.RemindExpiring, workflows.RemindInput{Every: 200 * time.Millisecond})
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		_ = s.Client.TerminateWorkflow(context.Background(), fast.GetID(), "", "test over")
 		_ = s.Client.TerminateWorkflow(context.Background(), workflows.ReminderWorkflowID, "", "test over")
 	})
+	require.NoError(t, temporal.EnsureReminderWorkflow(ctx, s.Client))
+	require.NoError(t, temporal.EnsureReminderWorkflow(ctx, s.Client))
+	again, err := s.Client.DescribeWorkflowExecution(ctx, workflows.ReminderWorkflowID, "")
+	require.NoError(t, err)
+	require.Equal(t, fast.GetRunID(), again.WorkflowExecutionInfo.Execution.RunId, "the workers' starts found the running sweep")
 
 	waitReminders := func(days int) {
 		t.Helper()
