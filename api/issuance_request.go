@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/mail"
 	"strings"
 	"time"
@@ -171,6 +172,35 @@ func readIssuedAt(o *object, v version, now time.Time) (*time.Time, error) {
 
 func issuedAtError(code, msg string) error {
 	return &apiError{status: statusOf(code), code: code, msg: msg, fields: []fieldError{{Field: "issuedAt", Message: msg}}}
+}
+
+// keyedWrite is what an idempotent write on one resource (reissue, renew, bulk renewal) reads first, in the
+// contract's order: the path id, the Idempotency-Key (ISS056), the body up to its limit, and the key's scope.
+type keyedWrite struct {
+	id   uuidValue
+	key  string
+	body []byte
+	sc   scope
+}
+
+func readKeyedWrite(w http.ResponseWriter, r *http.Request, idParam string, limit int64) (keyedWrite, error) {
+	id, err := pathID(r, idParam)
+	if err != nil {
+		return keyedWrite{}, err
+	}
+	key := r.Header.Get(headerIdempotency)
+	if err := checkIdempotencyKey(key); err != nil {
+		return keyedWrite{}, err
+	}
+	body, err := readBody(w, r, limit)
+	if err != nil {
+		return keyedWrite{}, err
+	}
+	sc, err := scopeOf(r.Context())
+	if err != nil {
+		return keyedWrite{}, err
+	}
+	return keyedWrite{id: id, key: key, body: body, sc: sc}, nil
 }
 
 // checkIdempotencyKey enforces 1..300 characters (ISS056).

@@ -38,22 +38,11 @@ type reissueResponse struct {
 // turns REISSUED, its status bit set, only when the replacement is issued (activities.FinishAssertions); a failed
 // replacement leaves it as it was.
 func (h *handler) reissueAssertion(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "assertionId")
+	in, err := readKeyedWrite(w, r, "assertionId", maxReissueBody)
 	if err != nil {
 		return err
 	}
-	key := r.Header.Get(headerIdempotency)
-	if err := checkIdempotencyKey(key); err != nil {
-		return err
-	}
-	body, err := readBody(w, r, maxReissueBody)
-	if err != nil {
-		return err
-	}
-	sc, err := scopeOf(r.Context())
-	if err != nil {
-		return err
-	}
+	id, key, body, sc := in.id, in.key, in.body, in.sc
 	v, now := versionOf(r.Context()), h.now()
 	orig, err := h.findAssertion(r.Context(), sc, id.UUID) // a test key reissues its test assertions only
 	if err != nil {

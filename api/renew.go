@@ -60,22 +60,11 @@ func renewable(a db.Assertion, now time.Time) string {
 
 // renewAssertion is POST /public/v3/assertions/{id}/renew. The body is optional ({} when sent).
 func (h *handler) renewAssertion(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "assertionId")
+	in, err := readKeyedWrite(w, r, "assertionId", maxReissueBody)
 	if err != nil {
 		return err
 	}
-	key := r.Header.Get(headerIdempotency)
-	if err := checkIdempotencyKey(key); err != nil {
-		return err
-	}
-	body, err := readBody(w, r, maxReissueBody)
-	if err != nil {
-		return err
-	}
-	sc, err := scopeOf(r.Context())
-	if err != nil {
-		return err
-	}
+	id, key, body, sc := in.id, in.key, in.body, in.sc
 	v, now := versionOf(r.Context()), h.now()
 	orig, err := h.findAssertion(r.Context(), sc, id.UUID) // a test key renews its test assertions only
 	if err != nil {

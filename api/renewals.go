@@ -68,22 +68,11 @@ func (h *handler) readRenewalsRequest(r *http.Request, body []byte) (renewalsReq
 
 // createRenewals is POST /public/v3/badges/{badgeId}/renewals.
 func (h *handler) createRenewals(w http.ResponseWriter, r *http.Request) error {
-	badgeID, err := pathID(r, "badgeId")
+	in, err := readKeyedWrite(w, r, "badgeId", maxIssuanceBody)
 	if err != nil {
 		return err
 	}
-	key := r.Header.Get(headerIdempotency)
-	if err := checkIdempotencyKey(key); err != nil {
-		return err
-	}
-	body, err := readBody(w, r, maxIssuanceBody)
-	if err != nil {
-		return err
-	}
-	sc, err := scopeOf(r.Context())
-	if err != nil {
-		return err
-	}
+	badgeID, key, body, sc := in.id, in.key, in.body, in.sc
 	v, now := versionOf(r.Context()), h.now()
 	req, err := h.readRenewalsRequest(r, body)
 	if err != nil {
