@@ -22,13 +22,16 @@ const (
 	ContextDataIntegrityV1 = "https://w3id.org/security/data-integrity/v1"
 	ContextDataIntegrityV2 = "https://w3id.org/security/data-integrity/v2"
 	ContextMultikeyV1      = "https://w3id.org/security/multikey/v1"
-	ContextDIDV1           = "https://www.w3.org/ns/did/v1"
-	ContextStatusListV1    = "https://www.w3.org/ns/credentials/status/v1"
-	ContextExamplesV2      = "https://www.w3.org/ns/credentials/examples/v2"
-	ContextOB300           = "https://purl.imsglobal.org/spec/ob/v3p0/context.json"
-	ContextOB301           = "https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.1.json"
-	ContextOB302           = "https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.2.json"
-	ContextOB303           = "https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.3.json"
+	// ContextEd25519Sig2020 defines Ed25519Signature2020, the proof the DCC Learner Credential Wallet signs its
+	// DIDAuthentication presentations with (VerifyAuthentication).
+	ContextEd25519Sig2020 = "https://w3id.org/security/suites/ed25519-2020/v1"
+	ContextDIDV1          = "https://www.w3.org/ns/did/v1"
+	ContextStatusListV1   = "https://www.w3.org/ns/credentials/status/v1"
+	ContextExamplesV2     = "https://www.w3.org/ns/credentials/examples/v2"
+	ContextOB300          = "https://purl.imsglobal.org/spec/ob/v3p0/context.json"
+	ContextOB301          = "https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.1.json"
+	ContextOB302          = "https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.2.json"
+	ContextOB303          = "https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.3.json"
 )
 
 // ErrUnknownContext reports a JSON-LD context URL that is not embedded. It is never fetched from the network.
@@ -50,6 +53,7 @@ var contextFiles = map[string]embeddedContext{
 	ContextDataIntegrityV1: {"data-integrity-v1.jsonld", "b5d829bd09aa7c42abc6efa0c8ed7635313b5487f37ccfce3ecd149ca9418554"},
 	ContextDataIntegrityV2: {"data-integrity-v2.jsonld", "0f77743daf5b4e8fc067fc5ba5b21044283053aa717fc6b0219843bed3b00363"},
 	ContextMultikeyV1:      {"multikey-v1.jsonld", "c5f3806f8286920573221938917988a18a4cc5a09e968d29649613c7a1c2b1f6"},
+	ContextEd25519Sig2020:  {"ed25519-signature-2020-v1.jsonld", "b9e1ab971fd8bf2c7553e0c4a9438e0b9450afde1ea1ca5b2492368b9f549588"},
 	ContextDIDV1:           {"did-v1.jsonld", "62c1054bf404d6dd3a4b26b64f830fd72095f6a26edc4469908c94351352ce5f"},
 	ContextStatusListV1:    {"bitstring-status-list-v1.jsonld", "fd08cbf28ddd829ab2f1978c48f43ab07a112c1c90245a0cfac7ba721c65170c"},
 	ContextExamplesV2:      {"credentials-examples-v2.jsonld", "57393fbc69d6efb9b9b5dc9cb6b9880b0944360abfe2eaf459c9e58cf2279d7c"},
