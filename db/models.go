@@ -130,6 +130,13 @@ type CredentialOffer struct {
 	CreatedAt   time.Time
 }
 
+type ExchangeChallenge struct {
+	ChallengeHash []byte
+	OfferID       uuid.UUID
+	ExpiresAt     time.Time
+	CreatedAt     time.Time
+}
+
 type ExpiryReminder struct {
 	AssertionID   uuid.UUID
 	DaysBefore    int32
@@ -311,6 +318,7 @@ type WalletCredential struct {
 	NotificationEvent *string
 	NotifiedAt        *time.Time
 	CreatedAt         time.Time
+	Protocol          string
 }
 
 type WalletNonce struct {

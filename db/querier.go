@@ -29,6 +29,8 @@ type Querier interface {
 	// A delivered resend of an issued credential whose notification had failed: the error code is cleared and a v3
 	// assertion becomes RECEIVED, as if the worker's notification had succeeded.
 	ClearNotificationError(ctx context.Context, id uuid.UUID) (int64, error)
+	// A challenge answers one presentation; a stale, made-up or another offer's one deletes nothing.
+	ConsumeExchangeChallenge(ctx context.Context, arg ConsumeExchangeChallengeParams) (int64, error)
 	// A nonce serves one credential request; a stale or made-up one deletes nothing.
 	ConsumeWalletNonce(ctx context.Context, nonce string) (int64, error)
 	CountAssertions(ctx context.Context, arg CountAssertionsParams) (int64, error)
@@ -63,6 +65,13 @@ type Querier interface {
 	CreateCredentialOffer(ctx context.Context, arg CreateCredentialOfferParams) (CredentialOffer, error)
 	// One delivery per enabled, subscribed endpoint of the event's organization; existing ones are kept.
 	CreateDispatchedDeliveries(ctx context.Context, id string) error
+	// VC-API exchanges (migration 0022; api/vcapi_exchange.go).
+	// A fresh DIDAuthentication challenge for an offer; at most 20 live ones per offer (a wallet asks once or twice),
+	// so a leaked exchange URL cannot grow the table without bound.
+	CreateExchangeChallenge(ctx context.Context, arg CreateExchangeChallengeParams) (int64, error)
+	// The wallet copy of an exchange: token_hash is the hash of the challenge the presentation answered (one copy per
+	// challenge), and it is the offer's used_by_token, so no other exchange or OpenID4VCI token claims on the offer.
+	CreateExchangeCredential(ctx context.Context, arg CreateExchangeCredentialParams) (WalletCredential, error)
 	// ON CONFLICT DO NOTHING: of concurrent identical requests exactly one inserts; the others read the winner.
 	CreateIssuance(ctx context.Context, arg CreateIssuanceParams) (Issuance, error)
 	// Of concurrent first uses exactly one key is kept; the others read it.
@@ -284,6 +293,7 @@ type Querier interface {
 	PendingReminders(ctx context.Context, arg PendingRemindersParams) ([]PendingRemindersRow, error)
 	// The originals among ids whose replacement is still in the pipeline.
 	PendingReplacementsOf(ctx context.Context, ids []uuid.UUID) ([]uuid.UUID, error)
+	PurgeExchangeChallenges(ctx context.Context) (int64, error)
 	// Expired codes, tokens and nonces (the expiry schedule's sweep).
 	PurgeWalletSecrets(ctx context.Context) (int32, error)
 	RecordAnchorMined(ctx context.Context, arg RecordAnchorMinedParams) (int64, error)

@@ -125,7 +125,7 @@ INSERT INTO wallet_credentials (id, assertion_id, offer_id, org_id, token_hash, 
                                 credential, credential_sha256, notification_id)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 ON CONFLICT (token_hash, configuration_id) DO NOTHING
-RETURNING id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did, credential, credential_sha256, notification_id, notification_event, notified_at, created_at
+RETURNING id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did, credential, credential_sha256, notification_id, notification_event, notified_at, created_at, protocol
 `
 
 type CreateWalletCredentialParams struct {
@@ -172,6 +172,7 @@ func (q *Queries) CreateWalletCredential(ctx context.Context, arg CreateWalletCr
 		&i.NotificationEvent,
 		&i.NotifiedAt,
 		&i.CreatedAt,
+		&i.Protocol,
 	)
 	return i, err
 }
@@ -279,7 +280,7 @@ func (q *Queries) GetWalletAccessToken(ctx context.Context, tokenHash []byte) (W
 }
 
 const listWalletCredentials = `-- name: ListWalletCredentials :many
-SELECT id, configuration_id, format, holder_did, notification_event, notified_at, created_at
+SELECT id, configuration_id, format, protocol, holder_did, notification_event, notified_at, created_at
 FROM wallet_credentials WHERE assertion_id = $1 ORDER BY created_at, id
 `
 
@@ -287,6 +288,7 @@ type ListWalletCredentialsRow struct {
 	ID                uuid.UUID
 	ConfigurationID   string
 	Format            string
+	Protocol          string
 	HolderDid         string
 	NotificationEvent *string
 	NotifiedAt        *time.Time
@@ -306,6 +308,7 @@ func (q *Queries) ListWalletCredentials(ctx context.Context, assertionID uuid.UU
 			&i.ID,
 			&i.ConfigurationID,
 			&i.Format,
+			&i.Protocol,
 			&i.HolderDid,
 			&i.NotificationEvent,
 			&i.NotifiedAt,

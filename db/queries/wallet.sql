@@ -61,7 +61,7 @@ ON CONFLICT (token_hash, configuration_id) DO NOTHING
 RETURNING *;
 
 -- name: ListWalletCredentials :many
-SELECT id, configuration_id, format, holder_did, notification_event, notified_at, created_at
+SELECT id, configuration_id, format, protocol, holder_did, notification_event, notified_at, created_at
 FROM wallet_credentials WHERE assertion_id = $1 ORDER BY created_at, id;
 
 -- name: RecordWalletNotification :execrows
