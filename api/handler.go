@@ -101,7 +101,8 @@ func NewHandler(d Deps) http.Handler {
 	r.Get("/credentials/{assertionId}/certificate.pdf", h.handle(h.getCertificatePDF))
 	r.Get("/verify/{assertionId}", h.handle(h.badgePage))
 	r.Get("/status-lists/{listId}", h.handle(h.getStatusList))
-	h.mountOID4VCI(r) // OpenID4VCI (oid4vci_meta.go)
+	h.mountOID4VCI(r)   // OpenID4VCI (oid4vci_meta.go)
+	h.mountExchanges(r) // VC-API exchanges of the same offers (vcapi_exchange.go)
 
 	// Real time, not h.clock: tests pin the handler clock, which would never refill a bucket.
 	rateClock := d.RateClock

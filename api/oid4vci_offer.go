@@ -35,6 +35,10 @@ type credentialOffer struct {
 	CredentialOfferURI string    `json:"credentialOfferUri"`
 	ExpiresAt          string    `json:"expiresAt"`
 	TxCode             *string   `json:"txCode"`
+	// The same offer as a VC-API exchange, and the link that opens the DCC Learner Credential Wallet on it
+	// (vcapi_exchange.go); lcwRequest is null when the offer asks for a tx_code, which that wallet cannot enter.
+	ExchangeURL string  `json:"exchangeUrl"`
+	LCWRequest  *string `json:"lcwRequest"`
 }
 
 // secret returns n random bytes, base64url: codes, tokens and nonces.
@@ -118,8 +122,13 @@ func (h *handler) createCredentialOffer(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	uri := h.offerURI(o.ID)
-	writeJSON(w, h.log, http.StatusCreated, envelope{Success: true, Data: credentialOffer{ID: o.ID, Offer: OfferLink(uri),
-		CredentialOfferURI: uri, ExpiresAt: o.ExpiresAt.UTC().Format(time.RFC3339), TxCode: tx}})
+	data := credentialOffer{ID: o.ID, Offer: OfferLink(uri), CredentialOfferURI: uri,
+		ExpiresAt: o.ExpiresAt.UTC().Format(time.RFC3339), TxCode: tx, ExchangeURL: h.exchangeURL(o.ID)}
+	if tx == nil {
+		link := lcwRequestLink(h.issuer.IssuerID(sc.Org, sc.Mode), data.ExchangeURL, o.ID)
+		data.LCWRequest = &link
+	}
+	writeJSON(w, h.log, http.StatusCreated, envelope{Success: true, Data: data})
 	return nil
 }
 
@@ -214,6 +223,7 @@ func (h *handler) protocolFailure(w http.ResponseWriter, r *http.Request, err er
 type walletCopy struct {
 	ID              string  `json:"id"`
 	Format          string  `json:"format"`
+	Protocol        string  `json:"protocol"` // oid4vci or vcapi
 	ConfigurationID string  `json:"configurationId"`
 	HolderDID       string  `json:"holderDid"`
 	ClaimedAt       string  `json:"claimedAt"`
@@ -228,7 +238,7 @@ func (h *handler) walletCopies(ctx context.Context, assertion uuid.UUID) ([]wall
 	}
 	out := make([]walletCopy, 0, len(rows))
 	for _, c := range rows {
-		out = append(out, walletCopy{ID: copyURN(c.ID), Format: c.Format, ConfigurationID: c.ConfigurationID,
+		out = append(out, walletCopy{ID: copyURN(c.ID), Format: c.Format, Protocol: c.Protocol, ConfigurationID: c.ConfigurationID,
 			HolderDID: c.HolderDid, ClaimedAt: c.CreatedAt.UTC().Truncate(time.Second).Format("2006-01-02T15:04:05Z"), WalletEvent: c.NotificationEvent})
 	}
 	return out, nil

@@ -57,6 +57,7 @@ const createExchangeCredential = `-- name: CreateExchangeCredential :one
 INSERT INTO wallet_credentials (id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did,
                                 credential, credential_sha256, notification_id, protocol)
 VALUES ($1, $2, $3, $4, $5, $6, 'ldp_vc', $7, $8, $9, $10, 'vcapi')
+ON CONFLICT (token_hash, configuration_id) DO NOTHING
 RETURNING id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did, credential, credential_sha256, notification_id, notification_event, notified_at, created_at, protocol
 `
 
