@@ -16,7 +16,8 @@ export BADGED_AXE_JS := $(TOOLS_DIR)/node_modules/axe-core/axe.min.js
 # Redocly CLI (the OpenAPI linter of make lint), pinned, under .tools/ like axe-core; run without telemetry or update checks.
 REDOCLY := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(TOOLS_DIR)/node_modules/.bin/redocly
 # The independent OpenID4VCI wallet of TestWallet_IndependentWallet (api/testdata/wallet): its npm packages, pinned.
-WALLET_JOSE_VERSION := 6.2.18
+# The test wallets' npm packages: api/testdata/wallet/package.json, pinned whole by its package-lock.json.
+WALLET_NPM_DIR := $(CURDIR)/api/testdata/wallet
 export BADGED_WALLET_MODULES := $(TOOLS_DIR)/wallet/node_modules
 
 .PHONY: redocly run build cluster cluster-down cluster-tool test test-race test-faults test-page screenshots bench bench-issuance bench-scale record-histories lint check-compose generate check-generate tools axe os-deps postgres clean wallet-deps
@@ -120,9 +121,10 @@ axe: ## axe-core for the badge page's accessibility check, pinned, installed und
 	@test -f $(BADGED_AXE_JS) && grep -q '"version": "$(AXE_VERSION)"' $(TOOLS_DIR)/node_modules/axe-core/package.json || \
 		npm install --silent --no-audit --no-fund --prefix $(TOOLS_DIR) axe-core@$(AXE_VERSION)
 
-wallet-deps: ## the npm packages of the test wallet (jose), pinned, installed under .tools/wallet (npm)
-	@grep -qs '"version": "$(WALLET_JOSE_VERSION)"' $(BADGED_WALLET_MODULES)/jose/package.json || \
-		npm install --silent --no-audit --no-fund --prefix $(TOOLS_DIR)/wallet jose@$(WALLET_JOSE_VERSION)
+wallet-deps: ## the test wallets' npm packages (jose; @digitalbazaar/vc and its suites), pinned by api/testdata/wallet/package-lock.json, under .tools/wallet (npm ci)
+	@cmp -s $(WALLET_NPM_DIR)/package-lock.json $(TOOLS_DIR)/wallet/package-lock.json && test -d $(BADGED_WALLET_MODULES)/@digitalbazaar/vc || \
+		(mkdir -p $(TOOLS_DIR)/wallet && cp $(WALLET_NPM_DIR)/package.json $(WALLET_NPM_DIR)/package-lock.json $(TOOLS_DIR)/wallet/ && \
+		npm ci --silent --no-audit --no-fund --prefix $(TOOLS_DIR)/wallet)
 
 postgres: ## start the local Postgres when it is down
 	@pg_isready -q -h localhost -p 5432 || pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start

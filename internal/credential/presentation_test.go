@@ -44,19 +44,23 @@ func TestVerifyAuthentication_Refusals(t *testing.T) {
 	other := ed25519.NewKeyFromSeed(make([]byte, 32))
 	otherDID := "did:key:" + EncodeMultikey(other.Public().(ed25519.PublicKey))
 	cases := map[string]func(vp, proof map[string]any){
-		"challenge changed":   func(_, p map[string]any) { p["challenge"] = "c-124" },
-		"domain changed":      func(_, p map[string]any) { p["domain"] = "https://evil.example" },
-		"no challenge":        func(_, p map[string]any) { delete(p, "challenge") },
-		"unsigned":            func(vp, _ map[string]any) { delete(vp, "proof") },
-		"assertion purpose":   func(_, p map[string]any) { p["proofPurpose"] = "assertionMethod" },
-		"other holder":        func(vp, _ map[string]any) { vp["holder"] = otherDID },
-		"other key named":     func(_, p map[string]any) { p["verificationMethod"] = otherDID + "#" + strings.TrimPrefix(otherDID, "did:key:") },
-		"https holder":        func(vp, _ map[string]any) { vp["holder"] = "https://badges.example/me" },
-		"not a presentation":  func(vp, _ map[string]any) { vp["type"] = []any{"VerifiableCredential"} },
-		"unknown proof type":  func(_, p map[string]any) { p["type"] = "Ed25519Signature2018" },
-		"bad proofValue":      func(_, p map[string]any) { p["proofValue"] = "z" + base58.Encode(make([]byte, 64)) },
-		"undefined term":      func(vp, _ map[string]any) { vp["extra"] = "unsigned data" },
-		"unknown context":     func(vp, _ map[string]any) { vp["@context"] = append(vp["@context"].([]any), "https://evil.example/ctx") },
+		"challenge changed": func(_, p map[string]any) { p["challenge"] = "c-124" },
+		"domain changed":    func(_, p map[string]any) { p["domain"] = "https://evil.example" },
+		"no challenge":      func(_, p map[string]any) { delete(p, "challenge") },
+		"unsigned":          func(vp, _ map[string]any) { delete(vp, "proof") },
+		"assertion purpose": func(_, p map[string]any) { p["proofPurpose"] = "assertionMethod" },
+		"other holder":      func(vp, _ map[string]any) { vp["holder"] = otherDID },
+		"other key named": func(_, p map[string]any) {
+			p["verificationMethod"] = otherDID + "#" + strings.TrimPrefix(otherDID, "did:key:")
+		},
+		"https holder":       func(vp, _ map[string]any) { vp["holder"] = "https://badges.example/me" },
+		"not a presentation": func(vp, _ map[string]any) { vp["type"] = []any{"VerifiableCredential"} },
+		"unknown proof type": func(_, p map[string]any) { p["type"] = "Ed25519Signature2018" },
+		"bad proofValue":     func(_, p map[string]any) { p["proofValue"] = "z" + base58.Encode(make([]byte, 64)) },
+		"undefined term":     func(vp, _ map[string]any) { vp["extra"] = "unsigned data" },
+		"unknown context": func(vp, _ map[string]any) {
+			vp["@context"] = append(vp["@context"].([]any), "https://evil.example/ctx")
+		},
 		"two proofs":          func(vp, p map[string]any) { vp["proof"] = []any{p, p} },
 		"proof is a string":   func(vp, _ map[string]any) { vp["proof"] = "z123" },
 		"signed by other key": func(vp, p map[string]any) { signAuth(t, vp, p, other, otherDID) },

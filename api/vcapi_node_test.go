@@ -1,0 +1,84 @@
+package api_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/badged/badged/internal/credential"
+)
+
+// TestExchange_IndependentWallet runs a VC-API wallet built on Digital Bazaar's libraries (node,
+// api/testdata/wallet/exchange.mjs) against the server: it claims one offer through the Learner Credential
+// Wallet's deep link (Ed25519Signature2020, as that wallet signs) and another through the VC-API exchange
+// (eddsa-rdfc-2022), verifies both credentials with @digitalbazaar/vc and their binding to its did:key, and tries
+// replays and a wrong domain and challenge; then the assertion is cancelled and both copies read as revoked.
+func TestExchange_IndependentWallet(t *testing.T) {
+	modules := walletModules(t)
+	_, err := os.Stat(filepath.Join(modules, "@digitalbazaar", "vc", "package.json"))
+	require.NoError(t, err, "the wallet's npm packages are missing: run make wallet-deps (make test does)")
+	f := newWalletFixture(t)
+	ob := map[string]json.RawMessage{}
+	for _, u := range []string{credential.ContextOB300, credential.ContextOB301, credential.ContextOB302, credential.ContextOB303} {
+		b, err := credential.ContextDocument(u)
+		require.NoError(t, err)
+		ob[u] = b
+	}
+	ctxFile := filepath.Join(t.TempDir(), "contexts.json")
+	raw, err := json.Marshal(ob)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(ctxFile, raw, 0o600))
+
+	cmd := exec.Command("node", "testdata/wallet/exchange.mjs")
+	cmd.Env = append(os.Environ(), "LCW_REQUEST="+jstr(t, f.offer(t, ""), "lcwRequest"), "EXCHANGE_URL="+jstr(t, f.offer(t, ""), "exchangeUrl"),
+		"BASE_PUBLIC="+baseURL, "BASE_REAL="+f.srv.URL, "CONTEXTS_FILE="+ctxFile, "WALLET_MODULES="+modules)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "node wallet: %s", out)
+	var res struct {
+		DID      string
+		LCW      map[string]any
+		VCAPI    map[string]any
+		Refusals map[string]struct {
+			Status int
+			Type   string
+		}
+	}
+	require.NoError(t, json.Unmarshal(out, &res), "%s", out)
+
+	crypto := "https://www.w3.org/TR/vc-data-model#CRYPTOGRAPHIC_SECURITY_ERROR"
+	for k, w := range map[string]struct {
+		status int
+		typ    string
+	}{
+		"replayed_link": {410, "urn:badged:problem:offer-ended"}, "replayed_exchange": {410, "urn:badged:problem:offer-ended"},
+		"wrong_domain": {400, crypto}, "made_up_challenge": {400, crypto},
+	} {
+		require.Equal(t, w.status, res.Refusals[k].Status, k)
+		require.Equal(t, w.typ, res.Refusals[k].Type, k)
+	}
+	require.Equal(t, 2, f.copies(t), "the refusals wrote nothing")
+	issuerID := baseURL + "/issuers/" + f.org.ID.String()
+	for name, c := range map[string]map[string]any{"deep link": res.LCW, "exchange": res.VCAPI} {
+		require.Equal(t, true, c["verified"], name)
+		require.Equal(t, res.DID, c["subject"], "%s: bound to the wallet's key", name)
+		require.Equal(t, issuerID, c["issuer"], name)
+		require.Equal(t, credential.Cryptosuite, c["cryptosuite"], name)
+	}
+	require.NotEqual(t, res.LCW["id"], res.VCAPI["id"], "each copy has its own id")
+
+	r := f.do(t, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/cancel", f.keys["manager"], "")
+	require.Equal(t, http.StatusOK, r.Status)
+	for name, c := range map[string]map[string]any{"deep link": res.LCW, "exchange": res.VCAPI} {
+		st, list := f.getJSON(t, c["status"].(map[string]any)["statusListCredential"].(string))
+		require.Equal(t, http.StatusOK, st)
+		revoked, err := credential.CheckStatus(map[string]any{"credentialStatus": c["status"], "issuer": map[string]any{"id": issuerID}}, list)
+		require.NoError(t, err)
+		require.True(t, revoked, "%s copy revoked with its assertion", name)
+	}
+}
