@@ -96,10 +96,19 @@ func renderOpenAPI(src []byte, v version) ([]byte, error) {
 	return json.Marshal(doc)
 }
 
-// hasKey reports whether op is behind X-API-KEY (it does not clear security).
+// hasKey reports whether op is behind X-API-KEY: it keeps the document's security, or names apiKey (the wallet
+// protocols clear it or name the wallet's access token).
 func hasKey(op map[string]any) bool {
 	sec, ok := op["security"].([]any)
-	return !ok || len(sec) > 0
+	if !ok {
+		return true
+	}
+	for _, req := range sec {
+		if m, ok := req.(map[string]any); ok && m["apiKey"] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // addResponseHeaders documents the headers the middleware adds: X-Request-Id on every answer, the rate limit's on

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -158,6 +159,7 @@ func (h *handler) startExchange(w http.ResponseWriter, r *http.Request, o db.Get
 		return
 	}
 	if n == 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(exchangeChallenge/time.Second)))
 		h.problem(w, &problem{Status: http.StatusTooManyRequests, Type: problemTooMany, Title: "Too many open requests",
 			Detail: "this offer has too many unanswered presentation requests; answer one or try again in a few minutes"})
 		return

@@ -504,6 +504,51 @@ func (e KeyMode) Valid() bool {
 	}
 }
 
+// Defines values for OAuthErrorError.
+const (
+	OAuthErrorErrorInvalidCredentialRequest           OAuthErrorError = "invalid_credential_request"
+	OAuthErrorErrorInvalidGrant                       OAuthErrorError = "invalid_grant"
+	OAuthErrorErrorInvalidNonce                       OAuthErrorError = "invalid_nonce"
+	OAuthErrorErrorInvalidNotificationId              OAuthErrorError = "invalid_notification_id"
+	OAuthErrorErrorInvalidNotificationRequest         OAuthErrorError = "invalid_notification_request"
+	OAuthErrorErrorInvalidProof                       OAuthErrorError = "invalid_proof"
+	OAuthErrorErrorInvalidRequest                     OAuthErrorError = "invalid_request"
+	OAuthErrorErrorInvalidToken                       OAuthErrorError = "invalid_token"
+	OAuthErrorErrorServerError                        OAuthErrorError = "server_error"
+	OAuthErrorErrorUnsupportedCredentialConfiguration OAuthErrorError = "unsupported_credential_configuration"
+	OAuthErrorErrorUnsupportedGrantType               OAuthErrorError = "unsupported_grant_type"
+)
+
+// Valid indicates whether the value is a known member of the OAuthErrorError enum.
+func (e OAuthErrorError) Valid() bool {
+	switch e {
+	case OAuthErrorErrorInvalidCredentialRequest:
+		return true
+	case OAuthErrorErrorInvalidGrant:
+		return true
+	case OAuthErrorErrorInvalidNonce:
+		return true
+	case OAuthErrorErrorInvalidNotificationId:
+		return true
+	case OAuthErrorErrorInvalidNotificationRequest:
+		return true
+	case OAuthErrorErrorInvalidProof:
+		return true
+	case OAuthErrorErrorInvalidRequest:
+		return true
+	case OAuthErrorErrorInvalidToken:
+		return true
+	case OAuthErrorErrorServerError:
+		return true
+	case OAuthErrorErrorUnsupportedCredentialConfiguration:
+		return true
+	case OAuthErrorErrorUnsupportedGrantType:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OrganizationRoleCode.
 const (
 	OrganizationRoleCodeORGMANAGER OrganizationRoleCode = "ORG_MANAGER"
@@ -756,6 +801,24 @@ func (e WalletCopyFormat) Valid() bool {
 	case WalletCopyFormatJwtVcJson:
 		return true
 	case WalletCopyFormatLdpVc:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletCopyProtocol.
+const (
+	WalletCopyProtocolOid4vci WalletCopyProtocol = "oid4vci"
+	WalletCopyProtocolVcapi   WalletCopyProtocol = "vcapi"
+)
+
+// Valid indicates whether the value is a known member of the WalletCopyProtocol enum.
+func (e WalletCopyProtocol) Valid() bool {
+	switch e {
+	case WalletCopyProtocolOid4vci:
+		return true
+	case WalletCopyProtocolVcapi:
 		return true
 	default:
 		return false
@@ -1024,7 +1087,7 @@ type AssertionDetail struct {
 	SerialNumber      string         `json:"serialNumber"`
 	StateCode         AssertionState `json:"stateCode"`
 
-	// WalletCopies copies claimed by wallets over OpenID4VCI, oldest first; cancelling or reissuing the assertion revokes every one
+	// WalletCopies copies claimed by wallets (OpenID4VCI or a VC-API exchange), oldest first; cancelling or reissuing the assertion revokes every one
 	WalletCopies *[]WalletCopy `json:"walletCopies,omitempty"`
 }
 
@@ -1153,12 +1216,28 @@ type BadgeUpdate struct {
 	Skills           *[]SkillInput       `json:"skills,omitempty"`
 }
 
+// CredentialIssuerMetadata defines model for CredentialIssuerMetadata.
+type CredentialIssuerMetadata struct {
+	CredentialConfigurationsSupported map[string]map[string]interface{} `json:"credential_configurations_supported"`
+	CredentialEndpoint                string                            `json:"credential_endpoint"`
+	CredentialIssuer                  string                            `json:"credential_issuer"`
+	Display                           *[]map[string]interface{}         `json:"display,omitempty"`
+	NonceEndpoint                     string                            `json:"nonce_endpoint"`
+	NotificationEndpoint              string                            `json:"notification_endpoint"`
+}
+
 // CredentialOffer defines model for CredentialOffer.
 type CredentialOffer struct {
 	// CredentialOfferUri where a wallet fetches the offer (a fresh pre-authorized code on each fetch)
-	CredentialOfferUri string             `json:"credentialOfferUri"`
-	ExpiresAt          time.Time          `json:"expiresAt"`
-	Id                 openapi_types.UUID `json:"id"`
+	CredentialOfferUri string `json:"credentialOfferUri"`
+
+	// ExchangeUrl the same offer as a VC-API exchange (POST {} to start it), for VC-API wallets
+	ExchangeUrl string             `json:"exchangeUrl"`
+	ExpiresAt   time.Time          `json:"expiresAt"`
+	Id          openapi_types.UUID `json:"id"`
+
+	// LcwRequest https://lcw.app/request.html?issuer=…&auth_type=bearer&challenge=…&vc_request_url=…: opens the DCC Learner Credential Wallet on the exchange (a QR code of it works too); null when the offer asks for a tx_code, which that wallet cannot enter
+	LcwRequest *string `json:"lcwRequest"`
 
 	// Offer openid-credential-offer://?credential_offer_uri=… (a wallet opens it; a QR code of it works too)
 	Offer string `json:"offer"`
@@ -1420,6 +1499,15 @@ type NamedRef struct {
 	Name  string `json:"name"`
 }
 
+// OAuthError defines model for OAuthError.
+type OAuthError struct {
+	Error            OAuthErrorError `json:"error"`
+	ErrorDescription *string         `json:"error_description,omitempty"`
+}
+
+// OAuthErrorError defines model for OAuthError.Error.
+type OAuthErrorError string
+
 // Organization defines model for Organization.
 type Organization struct {
 	Id       UUID                 `json:"id"`
@@ -1449,6 +1537,18 @@ type Pagination struct {
 	Size         int   `json:"size"`
 	TotalElement int64 `json:"totalElement"`
 	TotalPages   int64 `json:"totalPages"`
+}
+
+// Problem defines model for Problem.
+type Problem struct {
+	// Code the VC Data Model's code of its own types (-64, -65, -66)
+	Code   *int   `json:"code,omitempty"`
+	Detail string `json:"detail"`
+	Status int    `json:"status"`
+	Title  string `json:"title"`
+
+	// Type https://www.w3.org/TR/vc-data-model#PARSING_ERROR, #CRYPTOGRAPHIC_SECURITY_ERROR (the presentation does not prove the holder, or a wrong or used challenge or domain), #MALFORMED_VALUE_ERROR (too large, unknown context); urn:badged:problem:exchange-not-found, offer-ended (used, withdrawn, expired, the assertion cancelled, reissued or expired), tx-code-required, too-many-requests
+	Type string `json:"type"`
 }
 
 // Program defines model for Program.
@@ -1678,6 +1778,15 @@ type URL = string
 // UUID defines model for UUID.
 type UUID = openapi_types.UUID
 
+// VerifiablePresentation defines model for VerifiablePresentation.
+type VerifiablePresentation struct {
+	Context              []interface{}             `json:"@context"`
+	Holder               *string                   `json:"holder,omitempty"`
+	Proof                interface{}               `json:"proof,omitempty"`
+	Type                 []string                  `json:"type"`
+	VerifiableCredential *[]map[string]interface{} `json:"verifiableCredential,omitempty"`
+}
+
 // WalletCopy defines model for WalletCopy.
 type WalletCopy struct {
 	// ClaimedAt UTC instant
@@ -1693,12 +1802,18 @@ type WalletCopy struct {
 	// Id the copy credential id (urn:uuid:…)
 	Id string `json:"id"`
 
+	// Protocol how the wallet took it: OpenID4VCI, or a VC-API exchange (the Learner Credential Wallet)
+	Protocol WalletCopyProtocol `json:"protocol"`
+
 	// WalletEvent the wallet's last notification
 	WalletEvent *WalletCopyWalletEvent `json:"walletEvent"`
 }
 
 // WalletCopyFormat defines model for WalletCopy.Format.
 type WalletCopyFormat string
+
+// WalletCopyProtocol how the wallet took it: OpenID4VCI, or a VC-API exchange (the Learner Credential Wallet)
+type WalletCopyProtocol string
 
 // WalletCopyWalletEvent defines model for WalletCopy.WalletEvent.
 type WalletCopyWalletEvent string
@@ -1899,6 +2014,12 @@ type AssertionId = openapi_types.UUID
 
 // IdempotencyKey defines model for idempotencyKey.
 type IdempotencyKey = string
+
+// OfferId defines model for offerId.
+type OfferId = openapi_types.UUID
+
+// OrgId defines model for orgId.
+type OrgId = openapi_types.UUID
 
 // Page defines model for page.
 type Page = int
