@@ -272,7 +272,7 @@ func presentationProblem(err error) *problem {
 	switch {
 	case errors.Is(err, credential.ErrDocumentTooLarge):
 		return &problem{Status: http.StatusRequestEntityTooLarge, Type: problemMalformed, Code: -66, Title: "The presentation is too large", Detail: err.Error()}
-	case errors.Is(err, credential.ErrUnknownContext), errors.Is(err, credential.ErrUndefinedTerm):
+	case errors.Is(err, credential.ErrUnknownContext), errors.Is(err, credential.ErrUndefinedTerm), errors.Is(err, credential.ErrMalformedJSONLD):
 		return &problem{Status: http.StatusBadRequest, Type: problemMalformed, Code: -66, Title: "The presentation cannot be read", Detail: err.Error()}
 	}
 	return &problem{Status: http.StatusBadRequest, Type: problemCrypto, Code: -65, Title: "The presentation does not prove the holder", Detail: err.Error()}

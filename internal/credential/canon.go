@@ -52,6 +52,9 @@ func (l Limits) withTimeout(ctx context.Context) (context.Context, context.Cance
 	return ctx, func() {}
 }
 
+// ErrMalformedJSONLD reports a document the JSON-LD processor could not process at all.
+var ErrMalformedJSONLD = errors.New("malformed json-ld document")
+
 // ErrUndefinedTerm reports a property, type or identifier that does not expand to an absolute IRI. JSON-LD would
 // drop it silently, leaving it outside the signature; we refuse instead.
 var ErrUndefinedTerm = errors.New("json-ld term does not expand to an absolute IRI")
@@ -114,6 +117,13 @@ func canonicalizeJSONGold(ctx context.Context, v any, lim Limits) (string, error
 	done := make(chan result, 1)
 	go func() {
 		defer releaseGold()
+		// json-gold panics on some hostile documents (a nil map in its node map generation, found by
+		// TestExchange_Fuzz); on this goroutine a panic would end the process, so it becomes the document's error.
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{err: fmt.Errorf("%w: the JSON-LD processor failed on it: %v", ErrMalformedJSONLD, p)}
+			}
+		}()
 		ds, err := toDataset(ctx, v)
 		done <- result{ds, err}
 	}()

@@ -101,3 +101,16 @@ func signAuth(t *testing.T, vp, proof map[string]any, key ed25519.PrivateKey, _ 
 	require.NoError(t, err)
 	proof["proofValue"] = "z" + base58.Encode(ed25519.Sign(key, data))
 }
+
+// TestCanonicalize_ProcessorPanicIsAnError: json-gold panics on a presentation whose verifiableCredential is a
+// number (found by the exchange's fuzz test); the panic, on the expansion's own goroutine, would end the process.
+func TestCanonicalize_ProcessorPanicIsAnError(t *testing.T) {
+	vp := didAuthVectors(t)["ed25519-2020-v1"]
+	vp["verifiableCredential"] = -1.5
+	raw, _ := json.Marshal(vp)
+	_, err := VerifyAuthentication(context.Background(), raw, PresentationLimits)
+	require.ErrorIs(t, err, ErrMalformedJSONLD)
+	delete(vp, "proof")
+	_, err = Canonicalize(context.Background(), vp, DefaultLimits)
+	require.ErrorIs(t, err, ErrMalformedJSONLD)
+}
