@@ -144,10 +144,18 @@ func TestExchange_DeepLink(t *testing.T) {
 	require.Equal(t, jstr(t, offer, "exchangeUrl"), q.Get("vc_request_url"))
 	require.Equal(t, jstr(t, offer, "id"), q.Get("challenge"))
 
+	// The interaction URL's protocols object names both ways in.
+	st, _, protos := f.protocol(t, http.MethodGet, jstr(t, offer, "exchangeUrl")+"/protocols", "", "", "")
+	require.Equal(t, http.StatusOK, st, "%v", protos)
+	require.Equal(t, jstr(t, offer, "exchangeUrl"), jstr(t, protos, "protocols.vcapi"))
+	require.Equal(t, jstr(t, offer, "offer"), jstr(t, protos, "protocols.OID4VCI"))
+
 	// The LCW posts the signed presentation itself, with the link's challenge and no domain, and reads a VP back.
 	st, _, body := f.post(t, q.Get("vc_request_url"), wl.didAuth(t, q.Get("challenge"), "", nil))
 	require.Equal(t, http.StatusOK, st, "%v", body)
 	require.Equal(t, []any{"VerifiablePresentation"}, body["type"])
+	st, _, _ = f.protocol(t, http.MethodGet, jstr(t, offer, "exchangeUrl")+"/protocols", "", "", "")
+	require.Equal(t, http.StatusGone, st, "a used offer names no way in")
 	f.verifiedCopy(t, body, wl.did)
 	require.Equal(t, 1, f.copies(t))
 

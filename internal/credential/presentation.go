@@ -46,7 +46,7 @@ type Authentication struct {
 }
 
 // VerifyAuthentication checks a presentation (JSON) proving control of its holder's did:key: type
-// VerifiablePresentation, holder a did:key of an Ed25519 key, exactly one proof with proofPurpose authentication,
+// VerifiablePresentation without credentials, holder a did:key of an Ed25519 key, exactly one proof with proofPurpose authentication,
 // of type Ed25519Signature2020 or DataIntegrityProof eddsa-rdfc-2022, whose verificationMethod is the holder's key,
 // and whose signature verifies. Errors wrap ErrPresentation, ErrUnknownContext, ErrUndefinedTerm,
 // ErrCanonicalizationBudget or ErrDocumentTooLarge; any of them means the presentation is refused.
@@ -60,6 +60,11 @@ func VerifyAuthentication(ctx context.Context, vp []byte, lim Limits) (*Authenti
 	}
 	if !slices.Contains(stringsOrOne(doc["type"]), "VerifiablePresentation") {
 		return nil, fmt.Errorf("%w: type is not VerifiablePresentation", ErrPresentation)
+	}
+	// DIDAuthentication proves control of a key and nothing else: credentials in it would be signed data the
+	// exchange never reads (and more to canonicalize).
+	if vc, ok := doc["verifiableCredential"]; ok && !isEmptyList(vc) {
+		return nil, fmt.Errorf("%w: a DIDAuthentication presentation carries no credentials", ErrPresentation)
 	}
 	holder, _ := doc["holder"].(string)
 	if !strings.HasPrefix(holder, "did:key:") {
@@ -159,4 +164,9 @@ func truncateString(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+func isEmptyList(v any) bool {
+	l, ok := v.([]any)
+	return ok && len(l) == 0
 }
