@@ -10,6 +10,7 @@ import (
 // browser-based verifiers and wallets can fetch them. The keyed API (/public/v2, /public/v3) is not for browsers:
 // an API key in a web page is a key given to every visitor. Its CORS preflight is refused with 403
 // CORS_NOT_ALLOWED and its answers carry no Access-Control-Allow-Origin, so a browser never lets a page read them.
+// The VC-API exchanges (/exchanges/…) take POSTs from any origin: web wallets run in pages.
 
 // corsPublicPrefixes are the keyless resources any origin may read.
 var corsPublicPrefixes = []string{"/credentials/", "/issuers/", "/status-lists/", "/media/", "/verify/"}
@@ -41,6 +42,18 @@ func (h *handler) cors(next http.Handler) http.Handler {
 			if preflight {
 				w.Header().Set("Access-Control-Allow-Methods", "GET, HEAD")
 				w.Header().Set("Access-Control-Allow-Headers", "Accept, Accept-Language")
+				w.Header().Set("Access-Control-Max-Age", "86400")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		case strings.HasPrefix(r.URL.Path, exchangePrefix+"/"):
+			// VC-API exchanges: web wallets (CHAPI's) post to them from their own origin. No key and no cookie
+			// rides on them (the exchange URL is the capability), so any origin may.
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			w.Header().Set("Access-Control-Expose-Headers", "X-Request-Id, Retry-After")
+			if preflight {
+				w.Header().Set("Access-Control-Allow-Methods", "GET, POST")
+				w.Header().Set("Access-Control-Allow-Headers", "Content-Type, Accept")
 				w.Header().Set("Access-Control-Max-Age", "86400")
 				w.WriteHeader(http.StatusNoContent)
 				return

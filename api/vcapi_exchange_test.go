@@ -240,3 +240,31 @@ func TestExchange_Refusals(t *testing.T) {
 	require.Contains(t, body["detail"], "cancelled")
 	require.Equal(t, 1, f.copies(t))
 }
+
+// TestExchange_WebWalletCORS: a web wallet (CHAPI's run in pages) may post to an exchange from its own origin.
+func TestExchange_WebWalletCORS(t *testing.T) {
+	f := newWalletFixture(t)
+	ex := f.local(jstr(t, f.offer(t, ""), "exchangeUrl"))
+	req, err := http.NewRequest(http.MethodOptions, ex, nil)
+	require.NoError(t, err)
+	req.Header.Set("Origin", "https://wallet.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "content-type")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusNoContent, res.StatusCode)
+	require.Equal(t, "*", res.Header.Get("Access-Control-Allow-Origin"))
+	require.Contains(t, res.Header.Get("Access-Control-Allow-Methods"), "POST")
+	require.Contains(t, res.Header.Get("Access-Control-Allow-Headers"), "Content-Type")
+
+	req, err = http.NewRequest(http.MethodPost, ex, strings.NewReader("{}"))
+	require.NoError(t, err)
+	req.Header.Set("Origin", "https://wallet.example")
+	req.Header.Set("Content-Type", "application/json")
+	res, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.Equal(t, "*", res.Header.Get("Access-Control-Allow-Origin"))
+}
