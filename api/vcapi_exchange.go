@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -108,6 +109,11 @@ func (h *handler) liveExchangeOffer(r *http.Request) (db.GetLiveOfferRow, *probl
 // finishes it.
 func (h *handler) exchange(w http.ResponseWriter, r *http.Request) {
 	body, perr := readProtocolBody(w, r, maxExchangeBody, "too_large")
+	if perr != nil && r.ContentLength <= maxExchangeBody && !strings.Contains(perr.Description, "larger") {
+		h.problem(w, &problem{Status: http.StatusBadRequest, Type: problemParsing, Code: -64,
+			Title: "The request could not be read", Detail: perr.Description})
+		return
+	}
 	if perr != nil {
 		h.problem(w, &problem{Status: http.StatusRequestEntityTooLarge, Type: problemMalformed, Code: -66,
 			Title: "The request is too large", Detail: perr.Description})
@@ -126,12 +132,11 @@ func (h *handler) exchange(w http.ResponseWriter, r *http.Request) {
 		h.problem(w, prob)
 		return
 	}
-	switch vp, wrapped := presentationOf(req, body); {
-	case vp == nil:
-		h.startExchange(w, r, o)
-	default:
+	if vp, wrapped := presentationOf(req, body); vp != nil {
 		h.finishExchange(w, r, o, vp, wrapped)
+		return
 	}
+	h.startExchange(w, r, o)
 }
 
 // presentationOf finds the presentation of an exchange request: under verifiablePresentation (VC-API), or the
