@@ -17,3 +17,7 @@ const (
 	familyBody    = "NanumGothic"
 	familyHeading = "NanumSquare"
 )
+
+// Fonts returns the certificate's fonts (regular body, bold headings), so other renderings of a badge (the social
+// preview image) set Hangul with the same faces instead of shipping fonts of their own.
+func Fonts() (regular, bold []byte) { return fontRegular, fontBold }
