@@ -48,8 +48,8 @@ cluster-tool:
 test: tools axe wallet-deps os-deps postgres ## all tests against the real components
 	$(GO) test -count=1 -timeout 30m ./...
 
-test-page: tools axe os-deps postgres ## the badge page in Chromium (valid, revoked, expired, unknown; en/ko; desktop and phone; axe)
-	$(GO) test -count=1 -run TestBadgePage -v -timeout 10m ./e2e/
+test-page: tools axe os-deps postgres ## the badge page in Chromium (valid, revoked, expired, unknown; en/ko; desktop and phone; axe) and its sharing (links, embed card)
+	$(GO) test -count=1 -run 'TestBadgePage|TestSharing_Browser' -v -timeout 15m ./e2e/
 
 screenshots: tools axe os-deps postgres ## refresh docs/screenshots/ from the browser test
 	BADGED_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestBadgePage_Browser -timeout 10m ./e2e/

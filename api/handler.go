@@ -99,6 +99,7 @@ func NewHandler(d Deps) http.Handler {
 	r.Get("/credentials/{assertionId}/receipt", h.handle(h.getReceipt))
 	r.Get("/credentials/{assertionId}/status", h.handle(h.getCredentialStatus))
 	r.Get("/credentials/{assertionId}/certificate.pdf", h.handle(h.getCertificatePDF))
+	r.Get("/credentials/{assertionId}/preview.png", h.handle(h.sharePreview))
 	r.Get("/verify/{assertionId}", h.handle(h.badgePage))
 	r.Get("/status-lists/{listId}", h.handle(h.getStatusList))
 	h.mountOID4VCI(r)   // OpenID4VCI (oid4vci_meta.go)

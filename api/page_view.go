@@ -50,7 +50,10 @@ type pageView struct {
 	EvidenceSigned            bool // the evidence section says it is signed, as the details list does
 	IssuerName, IssuerURL     string
 	IssuerLogo, IssuerLogoAlt string
-	LinkedIn                  string // empty: not offered (the badge is not valid)
+	LinkedIn                  string      // empty: not offered (the badge is not valid)
+	Shares                    []pageShare // the share buttons (page_share.go)
+	CopyURL                   string      // the link offered for copying
+	Embed                     string      // the embed snippet's HTML, shown as text to copy
 	Downloads                 []pageLink
 	Languages                 []pageLink
 	Checks                    []pageCheck
@@ -61,7 +64,7 @@ type pageView struct {
 
 // pageMeta are the Open Graph and Twitter card values of the page.
 type pageMeta struct {
-	Title, Description, Image, URL, Locale string
+	Title, Description, Image, ImageAlt, URL, Locale string
 }
 
 // T is the page's message of key in its language; templates call it for fixed labels.
@@ -125,12 +128,16 @@ func (h *handler) buildPage(row db.GetBadgePageRow, as assessment, lang string) 
 		v.IssuerLogo, v.IssuerLogoAlt = "/media/"+row.OrgLogoMediaID.String()+"/small", msg(lang, "page.issuerLogo", row.OrgName)
 	}
 	v.Downloads = h.pageDownloads(a, lang)
+	linkedInAdd := ""
 	if v.Verdict.Kind == "valid" {
-		v.LinkedIn = linkedInURL(f, a.SerialNumber, h.urls().VerifyURL(a.ID), h.loc)
+		linkedInAdd = linkedInURL(f, a.SerialNumber, h.urls().VerifyURL(a.ID), h.loc)
 	}
+	h.addSharing(&v, a.ID, f, linkedInAdd)
 	v.Description = v.Verdict.Title + ". " + truncateRunes(row.BadgeDescription, 200)
+	// The preview image is the social card of the badge in its present state (page_preview.go), in the page's language.
 	v.Meta = pageMeta{Title: v.Title, Description: v.Description, URL: h.urls().VerifyURL(a.ID),
-		Image: h.baseURL + v.BadgeImage, Locale: map[string]string{langEN: "en_US", langKO: "ko_KR"}[lang]}
+		Image: h.previewURL(a.ID, lang), ImageAlt: msg(lang, "embed.alt", f.Badge, f.Recipient, f.Issuer),
+		Locale: map[string]string{langEN: "en_US", langKO: "ko_KR"}[lang]}
 	v.Languages = languageLinks(lang)
 	return v
 }

@@ -227,11 +227,14 @@ func (s *stack) checkPage(t *testing.T, browser context.Context, axe string, c p
 	require.NotNil(t, f.DetailsOpen)
 	require.False(t, *f.DetailsOpen, "the technical checks are folded")
 	require.Contains(t, f.ChecksText, map[string]string{"en": "Signature", "ko": "서명"}[c.wantLang])
-	require.Equal(t, "summary", f.Meta.TwitterCard)
+	require.Equal(t, "summary_large_image", f.Meta.TwitterCard)
 	require.NotEmpty(t, f.Meta.OGTitle)
 	require.True(t, strings.HasPrefix(f.Meta.OGDescription, f.H1), "og:description starts with the verdict: %q", f.Meta.OGDescription)
-	require.True(t, strings.HasPrefix(f.Meta.OGImage, s.BaseURL+"/media/"), "og:image is absolute: %q", f.Meta.OGImage)
-	require.Equal(t, 200, s.get(t, f.Meta.OGImage, "", "").Status, "og:image is served")
+	require.True(t, strings.HasPrefix(f.Meta.OGImage, s.BaseURL+"/credentials/") && strings.HasSuffix(f.Meta.OGImage, "/preview.png?lang="+c.wantLang),
+		"og:image is the absolute URL of the preview in the page's language: %q", f.Meta.OGImage)
+	img := s.get(t, f.Meta.OGImage, "", "")
+	require.Equal(t, 200, img.Status, "og:image is served")
+	require.Equal(t, "image/png", img.Header.Get("Content-Type"))
 	require.True(t, strings.HasPrefix(f.Meta.OGURL, s.BaseURL+"/verify/"), "og:url: %q", f.Meta.OGURL)
 }
 

@@ -1,0 +1,125 @@
+package api
+
+import (
+	"html"
+	"html/template"
+	"net/url"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// shareNetwork names a way the badge page offers to share a badge; the names are the path segment of the counting
+// redirect /share/{assertionId}/{network}.
+type shareNetwork string
+
+const (
+	shareLinkedInAdd  shareNetwork = "linkedin-add"  // add the certification to the LinkedIn profile
+	shareLinkedInPost shareNetwork = "linkedin-post" // a LinkedIn post of the page (LinkedIn reads its Open Graph tags)
+	shareX            shareNetwork = "x"
+	shareFacebook     shareNetwork = "facebook"
+	shareEmail        shareNetwork = "email"
+	shareCopy         shareNetwork = "copy" // the link the page hands out to be copied
+)
+
+// shareNetworks are the networks of the page's share buttons, in the order shown (LinkedIn's add-to-profile and
+// the copy field are shown apart).
+var shareNetworks = []shareNetwork{shareLinkedInPost, shareX, shareFacebook, shareEmail}
+
+// shareContent is what a share of one assertion says, in the page's language: the page URL, the sentence (which
+// names a revoked, expired or replaced badge's state first, so a share never shows a badge as better than it is),
+// the e-mail subject, and LinkedIn's add-to-profile URL ("" unless the badge is valid).
+type shareContent struct {
+	PageURL, Text, Subject, LinkedInAdd string
+}
+
+// shareTarget is the network's own URL for sharing c, "" when the network is not offered for it. The counting
+// redirect answers with the same URL, so the page and the redirect never disagree on where a share goes.
+func shareTarget(n shareNetwork, c shareContent) string {
+	switch n {
+	case shareLinkedInAdd:
+		return c.LinkedInAdd
+	case shareLinkedInPost: // LinkedIn takes only the URL; the post's preview comes from the page's Open Graph tags
+		return "https://www.linkedin.com/sharing/share-offsite/?url=" + url.QueryEscape(c.PageURL)
+	case shareX:
+		return "https://x.com/intent/post?text=" + url.QueryEscape(c.Text) + "&url=" + url.QueryEscape(c.PageURL)
+	case shareFacebook:
+		return "https://www.facebook.com/sharer/sharer.php?u=" + url.QueryEscape(c.PageURL)
+	case shareEmail: // RFC 6068: spaces are %20 in a mailto URI ("+" would stay a plus sign in the mail)
+		return "mailto:?subject=" + mailtoEscape(c.Subject) + "&body=" + mailtoEscape(c.Text+"\n\n"+c.PageURL)
+	case shareCopy:
+		return c.PageURL
+	}
+	return ""
+}
+
+// shareLink is the ONE place the badge page builds a share link: every share button, LinkedIn's add-to-profile
+// and the copy field go through it. Today a link goes straight to the network (shareTarget). Counting shares is one
+// line: return the counting redirect instead, which counts and answers 302 to shareTarget of the same content:
+//
+//	return h.urls().BaseURL + "/share/" + id.String() + "/" + string(n)
+func (h *handler) shareLink(id uuid.UUID, n shareNetwork, c shareContent) string {
+	target := shareTarget(n, c)
+	if target == "" {
+		return ""
+	}
+	return target
+}
+
+func mailtoEscape(s string) string { return strings.ReplaceAll(url.QueryEscape(s), "+", "%20") }
+
+// pageShare is one share button of the page.
+type pageShare struct {
+	ID, Label, URL string
+}
+
+// shareStatusWord is the word a share of a badge that is not valid leads with (REVOKED, 취소됨, …): the share
+// text, the e-mail subject and the preview image's band. "" for a valid badge.
+func shareStatusWord(kind, lang string) string {
+	if kind == "valid" {
+		return ""
+	}
+	return msg(lang, "state."+kind)
+}
+
+// shareContentOf is what a share of the page v says: the verdict decides the sentence.
+func (h *handler) shareContentOf(id uuid.UUID, v pageView, f shownFacts, linkedInAdd string) shareContent {
+	c := shareContent{PageURL: h.urls().VerifyURL(id), LinkedInAdd: linkedInAdd}
+	subject := msg(v.Lang, "share.subject", f.Badge, f.Recipient)
+	if word := shareStatusWord(v.Verdict.Kind, v.Lang); word != "" {
+		c.Text = msg(v.Lang, "share.textState", word, f.Badge, f.Recipient, f.Issuer, v.Verdict.Title)
+		c.Subject = word + ": " + subject
+	} else {
+		c.Text = msg(v.Lang, "share.textValid", f.Recipient, f.Badge, f.Issuer)
+		c.Subject = subject
+	}
+	return c
+}
+
+// addSharing fills the page's share buttons, copy link and embed snippet.
+func (h *handler) addSharing(v *pageView, id uuid.UUID, f shownFacts, linkedInAdd string) {
+	c := h.shareContentOf(id, *v, f, linkedInAdd)
+	v.LinkedIn = h.shareLink(id, shareLinkedInAdd, c)
+	for _, n := range shareNetworks {
+		v.Shares = append(v.Shares, pageShare{ID: "share-" + string(n), Label: msg(v.Lang, "share."+string(n)), URL: h.shareLink(id, n, c)})
+	}
+	v.CopyURL = h.shareLink(id, shareCopy, c)
+	v.Embed = embedSnippet(v.Lang, c.PageURL, h.previewURL(id, v.Lang), f)
+}
+
+// embedSnippet is the HTML a recipient copies into a website or blog: a link to the page around the preview image
+// and one line of text. No script and no iframe: it works where a site's HTML sanitizer keeps only links and
+// images, the page keeps refusing to be framed (frame-ancestors 'none'), and the image, served fresh from its
+// stable URL, shows the badge's state as it is now, while the static text says nothing a revocation could make false.
+func embedSnippet(lang, pageURL, imageURL string, f shownFacts) string {
+	e := html.EscapeString
+	alt := msg(lang, "embed.alt", f.Badge, f.Recipient, f.Issuer)
+	return `<a href="` + e(pageURL) + `" style="display:inline-block;max-width:100%;color:#1f4fa0;font:15px/1.4 system-ui,sans-serif">` +
+		`<img src="` + e(imageURL) + `" alt="` + e(alt) + `" width="600" height="315" ` +
+		`style="display:block;max-width:100%;height:auto;border:1px solid #dde2ea;border-radius:8px">` +
+		`<span style="display:block;margin-top:6px">` + e(msg(lang, "embed.text")) + `</span></a>`
+}
+
+// EmbedPreview is the snippet as the page shows it live: the very HTML the recipient copies, built from escaped
+// values only (embedSnippet), so it is safe to insert as it is.
+func (v pageView) EmbedPreview() template.HTML { return template.HTML(v.Embed) } //nolint:gosec // escaped by embedSnippet
