@@ -5,7 +5,9 @@ import (
 	"embed"
 	"html/template"
 	"net/http"
+	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -18,8 +20,22 @@ var pageFS embed.FS
 // pageTemplates are the badge page: layout.html holds the document, each partial one section of it.
 var pageTemplates = template.Must(template.ParseFS(pageFS, "templates/page/*.html"))
 
-// pageCSP lets the page load only its own images and its inline style: no script, no other host.
-const pageCSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+// pageCSP lets the page load only its own images and its inline style: no script, no other host. The images
+// are its own origin's and the public base URL's (imgOrigin): the embed preview shows the snippet exactly as it is
+// copied, with the absolute URL of the preview image, and a server reached under another name (an internal
+// hostname) must still show it.
+func pageCSP(imgOrigin string) string {
+	return "default-src 'none'; img-src 'self' " + imgOrigin + " data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+}
+
+// originOf is the scheme://host of the base URL, for a CSP source; "" when it has none.
+func originOf(base string) string {
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme == "" || u.Host == "" || strings.ContainsAny(u.Host, " ;,'") {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
 
 // badgePage is the public badge page at /verify/{id} (v2's credentialUrl, and v3's for browsers). It checks the
 // badge itself and says first, plainly, whether it is valid. A revoked, expired or replaced badge is still a
@@ -66,7 +82,7 @@ func (h *handler) renderPage(w http.ResponseWriter, r *http.Request, status int,
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", pageCSP)
+	w.Header().Set("Content-Security-Policy", pageCSP(originOf(h.urls().BaseURL)))
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("Vary", negotiatedVary)
 	w.WriteHeader(status)

@@ -116,7 +116,7 @@ func embedSnippet(lang, pageURL, imageURL string, f shownFacts) string {
 	alt := msg(lang, "embed.alt", f.Badge, f.Recipient, f.Issuer)
 	return `<a href="` + e(pageURL) + `" style="display:inline-block;max-width:100%;color:#1f4fa0;font:15px/1.4 system-ui,sans-serif">` +
 		`<img src="` + e(imageURL) + `" alt="` + e(alt) + `" width="600" height="315" ` +
-		`style="display:block;max-width:100%;height:auto;border:1px solid #dde2ea;border-radius:8px">` +
+		`style="display:block;box-sizing:border-box;max-width:100%;height:auto;border:1px solid #dde2ea;border-radius:8px">` +
 		`<span style="display:block;margin-top:6px">` + e(msg(lang, "embed.text")) + `</span></a>`
 }
 
