@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -69,6 +70,24 @@ func (h *handler) parseBody(r *http.Request, body []byte) (*object, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, newError(codeValidation, "request body is required: a JSON object")
 	}
+	raw, err := decodeObject(body)
+	if err != nil {
+		return nil, err
+	}
+	if p, path := scanBody(body); p != bodyOK {
+		return nil, fieldsError([]fieldError{p.field(path)})
+	}
+	errs := []fieldError{}
+	return &object{raw: raw, errs: &errs, v: versionOf(r.Context()), loc: h.loc, body: body}, nil
+}
+
+// decodeObject reads body as one JSON object into its members. A valid body that is an object, the usual case, is
+// validated once (json.Valid) and split without a decoder (jsonsplit.go); anything else goes through the decoder,
+// whose errors the answer quotes.
+func decodeObject(body []byte) (map[string]json.RawMessage, error) {
+	if start := skipSpace(body, 0); start < len(body) && body[start] == '{' && json.Valid(body) {
+		return splitObject(body[start:]), nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var raw map[string]json.RawMessage
@@ -81,11 +100,7 @@ func (h *handler) parseBody(r *http.Request, body []byte) (*object, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, newError(codeFormat, "request body has data after the JSON object")
 	}
-	if p, path := scanBody(body); p != bodyOK {
-		return nil, fieldsError([]fieldError{p.field(path)})
-	}
-	errs := []fieldError{}
-	return &object{raw: raw, errs: &errs, v: versionOf(r.Context()), loc: h.loc, body: body}, nil
+	return raw, nil
 }
 
 func jsonErrorText(err error) string {
@@ -117,6 +132,13 @@ func (o *object) err() error {
 
 // only rejects fields outside allowed, naming each. publishStatusCode gets the contract's reason.
 func (o *object) only(allowed ...string) {
+	unknown := false
+	for k := range o.raw {
+		unknown = unknown || !slices.Contains(allowed, k)
+	}
+	if !unknown {
+		return // the usual case, without sorting the keys
+	}
 	keys := make([]string, 0, len(o.raw))
 	for k := range o.raw {
 		keys = append(keys, k)
@@ -171,8 +193,8 @@ func (o *object) text(name string, rule textRule) opt[string] {
 		}
 		return opt[string]{Set: true, Null: true}
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, err := unmarshalString(raw)
+	if err != nil {
 		o.badFormat(name, "must be a string")
 		return opt[string]{}
 	}
@@ -287,6 +309,9 @@ func (o *object) array(name string) ([]json.RawMessage, bool) {
 		o.fail(name, "must not be null; send [] for none")
 		return nil, false
 	}
+	if raw[0] == '[' {
+		return splitArray(raw), true // valid JSON: the body was parsed whole
+	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
 		o.badFormat(name, "must be an array")
@@ -312,9 +337,9 @@ func (o *object) objects(name string, min, max int, each func(i int, item *objec
 	}
 	before := len(*o.errs)
 	for i, raw := range items {
-		field := fmt.Sprintf("%s[%d]", name, i)
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		field := name + "[" + strconv.Itoa(i) + "]"
+		m, ok := rawObject(raw)
+		if !ok {
 			o.badFormat(field, "must be an object")
 			continue
 		}
@@ -403,10 +428,18 @@ func (o *object) object(name string, nullable bool) (*object, opt[struct{}]) {
 		}
 		return nil, opt[struct{}]{Set: true, Null: true}
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
+	m, ok := rawObject(raw)
+	if !ok {
 		o.badFormat(name, "must be an object")
 		return nil, opt[struct{}]{}
 	}
 	return &object{raw: m, prefix: o.prefix + name + ".", errs: o.errs, v: o.v, loc: o.loc}, opt[struct{}]{Set: true}
+}
+
+// rawObject reads a value of a parsed body as an object's members; false when it is not an object.
+func rawObject(raw json.RawMessage) (map[string]json.RawMessage, bool) {
+	if len(raw) > 0 && raw[0] == '{' {
+		return splitObject(raw), true // valid JSON: the body was parsed whole
+	}
+	return nil, false
 }

@@ -69,15 +69,23 @@ func readIssuanceRequest(o *object, v version) issuanceRequest {
 	return req
 }
 
+// The fields of a recipient, per version.
+var (
+	recipientFieldsV2 = []string{"name", "email", "phoneNumber", "receiveType"}
+	recipientFieldsV3 = []string{"name", "email", "phoneNumber", "receiveType", "sourcedId", "evidence"}
+)
+
 func readRecipient(r *object, v version) recipient {
-	fields := []string{"name", "email", "phoneNumber", "receiveType"}
 	if v == v3 {
-		fields = append(fields, "sourcedId", "evidence")
+		r.only(recipientFieldsV3...)
+	} else {
+		r.only(recipientFieldsV2...)
 	}
-	r.only(fields...)
 	name := r.text("name", textRule{max: maxRecipientName})
 	kind := r.enum("receiveType", false, receiveTypeEmail, receiveTypeKakao)
-	requireFields(r, map[string]bool{"name": name.Set, "receiveType": kind.Set})
+	if !name.Set || !kind.Set {
+		requireFields(r, map[string]bool{"name": name.Set, "receiveType": kind.Set})
+	}
 	out := recipient{Name: name.Val, ReceiveType: kind.Val}
 	if e := r.text("email", textRule{nullable: true, max: maxEmailLen}); e.Set && !e.Null {
 		if email, ok := normalizeEmail(e.Val); ok {
@@ -105,6 +113,9 @@ func readRecipient(r *object, v version) recipient {
 // normalizeEmail trims and lower-cases an address and checks it is a bare addr-spec with a dotted domain.
 func normalizeEmail(s string) (string, bool) {
 	s = strings.ToLower(strings.TrimSpace(s))
+	if plainEmail(s) {
+		return s, true // what mail.ParseAddress accepts as itself, without its parser (FuzzPlainEmail)
+	}
 	a, err := mail.ParseAddress(s)
 	if err != nil || a.Address != s || a.Name != "" {
 		return "", false
@@ -114,6 +125,32 @@ func normalizeEmail(s string) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// plainEmail reports whether s is an address of the usual shape, in lower case: a dot-atom local part of letters,
+// digits and ._%+- and a domain of two or more labels of letters, digits and hyphens. Every such address is one
+// mail.ParseAddress reads back as itself with a dotted domain, so normalizeEmail accepts it without the parser
+// (a quarter of the CPU of reading 100,000 recipients went to it); anything else still goes through the parser.
+func plainEmail(s string) bool {
+	at := strings.IndexByte(s, '@')
+	if at < 1 || !dotAtom(s[:at], "._%+-") || !dotAtom(s[at+1:], ".-") {
+		return false
+	}
+	return strings.Contains(s[at+1:], ".")
+}
+
+// dotAtom reports whether s is non-empty runs of [a-z0-9] and extra, with single dots between runs.
+func dotAtom(s, extra string) bool {
+	if s == "" || s[0] == '.' || s[len(s)-1] == '.' || strings.Contains(s, "..") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && strings.IndexByte(extra, c) < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // normalizePhone returns a phone number in E.164 form. Separators (space, -, ., parentheses) are dropped; a
@@ -225,16 +262,7 @@ func (req issuanceRequest) requestHash(v version) ([]byte, error) {
 	if v == v2 {
 		payload, err = canonicalJSON(req.raw)
 	} else {
-		norm := struct {
-			Recipients []recipient `json:"recipients"`
-			ProgramID  uuid.UUID   `json:"programId"`
-			IssuedAt   *string     `json:"issuedAt"`
-		}{Recipients: req.Recipients, ProgramID: req.ProgramID}
-		if req.IssuedAt != nil {
-			s := req.IssuedAt.UTC().Format(time.RFC3339Nano)
-			norm.IssuedAt = &s
-		}
-		payload, err = json.Marshal(norm)
+		payload, err = req.normalizedJSON()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("hash issuance request: %w", err)

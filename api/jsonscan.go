@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -54,7 +55,7 @@ func scanBody(body []byte) (bodyProblem, string) {
 	for i := 0; i < len(body); i++ {
 		switch body[i] {
 		case '{':
-			stack = append(stack, jsonFrame{object: true, expectKey: true, keys: map[string]struct{}{}})
+			stack = append(stack, jsonFrame{object: true, expectKey: true})
 		case '[':
 			stack = append(stack, jsonFrame{})
 		case '}', ']':
@@ -78,12 +79,8 @@ func scanBody(body []byte) (bodyProblem, string) {
 					return p, framesPath(stack)
 				}
 			}
-			if isKey {
-				f := &stack[n-1]
-				if _, dup := f.keys[f.key]; dup {
-					return bodyDuplicateKey, framesPath(stack)
-				}
-				f.keys[f.key] = struct{}{}
+			if isKey && stack[n-1].addKey() {
+				return bodyDuplicateKey, framesPath(stack)
 			}
 			i = end
 		}
@@ -94,10 +91,38 @@ func scanBody(body []byte) (bodyProblem, string) {
 // jsonFrame is one open container of scanBody's walk.
 type jsonFrame struct {
 	object    bool
-	keys      map[string]struct{} // object: the keys read so far
+	keys      []string            // object: the keys read so far, while there are few
+	keySet    map[string]struct{} // object: the keys read so far, once there are many
 	key       string              // object: the last key read
 	expectKey bool                // object: the next string is a key
 	index     int                 // array: the index of the current element
+}
+
+// smallObject is the number of keys an object's frame compares in a list before it uses a map: most objects of a
+// request (a recipient: 3–6 keys) never allocate one.
+const smallObject = 16
+
+// addKey records the key just read and reports whether the object had it already.
+func (f *jsonFrame) addKey() bool {
+	if f.keySet == nil {
+		if slices.Contains(f.keys, f.key) {
+			return true
+		}
+		if f.keys = append(f.keys, f.key); len(f.keys) <= smallObject {
+			return false
+		}
+		f.keySet = make(map[string]struct{}, 2*smallObject)
+		for _, k := range f.keys {
+			f.keySet[k] = struct{}{}
+		}
+		f.keys = nil
+		return false
+	}
+	if _, dup := f.keySet[f.key]; dup {
+		return true
+	}
+	f.keySet[f.key] = struct{}{}
+	return false
 }
 
 // stringEnd returns the index of the closing quote of the string that opens at body[start], and whether the
