@@ -58,7 +58,7 @@ INSERT INTO wallet_credentials (id, assertion_id, offer_id, org_id, token_hash, 
                                 credential, credential_sha256, notification_id, protocol)
 VALUES ($1, $2, $3, $4, $5, $6, 'ldp_vc', $7, $8, $9, $10, 'vcapi')
 ON CONFLICT (token_hash, configuration_id) DO NOTHING
-RETURNING id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did, credential, credential_sha256, notification_id, notification_event, notified_at, created_at, protocol
+RETURNING id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did, credential, credential_sha256, notification_id, notification_event, notified_at, created_at, protocol, anchor_pending, anchor_key, anchor_proof
 `
 
 type CreateExchangeCredentialParams struct {
@@ -106,6 +106,9 @@ func (q *Queries) CreateExchangeCredential(ctx context.Context, arg CreateExchan
 		&i.NotifiedAt,
 		&i.CreatedAt,
 		&i.Protocol,
+		&i.AnchorPending,
+		&i.AnchorKey,
+		&i.AnchorProof,
 	)
 	return i, err
 }

@@ -30,8 +30,8 @@ type Metrics struct {
 	attempts          *prometheus.CounterVec
 	retries           *prometheus.CounterVec
 	activityDuration  *prometheus.HistogramVec
-	webhook           webhookMetrics         // webhook.go
-	walletClaims      *prometheus.CounterVec // wallet.go
+	webhook           webhookMetrics // webhook.go
+	wallet            *walletMetrics // wallet.go
 }
 
 // New returns the metrics on a fresh registry that also carries the Go runtime and process collectors.
@@ -67,7 +67,7 @@ func New() *Metrics {
 		m.attempts, m.retries, m.activityDuration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.webhook = newWebhookMetrics(reg)
-	m.walletClaims = newWalletClaims(reg)
+	m.wallet = newWalletMetrics(reg)
 	return m
 }
 
