@@ -127,7 +127,12 @@ func (h *handler) credential(w http.ResponseWriter, r *http.Request) {
 			refusal, status = oid4vci.Errorf(oid4vci.InvalidToken, "the offer was used"), http.StatusUnauthorized
 			return errRefused
 		}
+		// The digest the copy's anchor receipt names: the credential as the wallet holds it (the compact JWT's
+		// bytes, or the ldp_vc JSON as answered).
 		sum := sha256.Sum256(raw)
+		if jwt, ok := issued.(string); ok {
+			sum = sha256.Sum256([]byte(jwt))
+		}
 		c, err := q.CreateWalletCredential(r.Context(), db.CreateWalletCredentialParams{ID: copyID, AssertionID: off.AssertionID,
 			OfferID: off.ID, OrgID: off.OrgID, TokenHash: tok.TokenHash, ConfigurationID: cfg, Format: format,
 			HolderDid: proof.HolderDID, Credential: raw, CredentialSha256: sum[:], NotificationID: notification,
