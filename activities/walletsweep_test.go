@@ -73,9 +73,9 @@ func TestWalletSweep_AnchorsCopies(t *testing.T) {
 		require.NoError(t, err)
 		require.NotNil(t, rec.Merkle, "the copies share one transaction")
 		if tx == "" {
-			tx = rec.Chain.TxHash
+			tx = rec.Chain.TransactionHash
 		}
-		require.Equal(t, tx, rec.Chain.TxHash)
+		require.Equal(t, tx, rec.Chain.TransactionHash)
 	}
 	_, found, err := iss.Receipt(ctx, testCopy)
 	require.NoError(t, err)
@@ -93,7 +93,7 @@ func TestWalletSweep_AnchorsCopies(t *testing.T) {
 	rec, found, err := iss.Receipt(ctx, late)
 	require.NoError(t, err)
 	require.True(t, found)
-	require.NotEqual(t, tx, rec.Chain.TxHash)
+	require.NotEqual(t, tx, rec.Chain.TransactionHash)
 }
 
 // TestWalletSweep_ResumesAssignedAnchor: copies assigned to an anchor key whose transaction was never sent (the
