@@ -86,17 +86,23 @@ func (s WalletSweep) anchor(ctx context.Context) {
 	}
 }
 
-// PurgeOnce deletes the expired codes, tokens and nonces and logs how many of each.
+// PurgeOnce deletes the expired codes, tokens, nonces and VC-API exchange challenges and logs how many of each.
 func (s WalletSweep) PurgeOnce(ctx context.Context) (db.PurgeWalletSecretsRow, error) {
 	n, err := s.DB.PurgeWalletSecrets(ctx)
 	if err != nil {
 		return n, fmt.Errorf("purge wallet secrets: %w", err)
 	}
+	challenges, err := s.DB.PurgeExchangeChallenges(ctx)
+	if err != nil {
+		return n, fmt.Errorf("purge exchange challenges: %w", err)
+	}
+	s.Metrics.WalletSecretsPurged("challenge", challenges)
 	s.Metrics.WalletSecretsPurged("code", n.Codes)
 	s.Metrics.WalletSecretsPurged("token", n.Tokens)
 	s.Metrics.WalletSecretsPurged("nonce", n.Nonces)
-	if n.Codes+n.Tokens+n.Nonces > 0 {
-		s.Log.InfoContext(ctx, "wallet secrets purged", "codes", n.Codes, "tokens", n.Tokens, "nonces", n.Nonces)
+	if n.Codes+n.Tokens+n.Nonces+challenges > 0 {
+		s.Log.InfoContext(ctx, "wallet secrets purged", "codes", n.Codes, "tokens", n.Tokens, "nonces", n.Nonces,
+			"exchangeChallenges", challenges)
 	}
 	return n, nil
 }

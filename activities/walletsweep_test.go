@@ -123,7 +123,7 @@ func TestWalletSweep_ResumesAssignedAnchor(t *testing.T) {
 	require.True(t, found)
 }
 
-// TestWalletSweep_Purge deletes expired codes, tokens (a day past expiry) and nonces, logs the counts, and keeps
+// TestWalletSweep_Purge deletes expired codes, tokens (a day past expiry), nonces and exchange challenges, logs the counts, and keeps
 // the live ones.
 func TestWalletSweep_Purge(t *testing.T) {
 	f := mustFixture(t)
@@ -142,6 +142,11 @@ func TestWalletSweep_Purge(t *testing.T) {
 	require.NoError(t, f.DB.CreateWalletAccessToken(ctx, db.CreateWalletAccessTokenParams{TokenHash: []byte("recent"), OfferID: o.ID, TtlSeconds: -3600}))
 	require.NoError(t, f.DB.CreateWalletNonce(ctx, db.CreateWalletNonceParams{Nonce: "stale", TtlSeconds: -1}))
 	require.NoError(t, f.DB.CreateWalletNonce(ctx, db.CreateWalletNonceParams{Nonce: "fresh", TtlSeconds: 300}))
+	for i, ttl := range []int32{-1, 600} {
+		n, err := f.DB.CreateExchangeChallenge(ctx, db.CreateExchangeChallengeParams{ChallengeHash: []byte{byte(i), 'x'}, OfferID: o.ID, TtlSeconds: ttl})
+		require.NoError(t, err)
+		require.EqualValues(t, 1, n)
+	}
 
 	s := WalletSweep{DB: f.DB, Log: quietLog()}
 	n, err := s.PurgeOnce(ctx)
@@ -155,6 +160,7 @@ func TestWalletSweep_Purge(t *testing.T) {
 	require.Equal(t, 1, count("preauth_codes"))
 	require.Equal(t, 2, count("wallet_access_tokens"))
 	require.Equal(t, 1, count("wallet_nonces"))
+	require.Equal(t, 1, count("exchange_challenges"), "the expired exchange challenge is purged too")
 	n, err = s.PurgeOnce(ctx)
 	require.NoError(t, err)
 	require.Zero(t, n.Codes+n.Tokens+n.Nonces)

@@ -15,8 +15,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
-	"github.com/badged/badged/internal/oid4vci"
 	"github.com/badged/badged/internal/credential"
+	"github.com/badged/badged/internal/oid4vci"
 	"github.com/badged/badged/internal/webhook"
 )
 

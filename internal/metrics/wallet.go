@@ -17,7 +17,7 @@ func newWalletMetrics(reg *prometheus.Registry) *walletMetrics {
 			Name: "notifications_total", Help: "Notification events wallets reported on their copies (credential_accepted, credential_deleted, credential_failure)."},
 			[]string{"event"}),
 		purged: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Subsystem: "wallet",
-			Name: "secrets_purged_total", Help: "Expired pre-authorized codes, access tokens and nonces deleted by the purge job, by kind."},
+			Name: "secrets_purged_total", Help: "Expired pre-authorized codes, access tokens, nonces and exchange challenges deleted by the purge job, by kind (code, token, nonce, challenge)."},
 			[]string{"kind"}),
 	}
 	reg.MustRegister(w.claims, w.notifications, w.purged)
@@ -40,7 +40,7 @@ func (m *Metrics) WalletNotified(event string) {
 	m.wallet.notifications.WithLabelValues(event).Inc()
 }
 
-// WalletSecretsPurged counts the secrets of kind ("code", "token", "nonce") one purge deleted.
+// WalletSecretsPurged counts the secrets of kind ("code", "token", "nonce", "challenge") one purge deleted.
 func (m *Metrics) WalletSecretsPurged(kind string, n int64) {
 	if m == nil || n <= 0 {
 		return
