@@ -1,6 +1,10 @@
 package notify
 
 import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -43,4 +47,23 @@ func TestWalletOffer_Rendering(t *testing.T) {
 	r, err = renderEmail(n)
 	require.NoError(t, err)
 	require.NotContains(t, r.Text, offer.PageURL, "a reminder carries no offer")
+}
+
+// TestWalletOffer_KakaoParameter: the KakaoTalk provider receives the landing page as the walletOfferUrl template
+// parameter (for templates with a link button) besides the rendered text.
+func TestWalletOffer_KakaoParameter(t *testing.T) {
+	var got map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewDecoder(r.Body).Decode(&got)
+	}))
+	t.Cleanup(srv.Close)
+	k, err := NewKakao(KakaoConfig{Endpoint: srv.URL, SenderKey: "s", TemplateCode: "T"})
+	require.NoError(t, err)
+	page := "https://b.example/oid4vci/offers/x/open?lang=ko"
+	_, err = k.Send(context.Background(), Notification{AssertionID: "a1", Channel: KakaoTalk, Phone: "010-1234-5678",
+		RecipientName: "김민지", BadgeName: "Go", IssuerName: "Org", VerifyURL: "https://b.example/verify/a1",
+		Wallet: &WalletOffer{Link: "openid-credential-offer://?credential_offer_uri=x", PageURL: page}})
+	require.NoError(t, err)
+	require.Equal(t, page, got["templateParameter"].(map[string]any)["walletOfferUrl"])
+	require.Contains(t, got["content"], page)
 }
