@@ -75,6 +75,9 @@ func (a *Activities) notifyRecipients(ctx context.Context, ids []uuid.UUID) (fai
 func (a *Activities) send(ctx context.Context, row db.ListPipelineAssertionsRow) error {
 	as := row.Assertion
 	n := a.notification(ctx, as, row.BadgeName, row.OrgName)
+	if err := a.attachWalletOffer(ctx, as, &n); err != nil {
+		return persistErr("create wallet offer", err)
+	}
 	var err error
 	if as.Mode == "test" || a.Notifier == nil {
 		_, err = a.Outbox.Send(ctx, n)
@@ -102,10 +105,15 @@ const MaxInlineBadge = 1 << 20
 // DefaultMailFromName is the From display name pattern when MailFromName is empty.
 const DefaultMailFromName = "{org} via badged"
 
-// BuildNotification builds the message the worker sends, for `badged admin notification resend`. It is a function,
-// not a method: every exported method of Activities is registered as a Temporal activity.
-func BuildNotification(ctx context.Context, a *Activities, as db.Assertion, badgeName, orgName string) notify.Notification {
-	return a.notification(ctx, as, badgeName, orgName)
+// BuildNotification builds the message the worker sends, for `badged admin notification resend`: the same wallet
+// offer included (a.DB set). It is a function, not a method: every exported method of Activities is registered as
+// a Temporal activity.
+func BuildNotification(ctx context.Context, a *Activities, as db.Assertion, badgeName, orgName string) (notify.Notification, error) {
+	n := a.notification(ctx, as, badgeName, orgName)
+	if a.DB == nil {
+		return n, nil
+	}
+	return n, a.attachWalletOffer(ctx, as, &n)
 }
 
 // notification builds a recipient's message: the organization's name as the From display name (the address is

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/oid4vci"
 	"github.com/badged/badged/internal/webhook"
 )
@@ -126,10 +127,17 @@ func (h *handler) credential(w http.ResponseWriter, r *http.Request) {
 			refusal, status = oid4vci.Errorf(oid4vci.InvalidToken, "the offer was used"), http.StatusUnauthorized
 			return errRefused
 		}
+		// The digest the copy's anchor receipt names: the credential as the wallet holds it (the compact JWT's
+		// bytes, or the ldp_vc JSON as answered).
 		sum := sha256.Sum256(raw)
+		if jwt, ok := issued.(string); ok {
+			sum = sha256.Sum256([]byte(jwt))
+		}
 		c, err := q.CreateWalletCredential(r.Context(), db.CreateWalletCredentialParams{ID: copyID, AssertionID: off.AssertionID,
 			OfferID: off.ID, OrgID: off.OrgID, TokenHash: tok.TokenHash, ConfigurationID: cfg, Format: format,
-			HolderDid: proof.HolderDID, Credential: raw, CredentialSha256: sum[:], NotificationID: notification})
+			HolderDid: proof.HolderDID, Credential: raw, CredentialSha256: sum[:], NotificationID: notification,
+			// A live copy waits for the worker's next wallet anchor batch; the claim itself never waits for a chain.
+			AnchorPending: off.Mode == apikey.ModeLive})
 		if db.IsNotFound(err) {
 			refusal = oid4vci.Errorf(oid4vci.InvalidCredentialRequest, "this access token already received a credential of %s", cfg)
 			return errRefused
@@ -263,6 +271,7 @@ func (h *handler) notification(w http.ResponseWriter, r *http.Request) {
 		h.oauthError(w, 0, oid4vci.Errorf(oid4vci.InvalidNotificationID, "no credential of this access token has that notification_id"))
 		return
 	}
+	h.metrics.WalletNotified(req.Event)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -30,7 +30,7 @@ const (
 	cfgJWTRS256   = "OpenBadgeCredential_jwt_vc_json"
 	cfgJWTEdDSA   = "OpenBadgeCredential_jwt_vc_json_EdDSA"
 	preAuthGrant  = "urn:ietf:params:oauth:grant-type:pre-authorized_code"
-	oid4vciPrefix = "/oid4vci"
+	oid4vciPrefix = oid4vci.Prefix
 )
 
 // walletConfigs are the configuration ids in the order offers list them.
@@ -59,6 +59,7 @@ func (h *handler) mountOID4VCI(r chi.Router) {
 		r.Get(suffix+"/jwks/{kid}", h.handle(h.issuerJWK))
 	}
 	r.Get(oid4vciPrefix+"/offers/{offerId}", h.serveOffer)
+	r.Get(oid4vciPrefix+"/offers/{offerId}/open", h.offerPage)
 	r.Post(oid4vciPrefix+"/token", h.token)
 	r.Post(oid4vciPrefix+"/nonce", h.nonce)
 	r.Post(oid4vciPrefix+"/credential", h.credential)

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -64,13 +63,8 @@ func offerable(state string, expiredAt *time.Time, credentialKey *string, now ti
 	return (s == "ISSUED" || s == "RECEIVED") && credentialKey != nil
 }
 
-// OfferURI is the https URI a wallet fetches the offer from.
-func (h *handler) offerURI(id uuid.UUID) string { return h.endpoint("/offers/" + id.String()) }
-
-// OfferLink is the openid-credential-offer:// link (and QR code) that opens a wallet on the offer.
-func OfferLink(offerURI string) string {
-	return "openid-credential-offer://?credential_offer_uri=" + url.QueryEscape(offerURI)
-}
+// offerURI is the https URI a wallet fetches the offer from.
+func (h *handler) offerURI(id uuid.UUID) string { return oid4vci.OfferURI(h.baseURL, id) }
 
 // createCredentialOffer: POST /public/v3/assertions/{assertionId}/credential-offers. Body optional:
 // {"txCode": true} asks for a second factor, shown only in this answer, that the wallet's user types in.
@@ -122,7 +116,7 @@ func (h *handler) createCredentialOffer(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	uri := h.offerURI(o.ID)
-	data := credentialOffer{ID: o.ID, Offer: OfferLink(uri), CredentialOfferURI: uri,
+	data := credentialOffer{ID: o.ID, Offer: oid4vci.OfferLink(uri), CredentialOfferURI: uri,
 		ExpiresAt: o.ExpiresAt.UTC().Format(time.RFC3339), TxCode: tx, ExchangeURL: h.exchangeURL(o.ID)}
 	if tx == nil {
 		link := lcwRequestLink(h.issuer.IssuerID(sc.Org, sc.Mode), data.ExchangeURL, o.ID)
@@ -163,6 +157,9 @@ func offerProblem(o db.GetLiveOfferRow) string {
 	switch {
 	case o.CredentialOffer.WithdrawnAt != nil:
 		return "the offer was withdrawn"
+	case o.AssertionState == "PROCESSING":
+		// The mail leaves before the issuance closes: a recipient quicker than the workflow is asked to wait.
+		return "the credential is still being issued; try again in a minute"
 	case !offerable(o.AssertionState, o.AssertionExpiredAt, o.CredentialKey, o.DbNow):
 		return "the credential is no longer valid (cancelled, reissued or expired)"
 	case !o.CredentialOffer.ExpiresAt.After(o.DbNow):

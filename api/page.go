@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"html/template"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
 )
@@ -52,6 +54,9 @@ func (h *handler) badgePage(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	view := h.buildPage(row, h.assess(r.Context(), row.Assertion), lang)
+	if err := h.addWalletSince(r.Context(), &view, row.Assertion.ID, lang); err != nil {
+		return err
+	}
 	h.renderPage(w, r, http.StatusOK, "layout", view)
 	return nil
 }
@@ -94,4 +99,18 @@ func (h *handler) renderPage(w http.ResponseWriter, r *http.Request, status int,
 func notFoundView(lang string) pageView {
 	return pageView{Lang: lang, Title: msg(lang, "notfound.title"), Languages: languageLinks(lang), Footer: msg(lang, "notfound.footer"),
 		Verdict: verdict{Kind: "notfound", Title: msg(lang, "notfound.heading"), Detail: msg(lang, "notfound.detail")}}
+}
+
+// addWalletSince adds "in a wallet since <date>" to the issuer's records when a wallet holds a copy of the
+// credential. It says only that and when, never which wallet or holder, and never offers one (the page is public).
+func (h *handler) addWalletSince(ctx context.Context, v *pageView, assertion uuid.UUID, lang string) error {
+	at, err := h.db.FirstWalletCopyAt(ctx, assertion)
+	if db.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	v.RecordFields = append(v.RecordFields, pageField{msg(lang, "field.walletSince"), msg(lang, "field.walletSinceValue", formatDate(lang, at, h.loc))})
+	return nil
 }

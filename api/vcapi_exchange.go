@@ -16,6 +16,7 @@ import (
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/credential"
+	"github.com/badged/badged/internal/oid4vci"
 	"github.com/badged/badged/internal/webhook"
 )
 
@@ -78,7 +79,7 @@ func (h *handler) exchangeProtocols(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.writeProtocolJSON(w, http.StatusOK, map[string]any{"protocols": map[string]string{
-		"vcapi": h.exchangeURL(o.CredentialOffer.ID), "OID4VCI": OfferLink(h.offerURI(o.CredentialOffer.ID))}}, false)
+		"vcapi": h.exchangeURL(o.CredentialOffer.ID), "OID4VCI": oid4vci.OfferLink(h.offerURI(o.CredentialOffer.ID))}}, false)
 }
 
 // liveExchangeOffer reads the offer a path names and says why it cannot be exchanged, if it cannot.

@@ -55,10 +55,12 @@ func (q *Queries) CreateExchangeChallenge(ctx context.Context, arg CreateExchang
 
 const createExchangeCredential = `-- name: CreateExchangeCredential :one
 INSERT INTO wallet_credentials (id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did,
-                                credential, credential_sha256, notification_id, protocol)
-VALUES ($1, $2, $3, $4, $5, $6, 'ldp_vc', $7, $8, $9, $10, 'vcapi')
+                                credential, credential_sha256, notification_id, protocol, anchor_pending)
+VALUES ($1, $2, $3, $4, $5, $6, 'ldp_vc', $7, $8, $9, $10, 'vcapi',
+        -- a live copy waits for the worker's wallet anchor sweep, as an OpenID4VCI copy does (migration 0023)
+        (SELECT o.mode = 'live' FROM credential_offers o WHERE o.id = $3))
 ON CONFLICT (token_hash, configuration_id) DO NOTHING
-RETURNING id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did, credential, credential_sha256, notification_id, notification_event, notified_at, created_at, protocol
+RETURNING id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did, credential, credential_sha256, notification_id, notification_event, notified_at, created_at, protocol, anchor_pending, anchor_key, anchor_proof
 `
 
 type CreateExchangeCredentialParams struct {
@@ -106,6 +108,9 @@ func (q *Queries) CreateExchangeCredential(ctx context.Context, arg CreateExchan
 		&i.NotifiedAt,
 		&i.CreatedAt,
 		&i.Protocol,
+		&i.AnchorPending,
+		&i.AnchorKey,
+		&i.AnchorProof,
 	)
 	return i, err
 }

@@ -117,17 +117,18 @@ type ChainTx struct {
 }
 
 type CredentialOffer struct {
-	ID          uuid.UUID
-	AssertionID uuid.UUID
-	OrgID       uuid.UUID
-	Mode        string
-	TxCodeHash  []byte
-	TxCodeLen   *int16
-	ExpiresAt   time.Time
-	UsedAt      *time.Time
-	UsedByToken []byte
-	WithdrawnAt *time.Time
-	CreatedAt   time.Time
+	ID              uuid.UUID
+	AssertionID     uuid.UUID
+	OrgID           uuid.UUID
+	Mode            string
+	TxCodeHash      []byte
+	TxCodeLen       *int16
+	ExpiresAt       time.Time
+	UsedAt          *time.Time
+	UsedByToken     []byte
+	WithdrawnAt     *time.Time
+	CreatedAt       time.Time
+	ForNotification bool
 }
 
 type ExchangeChallenge struct {
@@ -243,14 +244,15 @@ type NotificationResend struct {
 }
 
 type Organization struct {
-	ID          uuid.UUID
-	Name        string
-	Credits     int64
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-	NextSerial  int64
-	WebsiteUrl  *string
-	LogoMediaID *uuid.UUID
+	ID           uuid.UUID
+	Name         string
+	Credits      int64
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	NextSerial   int64
+	WebsiteUrl   *string
+	LogoMediaID  *uuid.UUID
+	WalletOffers bool
 }
 
 type PreauthCode struct {
@@ -319,6 +321,9 @@ type WalletCredential struct {
 	NotifiedAt        *time.Time
 	CreatedAt         time.Time
 	Protocol          string
+	AnchorPending     bool
+	AnchorKey         *string
+	AnchorProof       []byte
 }
 
 type WalletNonce struct {

@@ -16,6 +16,8 @@ type Querier interface {
 	AdvanceAssertions(ctx context.Context, arg AdvanceAssertionsParams) (int64, error)
 	// Assigns credentials to the anchor transaction stored under anchor_key, with each one's Merkle inclusion proof.
 	AssignAnchor(ctx context.Context, arg AssignAnchorParams) (int64, error)
+	// Assigns pending copies to the anchor transaction stored under anchor_key, each with its Merkle inclusion proof.
+	AssignWalletAnchor(ctx context.Context, arg AssignWalletAnchorParams) (int64, error)
 	// One bounded batch of the reminder sweep (activities/remind.go). For each live assertion of a badge with a
 	// policy whose expiry is within the policy's longest reminder, the due reminder is the smallest number of days d
 	// with expiry - d days <= now: one message however many reminders fell due at once (a policy added late, a short
@@ -107,6 +109,9 @@ type Querier interface {
 	DeleteWebhookEndpointAnyOrg(ctx context.Context, id uuid.UUID) (int64, error)
 	DisableWebhookEndpoint(ctx context.Context, arg DisableWebhookEndpointParams) (int64, error)
 	EnableWebhookEndpoint(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
+	// The offer the issue notification of an assertion carries, created on the first call and returned by every later
+	// one (a retried notify step links the same offer). No row when the organization turned wallet offers off.
+	EnsureNotificationOffer(ctx context.Context, arg EnsureNotificationOfferParams) (EnsureNotificationOfferRow, error)
 	// One bounded batch of the expiry job; the caller repeats until it returns less than the batch. In the same
 	// statement (so the same transaction), an assertion.expired webhook event per expired assertion whose
 	// organization has an enabled endpoint subscribed to it (internal/webhook: the payload's keys match AssertionData).
@@ -122,6 +127,8 @@ type Querier interface {
 	// Writes outcomes once; an assertion already finished (a retried activity) is left as it is and not returned.
 	FinishAssertions(ctx context.Context, arg FinishAssertionsParams) ([]uuid.UUID, error)
 	FinishWebhookDelivery(ctx context.Context, arg FinishWebhookDeliveryParams) (int64, error)
+	// When the first wallet copy of an assertion was claimed (the badge page's "in a wallet since"); no row: none.
+	FirstWalletCopyAt(ctx context.Context, assertionID uuid.UUID) (time.Time, error)
 	// The node lacks these transactions: the blocks recorded for them are not on its chain.
 	ForgetChainMined(ctx context.Context, arg ForgetChainMinedParams) (int64, error)
 	// The key id travels inside the key; the caller compares key_hash in constant time.
@@ -172,6 +179,8 @@ type Querier interface {
 	GetReminder(ctx context.Context, arg GetReminderParams) (ExpiryReminder, error)
 	GetStatusList(ctx context.Context, id uuid.UUID) (StatusList, error)
 	GetWalletAccessToken(ctx context.Context, tokenHash []byte) (WalletAccessToken, error)
+	// The public anchor receipt of a wallet copy, once its transaction is mined.
+	GetWalletAnchorReceipt(ctx context.Context, id uuid.UUID) (GetWalletAnchorReceiptRow, error)
 	GetWebhookDelivery(ctx context.Context, id uuid.UUID) (GetWebhookDeliveryRow, error)
 	GetWebhookEndpoint(ctx context.Context, arg GetWebhookEndpointParams) (WebhookEndpoint, error)
 	GetWebhookEndpointAnyOrg(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
@@ -242,6 +251,15 @@ type Querier interface {
 	// sorts nothing; the tables hold one organization's programs/badges, so the sort needs no index.
 	ListPrograms(ctx context.Context, arg ListProgramsParams) ([]Program, error)
 	ListRecipientsByIDs(ctx context.Context, arg ListRecipientsByIDsParams) ([]ListRecipientsByIDsRow, error)
+	// Every sealed issuer key, Ed25519 and RSA, for `badged admin keyring rewrap`.
+	ListSealedIssuerKeys(ctx context.Context) ([]ListSealedIssuerKeysRow, error)
+	// Anchor keys of copies whose transaction is not known to be mined: a sweep that stopped between the assignment
+	// and the mining (a crash, a node down) finishes them first.
+	ListUnminedWalletAnchors(ctx context.Context) ([]string, error)
+	// Every copy of an anchor transaction in the order of the Merkle leaves (digest bytes).
+	ListWalletAnchorMembers(ctx context.Context, anchorKey string) ([]ListWalletAnchorMembersRow, error)
+	// `badged admin assertion copies`: every copy of an assertion with its anchor.
+	ListWalletCopiesForAdmin(ctx context.Context, assertionID uuid.UUID) ([]ListWalletCopiesForAdminRow, error)
 	ListWalletCredentials(ctx context.Context, assertionID uuid.UUID) ([]ListWalletCredentialsRow, error)
 	ListWebhookAttempts(ctx context.Context, ids []uuid.UUID) ([]WebhookAttempt, error)
 	ListWebhookDeliveries(ctx context.Context, arg ListWebhookDeliveriesParams) ([]ListWebhookDeliveriesRow, error)
@@ -255,6 +273,9 @@ type Querier interface {
 	LockIssuance(ctx context.Context, id uuid.UUID) (Issuance, error)
 	// Serialises concurrent invocations of the same request for the transaction.
 	LockNotificationResend(ctx context.Context, arg LockNotificationResendParams) (NotificationResend, error)
+	// Live copies waiting for an anchor transaction, oldest first, locked until their assignment commits (another
+	// worker's sweep skips them).
+	LockPendingWalletCopies(ctx context.Context, maxCopies int32) ([]LockPendingWalletCopiesRow, error)
 	// The staged slices overlapping [from_seq, to_seq), locked until the transaction that writes their assertions ends.
 	LockRecipientSlices(ctx context.Context, arg LockRecipientSlicesParams) ([]IssuanceRecipientSlice, error)
 	// Serialises the duplicate checks of recipient identities within one badge, for the transaction. The caller
@@ -294,8 +315,9 @@ type Querier interface {
 	// The originals among ids whose replacement is still in the pipeline.
 	PendingReplacementsOf(ctx context.Context, ids []uuid.UUID) ([]uuid.UUID, error)
 	PurgeExchangeChallenges(ctx context.Context) (int64, error)
-	// Expired codes, tokens and nonces (the expiry schedule's sweep).
-	PurgeWalletSecrets(ctx context.Context) (int32, error)
+	// Expired codes, tokens and nonces (the worker's wallet sweep, activities/walletsweep.go). Codes and tokens are
+	// kept a day past their expiry, so a log line about a refused one can still be matched to its offer.
+	PurgeWalletSecrets(ctx context.Context) (PurgeWalletSecretsRow, error)
 	RecordAnchorMined(ctx context.Context, arg RecordAnchorMinedParams) (int64, error)
 	// The notification endpoint: only the holder of the access token the copy was issued under may report on it.
 	RecordWalletNotification(ctx context.Context, arg RecordWalletNotificationParams) (int64, error)
@@ -320,6 +342,9 @@ type Querier interface {
 	RevokeAPIKey(ctx context.Context, id uuid.UUID) (ApiKey, error)
 	// Cancels an issued, unexpired assertion of the key's mode; no row means its state forbids it.
 	RevokeAssertion(ctx context.Context, arg RevokeAssertionParams) (Assertion, error)
+	// Compare and swap: a key changed since it was read (nothing else changes one today) is left for the next run.
+	RewrapIssuerKey(ctx context.Context, arg RewrapIssuerKeyParams) (int64, error)
+	RewrapIssuerRSAKey(ctx context.Context, arg RewrapIssuerRSAKeyParams) (int64, error)
 	// Sender and nonce are part of the condition: a key whose reservation gap repair released (and that may have
 	// reserved another nonce since) must not get a transaction signed for the old nonce.
 	SaveChainSigned(ctx context.Context, arg SaveChainSignedParams) error

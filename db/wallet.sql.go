@@ -12,6 +12,27 @@ import (
 	"github.com/google/uuid"
 )
 
+const assignWalletAnchor = `-- name: AssignWalletAnchor :execrows
+UPDATE wallet_credentials w SET anchor_key = $1::text, anchor_proof = u.proof::jsonb, anchor_pending = false
+FROM (SELECT unnest($2::uuid[]) AS id, unnest($3::text[]) AS proof) AS u
+WHERE w.id = u.id AND w.anchor_pending
+`
+
+type AssignWalletAnchorParams struct {
+	AnchorKey string
+	Ids       []uuid.UUID
+	Proofs    []string
+}
+
+// Assigns pending copies to the anchor transaction stored under anchor_key, each with its Merkle inclusion proof.
+func (q *Queries) AssignWalletAnchor(ctx context.Context, arg AssignWalletAnchorParams) (int64, error) {
+	result, err := q.db.Exec(ctx, assignWalletAnchor, arg.AnchorKey, arg.Ids, arg.Proofs)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const consumeWalletNonce = `-- name: ConsumeWalletNonce :execrows
 DELETE FROM wallet_nonces WHERE nonce = $1 AND expires_at > now()
 `
@@ -28,7 +49,7 @@ func (q *Queries) ConsumeWalletNonce(ctx context.Context, nonce string) (int64, 
 const createCredentialOffer = `-- name: CreateCredentialOffer :one
 INSERT INTO credential_offers (id, assertion_id, org_id, mode, tx_code_hash, tx_code_len, expires_at)
 VALUES ($1, $2, $3, $4, $5, $6, now() + $7::int * interval '1 second')
-RETURNING id, assertion_id, org_id, mode, tx_code_hash, tx_code_len, expires_at, used_at, used_by_token, withdrawn_at, created_at
+RETURNING id, assertion_id, org_id, mode, tx_code_hash, tx_code_len, expires_at, used_at, used_by_token, withdrawn_at, created_at, for_notification
 `
 
 type CreateCredentialOfferParams struct {
@@ -64,6 +85,7 @@ func (q *Queries) CreateCredentialOffer(ctx context.Context, arg CreateCredentia
 		&i.UsedByToken,
 		&i.WithdrawnAt,
 		&i.CreatedAt,
+		&i.ForNotification,
 	)
 	return i, err
 }
@@ -122,10 +144,10 @@ func (q *Queries) CreateWalletAccessToken(ctx context.Context, arg CreateWalletA
 
 const createWalletCredential = `-- name: CreateWalletCredential :one
 INSERT INTO wallet_credentials (id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did,
-                                credential, credential_sha256, notification_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                                credential, credential_sha256, notification_id, anchor_pending)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 ON CONFLICT (token_hash, configuration_id) DO NOTHING
-RETURNING id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did, credential, credential_sha256, notification_id, notification_event, notified_at, created_at, protocol
+RETURNING id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did, credential, credential_sha256, notification_id, notification_event, notified_at, created_at, protocol, anchor_pending, anchor_key, anchor_proof
 `
 
 type CreateWalletCredentialParams struct {
@@ -140,6 +162,7 @@ type CreateWalletCredentialParams struct {
 	Credential       []byte
 	CredentialSha256 []byte
 	NotificationID   string
+	AnchorPending    bool
 }
 
 func (q *Queries) CreateWalletCredential(ctx context.Context, arg CreateWalletCredentialParams) (WalletCredential, error) {
@@ -155,6 +178,7 @@ func (q *Queries) CreateWalletCredential(ctx context.Context, arg CreateWalletCr
 		arg.Credential,
 		arg.CredentialSha256,
 		arg.NotificationID,
+		arg.AnchorPending,
 	)
 	var i WalletCredential
 	err := row.Scan(
@@ -173,6 +197,9 @@ func (q *Queries) CreateWalletCredential(ctx context.Context, arg CreateWalletCr
 		&i.NotifiedAt,
 		&i.CreatedAt,
 		&i.Protocol,
+		&i.AnchorPending,
+		&i.AnchorKey,
+		&i.AnchorProof,
 	)
 	return i, err
 }
@@ -189,6 +216,62 @@ type CreateWalletNonceParams struct {
 func (q *Queries) CreateWalletNonce(ctx context.Context, arg CreateWalletNonceParams) error {
 	_, err := q.db.Exec(ctx, createWalletNonce, arg.Nonce, arg.TtlSeconds)
 	return err
+}
+
+const ensureNotificationOffer = `-- name: EnsureNotificationOffer :one
+WITH org AS (SELECT id FROM organizations WHERE organizations.id = $1 AND wallet_offers),
+ins AS (
+    INSERT INTO credential_offers (id, assertion_id, org_id, mode, expires_at, for_notification)
+    SELECT $2, $3, org.id, $4, now() + $5::int * interval '1 second', true
+    FROM org
+    ON CONFLICT (assertion_id) WHERE for_notification DO NOTHING
+    RETURNING credential_offers.id, credential_offers.expires_at
+)
+SELECT ins.id, ins.expires_at FROM ins
+UNION ALL
+SELECT o.id, o.expires_at FROM credential_offers o JOIN org ON org.id = o.org_id
+WHERE o.assertion_id = $3 AND o.for_notification
+LIMIT 1
+`
+
+type EnsureNotificationOfferParams struct {
+	OrgID       uuid.UUID
+	ID          uuid.UUID
+	AssertionID uuid.UUID
+	Mode        string
+	TtlSeconds  int32
+}
+
+type EnsureNotificationOfferRow struct {
+	ID        uuid.UUID
+	ExpiresAt time.Time
+}
+
+// The offer the issue notification of an assertion carries, created on the first call and returned by every later
+// one (a retried notify step links the same offer). No row when the organization turned wallet offers off.
+func (q *Queries) EnsureNotificationOffer(ctx context.Context, arg EnsureNotificationOfferParams) (EnsureNotificationOfferRow, error) {
+	row := q.db.QueryRow(ctx, ensureNotificationOffer,
+		arg.OrgID,
+		arg.ID,
+		arg.AssertionID,
+		arg.Mode,
+		arg.TtlSeconds,
+	)
+	var i EnsureNotificationOfferRow
+	err := row.Scan(&i.ID, &i.ExpiresAt)
+	return i, err
+}
+
+const firstWalletCopyAt = `-- name: FirstWalletCopyAt :one
+SELECT created_at FROM wallet_credentials WHERE assertion_id = $1 ORDER BY created_at LIMIT 1
+`
+
+// When the first wallet copy of an assertion was claimed (the badge page's "in a wallet since"); no row: none.
+func (q *Queries) FirstWalletCopyAt(ctx context.Context, assertionID uuid.UUID) (time.Time, error) {
+	row := q.db.QueryRow(ctx, firstWalletCopyAt, assertionID)
+	var created_at time.Time
+	err := row.Scan(&created_at)
+	return created_at, err
 }
 
 const getIssuerRSAKey = `-- name: GetIssuerRSAKey :one
@@ -216,7 +299,7 @@ func (q *Queries) GetIssuerRSAKey(ctx context.Context, arg GetIssuerRSAKeyParams
 }
 
 const getLiveOffer = `-- name: GetLiveOffer :one
-SELECT o.id, o.assertion_id, o.org_id, o.mode, o.tx_code_hash, o.tx_code_len, o.expires_at, o.used_at, o.used_by_token, o.withdrawn_at, o.created_at, now()::timestamptz AS db_now, a.state AS assertion_state, a.expired_at AS assertion_expired_at,
+SELECT o.id, o.assertion_id, o.org_id, o.mode, o.tx_code_hash, o.tx_code_len, o.expires_at, o.used_at, o.used_by_token, o.withdrawn_at, o.created_at, o.for_notification, now()::timestamptz AS db_now, a.state AS assertion_state, a.expired_at AS assertion_expired_at,
        a.credential_key, a.badge_id, a.issuance_id, a.program_id, a.error_code AS assertion_error_code
 FROM credential_offers o JOIN assertions a ON a.id = o.assertion_id
 WHERE o.id = $1
@@ -251,6 +334,7 @@ func (q *Queries) GetLiveOffer(ctx context.Context, id uuid.UUID) (GetLiveOfferR
 		&i.CredentialOffer.UsedByToken,
 		&i.CredentialOffer.WithdrawnAt,
 		&i.CredentialOffer.CreatedAt,
+		&i.CredentialOffer.ForNotification,
 		&i.DbNow,
 		&i.AssertionState,
 		&i.AssertionExpiredAt,
@@ -277,6 +361,192 @@ func (q *Queries) GetWalletAccessToken(ctx context.Context, tokenHash []byte) (W
 		&i.CreatedAt,
 	)
 	return i, err
+}
+
+const getWalletAnchorReceipt = `-- name: GetWalletAnchorReceipt :one
+SELECT w.credential_sha256, w.anchor_proof, t.tx_hash::text AS tx_hash, t.block_number::bigint AS block,
+       t.chain_id::bigint AS chain_id, t.raw_tx
+FROM wallet_credentials w
+JOIN chain_txs t ON t.anchor_key = w.anchor_key
+WHERE w.id = $1
+  AND t.raw_tx IS NOT NULL AND t.tx_hash IS NOT NULL AND t.block_number IS NOT NULL AND t.chain_id IS NOT NULL
+`
+
+type GetWalletAnchorReceiptRow struct {
+	CredentialSha256 []byte
+	AnchorProof      []byte
+	TxHash           string
+	Block            int64
+	ChainID          int64
+	RawTx            []byte
+}
+
+// The public anchor receipt of a wallet copy, once its transaction is mined.
+func (q *Queries) GetWalletAnchorReceipt(ctx context.Context, id uuid.UUID) (GetWalletAnchorReceiptRow, error) {
+	row := q.db.QueryRow(ctx, getWalletAnchorReceipt, id)
+	var i GetWalletAnchorReceiptRow
+	err := row.Scan(
+		&i.CredentialSha256,
+		&i.AnchorProof,
+		&i.TxHash,
+		&i.Block,
+		&i.ChainID,
+		&i.RawTx,
+	)
+	return i, err
+}
+
+const listSealedIssuerKeys = `-- name: ListSealedIssuerKeys :many
+SELECT 'ed25519'::text AS kind, org_id, mode, sealed_key FROM issuer_keys
+UNION ALL
+SELECT 'rsa'::text AS kind, org_id, mode, sealed_key FROM issuer_rsa_keys
+ORDER BY 1, 2, 3
+`
+
+type ListSealedIssuerKeysRow struct {
+	Kind      string
+	OrgID     uuid.UUID
+	Mode      string
+	SealedKey string
+}
+
+// Every sealed issuer key, Ed25519 and RSA, for `badged admin keyring rewrap`.
+func (q *Queries) ListSealedIssuerKeys(ctx context.Context) ([]ListSealedIssuerKeysRow, error) {
+	rows, err := q.db.Query(ctx, listSealedIssuerKeys)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListSealedIssuerKeysRow{}
+	for rows.Next() {
+		var i ListSealedIssuerKeysRow
+		if err := rows.Scan(
+			&i.Kind,
+			&i.OrgID,
+			&i.Mode,
+			&i.SealedKey,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listUnminedWalletAnchors = `-- name: ListUnminedWalletAnchors :many
+SELECT DISTINCT w.anchor_key::text AS anchor_key FROM wallet_credentials w
+LEFT JOIN chain_txs t ON t.anchor_key = w.anchor_key
+WHERE w.anchor_key IS NOT NULL AND (t.anchor_key IS NULL OR t.block_number IS NULL)
+ORDER BY 1
+`
+
+// Anchor keys of copies whose transaction is not known to be mined: a sweep that stopped between the assignment
+// and the mining (a crash, a node down) finishes them first.
+func (q *Queries) ListUnminedWalletAnchors(ctx context.Context) ([]string, error) {
+	rows, err := q.db.Query(ctx, listUnminedWalletAnchors)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var anchor_key string
+		if err := rows.Scan(&anchor_key); err != nil {
+			return nil, err
+		}
+		items = append(items, anchor_key)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listWalletAnchorMembers = `-- name: ListWalletAnchorMembers :many
+SELECT id, credential_sha256 FROM wallet_credentials WHERE anchor_key = $1::text ORDER BY credential_sha256
+`
+
+type ListWalletAnchorMembersRow struct {
+	ID               uuid.UUID
+	CredentialSha256 []byte
+}
+
+// Every copy of an anchor transaction in the order of the Merkle leaves (digest bytes).
+func (q *Queries) ListWalletAnchorMembers(ctx context.Context, anchorKey string) ([]ListWalletAnchorMembersRow, error) {
+	rows, err := q.db.Query(ctx, listWalletAnchorMembers, anchorKey)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListWalletAnchorMembersRow{}
+	for rows.Next() {
+		var i ListWalletAnchorMembersRow
+		if err := rows.Scan(&i.ID, &i.CredentialSha256); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listWalletCopiesForAdmin = `-- name: ListWalletCopiesForAdmin :many
+SELECT w.id, w.configuration_id, w.format, w.holder_did, w.created_at, w.notification_event, w.notified_at,
+       w.anchor_pending, w.anchor_key, t.tx_hash AS anchor_tx_hash, t.block_number AS anchor_block
+FROM wallet_credentials w LEFT JOIN chain_txs t ON t.anchor_key = w.anchor_key
+WHERE w.assertion_id = $1 ORDER BY w.created_at, w.id
+`
+
+type ListWalletCopiesForAdminRow struct {
+	ID                uuid.UUID
+	ConfigurationID   string
+	Format            string
+	HolderDid         string
+	CreatedAt         time.Time
+	NotificationEvent *string
+	NotifiedAt        *time.Time
+	AnchorPending     bool
+	AnchorKey         *string
+	AnchorTxHash      *string
+	AnchorBlock       *int64
+}
+
+// `badged admin assertion copies`: every copy of an assertion with its anchor.
+func (q *Queries) ListWalletCopiesForAdmin(ctx context.Context, assertionID uuid.UUID) ([]ListWalletCopiesForAdminRow, error) {
+	rows, err := q.db.Query(ctx, listWalletCopiesForAdmin, assertionID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListWalletCopiesForAdminRow{}
+	for rows.Next() {
+		var i ListWalletCopiesForAdminRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.ConfigurationID,
+			&i.Format,
+			&i.HolderDid,
+			&i.CreatedAt,
+			&i.NotificationEvent,
+			&i.NotifiedAt,
+			&i.AnchorPending,
+			&i.AnchorKey,
+			&i.AnchorTxHash,
+			&i.AnchorBlock,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const listWalletCredentials = `-- name: ListWalletCredentials :many
@@ -324,6 +594,39 @@ func (q *Queries) ListWalletCredentials(ctx context.Context, assertionID uuid.UU
 	return items, nil
 }
 
+const lockPendingWalletCopies = `-- name: LockPendingWalletCopies :many
+SELECT id, credential_sha256 FROM wallet_credentials WHERE anchor_pending
+ORDER BY created_at, id LIMIT $1::int
+FOR UPDATE SKIP LOCKED
+`
+
+type LockPendingWalletCopiesRow struct {
+	ID               uuid.UUID
+	CredentialSha256 []byte
+}
+
+// Live copies waiting for an anchor transaction, oldest first, locked until their assignment commits (another
+// worker's sweep skips them).
+func (q *Queries) LockPendingWalletCopies(ctx context.Context, maxCopies int32) ([]LockPendingWalletCopiesRow, error) {
+	rows, err := q.db.Query(ctx, lockPendingWalletCopies, maxCopies)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LockPendingWalletCopiesRow{}
+	for rows.Next() {
+		var i LockPendingWalletCopiesRow
+		if err := rows.Scan(&i.ID, &i.CredentialSha256); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const markOfferUsed = `-- name: MarkOfferUsed :one
 UPDATE credential_offers SET used_at = coalesce(used_at, now()), used_by_token = coalesce(used_by_token, $1::bytea)
 WHERE id = $2
@@ -347,15 +650,22 @@ const purgeWalletSecrets = `-- name: PurgeWalletSecrets :one
 WITH c AS (DELETE FROM preauth_codes WHERE preauth_codes.expires_at < now() - interval '1 day' RETURNING 1),
      t AS (DELETE FROM wallet_access_tokens WHERE wallet_access_tokens.expires_at < now() - interval '1 day' RETURNING 1),
      n AS (DELETE FROM wallet_nonces WHERE wallet_nonces.expires_at < now() RETURNING 1)
-SELECT (SELECT count(*) FROM c) + (SELECT count(*) FROM t) + (SELECT count(*) FROM n)
+SELECT (SELECT count(*) FROM c)::bigint AS codes, (SELECT count(*) FROM t)::bigint AS tokens, (SELECT count(*) FROM n)::bigint AS nonces
 `
 
-// Expired codes, tokens and nonces (the expiry schedule's sweep).
-func (q *Queries) PurgeWalletSecrets(ctx context.Context) (int32, error) {
+type PurgeWalletSecretsRow struct {
+	Codes  int64
+	Tokens int64
+	Nonces int64
+}
+
+// Expired codes, tokens and nonces (the worker's wallet sweep, activities/walletsweep.go). Codes and tokens are
+// kept a day past their expiry, so a log line about a refused one can still be matched to its offer.
+func (q *Queries) PurgeWalletSecrets(ctx context.Context) (PurgeWalletSecretsRow, error) {
 	row := q.db.QueryRow(ctx, purgeWalletSecrets)
-	var column_1 int32
-	err := row.Scan(&column_1)
-	return column_1, err
+	var i PurgeWalletSecretsRow
+	err := row.Scan(&i.Codes, &i.Tokens, &i.Nonces)
+	return i, err
 }
 
 const recordWalletNotification = `-- name: RecordWalletNotification :execrows
@@ -392,10 +702,61 @@ func (q *Queries) RedeemPreauthCode(ctx context.Context, codeHash []byte) (uuid.
 	return offer_id, err
 }
 
+const rewrapIssuerKey = `-- name: RewrapIssuerKey :execrows
+UPDATE issuer_keys SET sealed_key = $1
+WHERE org_id = $2 AND mode = $3 AND sealed_key = $4
+`
+
+type RewrapIssuerKeyParams struct {
+	NewSealed string
+	OrgID     uuid.UUID
+	Mode      string
+	OldSealed string
+}
+
+// Compare and swap: a key changed since it was read (nothing else changes one today) is left for the next run.
+func (q *Queries) RewrapIssuerKey(ctx context.Context, arg RewrapIssuerKeyParams) (int64, error) {
+	result, err := q.db.Exec(ctx, rewrapIssuerKey,
+		arg.NewSealed,
+		arg.OrgID,
+		arg.Mode,
+		arg.OldSealed,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const rewrapIssuerRSAKey = `-- name: RewrapIssuerRSAKey :execrows
+UPDATE issuer_rsa_keys SET sealed_key = $1
+WHERE org_id = $2 AND mode = $3 AND sealed_key = $4
+`
+
+type RewrapIssuerRSAKeyParams struct {
+	NewSealed string
+	OrgID     uuid.UUID
+	Mode      string
+	OldSealed string
+}
+
+func (q *Queries) RewrapIssuerRSAKey(ctx context.Context, arg RewrapIssuerRSAKeyParams) (int64, error) {
+	result, err := q.db.Exec(ctx, rewrapIssuerRSAKey,
+		arg.NewSealed,
+		arg.OrgID,
+		arg.Mode,
+		arg.OldSealed,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const withdrawCredentialOffer = `-- name: WithdrawCredentialOffer :one
 UPDATE credential_offers SET withdrawn_at = coalesce(withdrawn_at, now())
 WHERE id = $1 AND assertion_id = $2 AND org_id = $3 AND mode = $4
-RETURNING id, assertion_id, org_id, mode, tx_code_hash, tx_code_len, expires_at, used_at, used_by_token, withdrawn_at, created_at
+RETURNING id, assertion_id, org_id, mode, tx_code_hash, tx_code_len, expires_at, used_at, used_by_token, withdrawn_at, created_at, for_notification
 `
 
 type WithdrawCredentialOfferParams struct {
@@ -425,6 +786,7 @@ func (q *Queries) WithdrawCredentialOffer(ctx context.Context, arg WithdrawCrede
 		&i.UsedByToken,
 		&i.WithdrawnAt,
 		&i.CreatedAt,
+		&i.ForNotification,
 	)
 	return i, err
 }

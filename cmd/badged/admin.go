@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -54,6 +55,11 @@ func runAdmin(ctx context.Context, cfg config.Config, args []string, stdout io.W
 		fs.Func("name", "new name", func(v string) error { in.name = &v; return nil })
 		fs.Func("url", "website URL (http or https; empty clears it)", func(v string) error { in.url = &v; return nil })
 		fs.Func("logo-media", "media id of an uploaded image of the organization", func(v string) error { in.logo = &v; return nil })
+		fs.Func("wallet-offers", "on or off: issue notices carry a wallet offer", func(v string) error {
+			b, err := onOff(v)
+			in.walletOffers = &b
+			return err
+		})
 		if err := parseFlags(fs, args[2:]); err != nil {
 			return err
 		}
@@ -72,6 +78,17 @@ func runAdmin(ctx context.Context, cfg config.Config, args []string, stdout io.W
 			return err
 		}
 		out, err = adminRevokeKey(ctx, d, *id)
+	case "assertion copies":
+		id := fs.String("id", "", "assertion id")
+		if err := parseFlags(fs, args[2:]); err != nil {
+			return err
+		}
+		out, err = adminAssertionCopies(ctx, d, cfg.PublicBaseURL, *id)
+	case "keyring rewrap":
+		if err := parseFlags(fs, args[2:]); err != nil {
+			return err
+		}
+		out, err = adminKeyringRewrap(ctx, cfg, d)
 	case "credits grant":
 		org := fs.String("org", "", "organization id")
 		amount := fs.Int64("amount", 0, "credits to add (positive)")
@@ -193,4 +210,15 @@ func adminGrantCredits(ctx context.Context, d *db.DB, org string, amount int64) 
 		return orgOut{}, err
 	}
 	return orgOut{ID: o.ID.String(), Name: o.Name, Credits: o.Credits}, nil
+}
+
+// onOff reads a switch flag: on/off (true/false, yes/no, 1/0 accepted too).
+func onOff(v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "on", "true", "yes", "1":
+		return true, nil
+	case "off", "false", "no", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("want on or off, not %q", v)
 }

@@ -300,9 +300,12 @@ func (r resender) resend(ctx context.Context, assertion, request string) (resend
 	key := as.ID.String() + "-resend-" + request
 	mb := r.Mail
 	if mb == nil {
-		mb = &activities.Activities{Issuer: issuer.New(r.DB, nil, r.BaseURL), Log: r.Log}
+		mb = &activities.Activities{Issuer: issuer.New(r.DB, nil, r.BaseURL), Log: r.Log, DB: r.DB}
 	}
-	n := activities.BuildNotification(ctx, mb, as, row.BadgeName, row.OrgName)
+	n, err := activities.BuildNotification(ctx, mb, as, row.BadgeName, row.OrgName)
+	if err != nil {
+		return resendOut{}, fmt.Errorf("notification resend: wallet offer: %w", err)
+	}
 	n.AssertionID = key
 	messageID := notify.MessageID(key, r.Domain)
 	if n.Channel == notify.KakaoTalk {

@@ -18,6 +18,7 @@ import (
 type orgUpdate struct {
 	id              string
 	name, url, logo *string
+	walletOffers    *bool
 }
 
 // orgProfileOut is what `admin org update` prints: the issuer profile the badge pages show.
@@ -26,6 +27,8 @@ type orgProfileOut struct {
 	Name        string  `json:"name"`
 	WebsiteURL  *string `json:"websiteUrl"`
 	LogoMediaID *string `json:"logoMediaId"`
+	// WalletOffers: the recipients' issue notices carry a wallet offer (live v3 credentials).
+	WalletOffers bool `json:"walletOffers"`
 }
 
 // maxOrgNameLen bounds an organization's name, as the API bounds program and badge names: it is the issuer's
@@ -58,7 +61,7 @@ func adminUpdateOrg(ctx context.Context, d *db.DB, in orgUpdate) (orgProfileOut,
 	if err != nil {
 		return orgProfileOut{}, errors.New("org update: --id must be an organization id")
 	}
-	p := db.UpdateOrganizationProfileParams{ID: orgID, WebsiteUrl: in.url}
+	p := db.UpdateOrganizationProfileParams{ID: orgID, WebsiteUrl: in.url, WalletOffers: in.walletOffers}
 	if in.name != nil {
 		name, err := orgName("org update", *in.name)
 		if err != nil {
@@ -91,7 +94,7 @@ func adminUpdateOrg(ctx context.Context, d *db.DB, in orgUpdate) (orgProfileOut,
 	if err != nil {
 		return orgProfileOut{}, err
 	}
-	out := orgProfileOut{ID: o.ID.String(), Name: o.Name, WebsiteURL: o.WebsiteUrl}
+	out := orgProfileOut{ID: o.ID.String(), Name: o.Name, WebsiteURL: o.WebsiteUrl, WalletOffers: o.WalletOffers}
 	if o.LogoMediaID != nil {
 		s := o.LogoMediaID.String()
 		out.LogoMediaID = &s

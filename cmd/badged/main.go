@@ -31,12 +31,14 @@ commands:
   worker                     run the issuance worker (TEMPORAL_ADDRESS required)
   migrate                    apply database migrations
   admin org create --name NAME [--credits N]
-  admin org update --id ID [--name NAME] [--url URL] [--logo-media MEDIA_ID]
+  admin org update --id ID [--name NAME] [--url URL] [--logo-media MEDIA_ID] [--wallet-offers on|off]
                              the issuer profile on badge pages: website (--url "" clears it) and logo (an image
                              the organization uploaded with POST /media-files/images)
   admin key create --org ID --role ORG_VIEWER|ORG_MANAGER|ORG_OWNER [--mode live|test]
   admin key revoke --id ID
   admin credits grant --org ID --amount N
+  admin assertion copies --id ID  an assertion's wallet copies: format, holder DID, time, wallet event, anchor
+  admin keyring rewrap       re-seal every issuer key (Ed25519, RSA) with ISSUER_KEY_RING's first entry
   admin issuance inspect ID  an issuance: recipients by state and step, failures, undelivered notifications,
                              workflow id and Temporal UI link
   admin issuance redrive ID  re-run the FAILED recipients whose errorCode is retryable (needs Temporal)

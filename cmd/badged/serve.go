@@ -11,6 +11,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/badged/badged/activities"
 	"github.com/badged/badged/api"
 	"github.com/badged/badged/cmd/badged/internal/config"
 	"github.com/badged/badged/db"
@@ -130,6 +131,9 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 		stopDispatcher := startBackground(ctx, temporal.WebhookDispatcher{DB: wd, Starter: temporal.Starter{Client: tc}, Log: log,
 			Interval: cfg.WebhookDispatchInterval, Retention: cfg.WebhookRetention}.Run)
 		defer stopDispatcher()
+		// Anchors wallet copies (claimed inline by the API) and purges expired wallet codes, tokens and nonces.
+		stopWalletSweep := startBackground(ctx, activities.WalletSweep{DB: wd, Anchor: acts.Anchor, Log: log, Metrics: m}.Run)
+		defer stopWalletSweep()
 		log.Info("worker running", "task_queue", workflows.TaskQueue)
 	}
 	msrv, err := serveMetrics(cfg.MetricsAddr, m, errc)

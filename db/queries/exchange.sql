@@ -15,8 +15,10 @@ DELETE FROM exchange_challenges WHERE challenge_hash = $1 AND offer_id = $2 AND 
 -- The wallet copy of an exchange: token_hash is the hash of the challenge the presentation answered (one copy per
 -- challenge), and it is the offer's used_by_token, so no other exchange or OpenID4VCI token claims on the offer.
 INSERT INTO wallet_credentials (id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did,
-                                credential, credential_sha256, notification_id, protocol)
-VALUES ($1, $2, $3, $4, $5, $6, 'ldp_vc', $7, $8, $9, $10, 'vcapi')
+                                credential, credential_sha256, notification_id, protocol, anchor_pending)
+VALUES ($1, $2, $3, $4, $5, $6, 'ldp_vc', $7, $8, $9, $10, 'vcapi',
+        -- a live copy waits for the worker's wallet anchor sweep, as an OpenID4VCI copy does (migration 0023)
+        (SELECT o.mode = 'live' FROM credential_offers o WHERE o.id = $3))
 ON CONFLICT (token_hash, configuration_id) DO NOTHING
 RETURNING *;
 

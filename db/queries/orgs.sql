@@ -14,5 +14,6 @@ UPDATE organizations SET
     name = COALESCE(sqlc.narg(name), name),
     website_url = CASE WHEN sqlc.narg(website_url)::text IS NULL THEN website_url ELSE NULLIF(sqlc.narg(website_url)::text, '') END,
     logo_media_id = COALESCE(sqlc.narg(logo_media_id), logo_media_id),
+    wallet_offers = COALESCE(sqlc.narg(wallet_offers)::boolean, wallet_offers),
     updated_at = now()
 WHERE id = sqlc.arg(id) RETURNING *;

@@ -55,8 +55,8 @@ RETURNING used_by_token;
 
 -- name: CreateWalletCredential :one
 INSERT INTO wallet_credentials (id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did,
-                                credential, credential_sha256, notification_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                                credential, credential_sha256, notification_id, anchor_pending)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 ON CONFLICT (token_hash, configuration_id) DO NOTHING
 RETURNING *;
 
@@ -70,8 +70,87 @@ UPDATE wallet_credentials SET notification_event = $3, notified_at = now()
 WHERE notification_id = $1 AND token_hash = $2;
 
 -- name: PurgeWalletSecrets :one
--- Expired codes, tokens and nonces (the expiry schedule's sweep).
+-- Expired codes, tokens and nonces (the worker's wallet sweep, activities/walletsweep.go). Codes and tokens are
+-- kept a day past their expiry, so a log line about a refused one can still be matched to its offer.
 WITH c AS (DELETE FROM preauth_codes WHERE preauth_codes.expires_at < now() - interval '1 day' RETURNING 1),
      t AS (DELETE FROM wallet_access_tokens WHERE wallet_access_tokens.expires_at < now() - interval '1 day' RETURNING 1),
      n AS (DELETE FROM wallet_nonces WHERE wallet_nonces.expires_at < now() RETURNING 1)
-SELECT (SELECT count(*) FROM c) + (SELECT count(*) FROM t) + (SELECT count(*) FROM n);
+SELECT (SELECT count(*) FROM c)::bigint AS codes, (SELECT count(*) FROM t)::bigint AS tokens, (SELECT count(*) FROM n)::bigint AS nonces;
+
+-- name: ListSealedIssuerKeys :many
+-- Every sealed issuer key, Ed25519 and RSA, for `badged admin keyring rewrap`.
+SELECT 'ed25519'::text AS kind, org_id, mode, sealed_key FROM issuer_keys
+UNION ALL
+SELECT 'rsa'::text AS kind, org_id, mode, sealed_key FROM issuer_rsa_keys
+ORDER BY 1, 2, 3;
+
+-- name: RewrapIssuerKey :execrows
+-- Compare and swap: a key changed since it was read (nothing else changes one today) is left for the next run.
+UPDATE issuer_keys SET sealed_key = sqlc.arg(new_sealed)
+WHERE org_id = sqlc.arg(org_id) AND mode = sqlc.arg(mode) AND sealed_key = sqlc.arg(old_sealed);
+
+-- name: RewrapIssuerRSAKey :execrows
+UPDATE issuer_rsa_keys SET sealed_key = sqlc.arg(new_sealed)
+WHERE org_id = sqlc.arg(org_id) AND mode = sqlc.arg(mode) AND sealed_key = sqlc.arg(old_sealed);
+
+-- name: EnsureNotificationOffer :one
+-- The offer the issue notification of an assertion carries, created on the first call and returned by every later
+-- one (a retried notify step links the same offer). No row when the organization turned wallet offers off.
+WITH org AS (SELECT id FROM organizations WHERE organizations.id = sqlc.arg(org_id) AND wallet_offers),
+ins AS (
+    INSERT INTO credential_offers (id, assertion_id, org_id, mode, expires_at, for_notification)
+    SELECT sqlc.arg(id), sqlc.arg(assertion_id), org.id, sqlc.arg(mode), now() + sqlc.arg(ttl_seconds)::int * interval '1 second', true
+    FROM org
+    ON CONFLICT (assertion_id) WHERE for_notification DO NOTHING
+    RETURNING credential_offers.id, credential_offers.expires_at
+)
+SELECT ins.id, ins.expires_at FROM ins
+UNION ALL
+SELECT o.id, o.expires_at FROM credential_offers o JOIN org ON org.id = o.org_id
+WHERE o.assertion_id = sqlc.arg(assertion_id) AND o.for_notification
+LIMIT 1;
+
+-- name: FirstWalletCopyAt :one
+-- When the first wallet copy of an assertion was claimed (the badge page's "in a wallet since"); no row: none.
+SELECT created_at FROM wallet_credentials WHERE assertion_id = $1 ORDER BY created_at LIMIT 1;
+
+-- name: ListWalletCopiesForAdmin :many
+-- `badged admin assertion copies`: every copy of an assertion with its anchor.
+SELECT w.id, w.configuration_id, w.format, w.holder_did, w.created_at, w.notification_event, w.notified_at,
+       w.anchor_pending, w.anchor_key, t.tx_hash AS anchor_tx_hash, t.block_number AS anchor_block
+FROM wallet_credentials w LEFT JOIN chain_txs t ON t.anchor_key = w.anchor_key
+WHERE w.assertion_id = $1 ORDER BY w.created_at, w.id;
+
+-- name: LockPendingWalletCopies :many
+-- Live copies waiting for an anchor transaction, oldest first, locked until their assignment commits (another
+-- worker's sweep skips them).
+SELECT id, credential_sha256 FROM wallet_credentials WHERE anchor_pending
+ORDER BY created_at, id LIMIT sqlc.arg(max_copies)::int
+FOR UPDATE SKIP LOCKED;
+
+-- name: AssignWalletAnchor :execrows
+-- Assigns pending copies to the anchor transaction stored under anchor_key, each with its Merkle inclusion proof.
+UPDATE wallet_credentials w SET anchor_key = sqlc.arg(anchor_key)::text, anchor_proof = u.proof::jsonb, anchor_pending = false
+FROM (SELECT unnest(sqlc.arg(ids)::uuid[]) AS id, unnest(sqlc.arg(proofs)::text[]) AS proof) AS u
+WHERE w.id = u.id AND w.anchor_pending;
+
+-- name: ListUnminedWalletAnchors :many
+-- Anchor keys of copies whose transaction is not known to be mined: a sweep that stopped between the assignment
+-- and the mining (a crash, a node down) finishes them first.
+SELECT DISTINCT w.anchor_key::text AS anchor_key FROM wallet_credentials w
+LEFT JOIN chain_txs t ON t.anchor_key = w.anchor_key
+WHERE w.anchor_key IS NOT NULL AND (t.anchor_key IS NULL OR t.block_number IS NULL)
+ORDER BY 1;
+
+-- name: ListWalletAnchorMembers :many
+-- Every copy of an anchor transaction in the order of the Merkle leaves (digest bytes).
+SELECT id, credential_sha256 FROM wallet_credentials WHERE anchor_key = sqlc.arg(anchor_key)::text ORDER BY credential_sha256;
+
+-- name: GetWalletAnchorReceipt :one
+-- The public anchor receipt of a wallet copy, once its transaction is mined.
+SELECT w.credential_sha256, w.anchor_proof, t.tx_hash::text AS tx_hash, t.block_number::bigint AS block,
+       t.chain_id::bigint AS chain_id, t.raw_tx
+FROM wallet_credentials w
+JOIN chain_txs t ON t.anchor_key = w.anchor_key
+WHERE w.id = $1
+  AND t.raw_tx IS NOT NULL AND t.tx_hash IS NOT NULL AND t.block_number IS NOT NULL AND t.chain_id IS NOT NULL;

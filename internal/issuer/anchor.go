@@ -52,15 +52,23 @@ func AddAnchorAccount(doc map[string]any, issuerID string, acct AnchorAccount) {
 
 // Receipt returns the public anchor receipt of an issued assertion's credential; found is false when the
 // assertion is unknown, not issued, or its anchor is not mined yet.
+// The id may also be a wallet copy's (its urn:uuid id without the prefix): a copy's receipt exists once the worker's
+// wallet anchor sweep put it in a mined transaction.
 func (s *Service) Receipt(ctx context.Context, assertion uuid.UUID) (chain.Receipt, bool, error) {
 	row, err := s.DB.GetAnchorReceipt(ctx, assertion)
+	credentialID := s.CredentialID(assertion)
+	if db.IsNotFound(err) {
+		var w db.GetWalletAnchorReceiptRow
+		w, err = s.DB.GetWalletAnchorReceipt(ctx, assertion)
+		row, credentialID = db.GetAnchorReceiptRow(w), "urn:uuid:"+assertion.String()
+	}
 	if db.IsNotFound(err) {
 		return chain.Receipt{}, false, nil
 	}
 	if err != nil {
 		return chain.Receipt{}, false, fmt.Errorf("load anchor receipt: %w", err)
 	}
-	in := chain.ReceiptInput{CredentialID: s.CredentialID(assertion), TxHash: row.TxHash,
+	in := chain.ReceiptInput{CredentialID: credentialID, TxHash: row.TxHash,
 		BlockNumber: uint64(row.Block), ChainID: uint64(row.ChainID)}
 	if len(row.CredentialSha256) != 32 {
 		return chain.Receipt{}, false, fmt.Errorf("assertion %s: stored digest is %d bytes", assertion, len(row.CredentialSha256))

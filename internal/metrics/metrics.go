@@ -30,9 +30,9 @@ type Metrics struct {
 	attempts          *prometheus.CounterVec
 	retries           *prometheus.CounterVec
 	activityDuration  *prometheus.HistogramVec
-	webhook           webhookMetrics         // webhook.go
-	walletClaims      *prometheus.CounterVec // wallet.go
-	sharePreviews     prometheus.Counter     // share.go
+	webhook           webhookMetrics     // webhook.go
+	wallet            *walletMetrics     // wallet.go
+	sharePreviews     prometheus.Counter // share.go
 }
 
 // New returns the metrics on a fresh registry that also carries the Go runtime and process collectors.
@@ -68,7 +68,7 @@ func New() *Metrics {
 		m.attempts, m.retries, m.activityDuration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.webhook = newWebhookMetrics(reg)
-	m.walletClaims = newWalletClaims(reg)
+	m.wallet = newWalletMetrics(reg)
 	m.sharePreviews = newSharePreviewRenders(reg)
 	return m
 }

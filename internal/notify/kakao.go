@@ -86,19 +86,24 @@ func (k *Kakao) Send(ctx context.Context, n Notification) (Receipt, error) {
 	if n.Reminder != nil && k.cfg.ReminderTemplateCode != "" {
 		code = k.cfg.ReminderTemplateCode
 	}
+	params := map[string]string{
+		"recipientName": n.RecipientName,
+		"badgeName":     n.BadgeName,
+		"issuerName":    n.IssuerName,
+		"verifyUrl":     n.VerifyURL,
+		"badgeImageUrl": n.BadgeImageURL,
+	}
+	// KakaoTalk links only http(s): the message carries the offer's landing page, whose button opens the wallet.
+	if d := newTemplateData(n); d.WalletPageURL != "" {
+		params["walletOfferUrl"] = d.WalletPageURL
+	}
 	body, err := json.Marshal(kakaoRequest{
-		MessageID:    id,
-		SenderKey:    k.cfg.SenderKey,
-		TemplateCode: code,
-		RecipientNo:  normalizePhone(n.Phone),
-		Content:      content,
-		TemplateParameter: map[string]string{
-			"recipientName": n.RecipientName,
-			"badgeName":     n.BadgeName,
-			"issuerName":    n.IssuerName,
-			"verifyUrl":     n.VerifyURL,
-			"badgeImageUrl": n.BadgeImageURL,
-		},
+		MessageID:         id,
+		SenderKey:         k.cfg.SenderKey,
+		TemplateCode:      code,
+		RecipientNo:       normalizePhone(n.Phone),
+		Content:           content,
+		TemplateParameter: params,
 	})
 	if err != nil {
 		return Receipt{}, errcode.Wrap(errcode.NotificationDeliveryFailed, "encode kakao request", err)

@@ -46,9 +46,23 @@ type Notification struct {
 	// FromName is the display name of the From header ("Org via badged"); the address stays the deployment's.
 	// Empty keeps the configured From as it is.
 	FromName string
+	// Wallet, when set, is the wallet offer the issue notice carries (never a reminder's: the offer is the notice's).
+	Wallet *WalletOffer
 	// Reminder, when set, makes this the expiry reminder of the credential instead of its issue notice: other
 	// templates (reminder.*) and a message id of its own per reminder (ReminderMessageID).
 	Reminder *Reminder
+}
+
+// WalletOffer is the OpenID4VCI offer an issue notice carries, so the recipient can take the badge into a wallet.
+type WalletOffer struct {
+	// Link is the openid-credential-offer:// link, which opens a wallet app on the phone that reads the mail.
+	Link string
+	// PageURL is the https landing page of the offer (the QR code and the same link as a button): mail and chat
+	// clients that drop custom-scheme links still open it, and a desktop reader scans its QR code with a phone.
+	PageURL string
+	// QR is the PNG QR code of Link, embedded in the email as an inline (CID) image.
+	QR        []byte
+	ExpiresAt time.Time
 }
 
 // Reminder is what an expiry reminder adds to a notification.

@@ -61,7 +61,20 @@ type templateData struct {
 	ImageURL       string           // the linked image for the plain-text body, empty when inline
 	ImageSrc       htmltemplate.URL // cid: for the inline image or the checked http(s) link
 	RenewURL       string           // reminders: the renewal link, empty when the organization does not renew
+	// The wallet offer (issue notices): its https landing page, the openid-credential-offer:// link (marked safe
+	// only when it has that scheme), the QR code's src (cid:) and the offer's last day.
+	WalletPageURL string
+	WalletLink    htmltemplate.URL
+	WalletLinkRaw string
+	WalletQRSrc   htmltemplate.URL
+	WalletExpires string
 }
+
+// walletQRContentID is the Content-ID of the inline QR code of the wallet offer (cid:wallet-qr@badged).
+const walletQRContentID = "wallet-qr@badged"
+
+// walletLinkPrefix is the only scheme the wallet link may have: html/template would neutralise it otherwise.
+const walletLinkPrefix = "openid-credential-offer://?"
 
 // newTemplateData fills the templates. Names go through safetext.Display: the API refuses control and
 // bidirectional override characters in names, and a name stored before that rule shows as one plain line.
@@ -77,6 +90,14 @@ func newTemplateData(n Notification) templateData {
 	}
 	if n.Reminder != nil && isHTTPURL(n.Reminder.RenewURL) {
 		d.RenewURL = n.Reminder.RenewURL
+	}
+	if w := n.Wallet; w != nil && n.Reminder == nil && isHTTPURL(w.PageURL) && strings.HasPrefix(w.Link, walletLinkPrefix) {
+		d.WalletPageURL = w.PageURL
+		d.WalletLink, d.WalletLinkRaw = htmltemplate.URL(w.Link), w.Link
+		if len(w.QR) > 0 {
+			d.WalletQRSrc = "cid:" + walletQRContentID
+		}
+		d.WalletExpires = formatExpiry(w.ExpiresAt, n.Location, locale(n))
 	}
 	if n.ExpiresAt != nil {
 		d.Expires = formatExpiry(*n.ExpiresAt, n.Location, locale(n))
@@ -214,6 +235,13 @@ func buildEmail(n Notification, from, domain string, now time.Time) (*mail.Msg, 
 			mail.WithFileContentID("<"+badgeContentID+">"), mail.WithFileContentType(mail.ContentType(ct)))
 		if err != nil {
 			return nil, fmt.Errorf("embed badge image: %w", err)
+		}
+	}
+	if d := newTemplateData(n); d.WalletQRSrc != "" {
+		err := m.EmbedReader("wallet-offer-qr.png", bytes.NewReader(n.Wallet.QR),
+			mail.WithFileContentID("<"+walletQRContentID+">"), mail.WithFileContentType("image/png"))
+		if err != nil {
+			return nil, fmt.Errorf("embed wallet offer QR code: %w", err)
 		}
 	}
 	return m, nil

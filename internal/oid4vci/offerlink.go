@@ -1,0 +1,47 @@
+package oid4vci
+
+import (
+	"fmt"
+	"net/url"
+
+	"github.com/google/uuid"
+	qrcode "github.com/skip2/go-qrcode"
+)
+
+// Prefix is where the shared OpenID4VCI endpoints live (token, nonce, credential, notification, offers).
+const Prefix = "/oid4vci"
+
+// OfferURI is the https credential_offer_uri a wallet fetches an offer from (each fetch mints a fresh code).
+func OfferURI(baseURL string, offer uuid.UUID) string {
+	return baseURL + Prefix + "/offers/" + offer.String()
+}
+
+// OfferPageURL is the https landing page of an offer: the QR code and a button that opens the wallet. Mail and
+// chat clients drop or leave unclickable links of a custom scheme (Gmail removes the href of anything but http,
+// https and mailto; KakaoTalk links only http and https), so the messages link this page and the page links the
+// openid-credential-offer:// link. It mints no code: only the wallet's fetch of the offer URI does.
+func OfferPageURL(baseURL string, offer uuid.UUID, lang string) string {
+	u := OfferURI(baseURL, offer) + "/open"
+	if lang != "" {
+		u += "?lang=" + url.QueryEscape(lang)
+	}
+	return u
+}
+
+// OfferLink is the openid-credential-offer:// link (and QR code content) that opens a wallet on the offer.
+func OfferLink(offerURI string) string {
+	return "openid-credential-offer://?credential_offer_uri=" + url.QueryEscape(offerURI)
+}
+
+// qrPixels is the side of an offer's QR code image: an offer link of ~110 characters is a version 6 code (41
+// modules plus the quiet zone), about 6 px per module, which phone cameras read from a screen at arm's length.
+const qrPixels = 300
+
+// OfferQR is the PNG QR code of an offer link (error recovery Medium: a screen, not print, so no smudges to fight).
+func OfferQR(link string) ([]byte, error) {
+	png, err := qrcode.Encode(link, qrcode.Medium, qrPixels)
+	if err != nil {
+		return nil, fmt.Errorf("offer QR code: %w", err)
+	}
+	return png, nil
+}
