@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/stats"
 )
 
 //go:embed templates/page/*.html
@@ -37,6 +38,7 @@ func (h *handler) badgePage(w http.ResponseWriter, r *http.Request) error {
 	}
 	view := h.buildPage(row, h.assess(r.Context(), row.Assertion), lang)
 	h.renderPage(w, r, http.StatusOK, "layout", view)
+	h.countEvent(r, row.Assertion, stats.View) // a view, and the page's check of the badge
 	return nil
 }
 

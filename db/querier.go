@@ -12,10 +12,19 @@ import (
 )
 
 type Querier interface {
+	// What happened to each badge (internal/stats, api/stats.go, README "What happened to each badge").
+	// Adds the recorder's counts of one flush. The caller sorts the rows by key, so two processes flushing the same
+	// keys lock them in the same order and never deadlock. Days are UTC calendar dates (YYYY-MM-DD).
+	AddAssertionStats(ctx context.Context, arg AddAssertionStatsParams) error
 	// Records a completed step for the assertions still at from_step.
 	AdvanceAssertions(ctx context.Context, arg AdvanceAssertionsParams) (int64, error)
 	// Assigns credentials to the anchor transaction stored under anchor_key, with each one's Merkle inclusion proof.
 	AssignAnchor(ctx context.Context, arg AssignAnchorParams) (int64, error)
+	// What the badge's assertions record themselves, by UTC day: wallet copies claimed (wallet_credentials) and mails
+	// refused by the recipient's mail server (errorCode BOUNCED_EMAIL or REJECTED_EMAIL, dated by the notification).
+	BadgeOutcomesByDay(ctx context.Context, arg BadgeOutcomesByDayParams) ([]BadgeOutcomesByDayRow, error)
+	// The counters of one badge's assertions of one mode, by UTC day, kind and bot, days from_day..to_day inclusive.
+	BadgeStatsByDay(ctx context.Context, arg BadgeStatsByDayParams) ([]BadgeStatsByDayRow, error)
 	// One bounded batch of the reminder sweep (activities/remind.go). For each live assertion of a badge with a
 	// policy whose expiry is within the policy's longest reminder, the due reminder is the smallest number of days d
 	// with expiry - d days <= now: one message however many reminders fell due at once (a policy added late, a short
@@ -189,6 +198,10 @@ type Querier interface {
 	InsertRenewals(ctx context.Context, arg InsertRenewalsParams) error
 	// The replacement: the original's recipient, badge, program, dates and mode, in a new issuance of one recipient.
 	InsertReplacement(ctx context.Context, arg InsertReplacementParams) error
+	// BadgeOutcomesByDay for one issuance's assertions.
+	IssuanceOutcomesByDay(ctx context.Context, arg IssuanceOutcomesByDayParams) ([]IssuanceOutcomesByDayRow, error)
+	// The counters of one issuance's assertions, as BadgeStatsByDay (the caller has checked the issuance's org and mode).
+	IssuanceStatsByDay(ctx context.Context, arg IssuanceStatsByDayParams) ([]IssuanceStatsByDayRow, error)
 	LinkProgramBadge(ctx context.Context, arg LinkProgramBadgeParams) error
 	ListAllWebhookEndpoints(ctx context.Context) ([]WebhookEndpoint, error)
 	// Every credential assigned to an anchor transaction, in the order of the Merkle leaves (digest bytes), whatever

@@ -32,6 +32,7 @@ type Metrics struct {
 	activityDuration  *prometheus.HistogramVec
 	webhook           webhookMetrics         // webhook.go
 	walletClaims      *prometheus.CounterVec // wallet.go
+	stats             statsMetrics           // stats.go
 }
 
 // New returns the metrics on a fresh registry that also carries the Go runtime and process collectors.
@@ -68,6 +69,7 @@ func New() *Metrics {
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.webhook = newWebhookMetrics(reg)
 	m.walletClaims = newWalletClaims(reg)
+	m.stats = newStatsMetrics(reg)
 	return m
 }
 
