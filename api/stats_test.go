@@ -37,6 +37,7 @@ type statsFixture struct {
 	rec     *stats.Recorder
 	metrics *metrics.Metrics
 	store   blob.Store
+	issuer  *issuer.Service
 	testKey string
 }
 
@@ -48,9 +49,10 @@ func newStatsFixture(tb testing.TB) *statsFixture {
 	require.NoError(tb, err)
 	ring, err := credential.NewKeyring("test:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32)))
 	require.NoError(tb, err)
+	f.issuer = issuer.New(f.d, ring, baseURL)
 	f.rec = stats.NewRecorder(f.d, stats.Options{Clock: func() time.Time { return fixedNow }, Metrics: f.metrics})
 	f.env = &env{d: f.d, srv: startServer(tb, api.NewHandler(api.Deps{DB: f.d, Blob: f.store, PublicBaseURL: baseURL,
-		Clock: func() time.Time { return fixedNow }, Issuances: &fakeStarter{}, Metrics: f.metrics, Stats: f.rec, Issuer: issuer.New(f.d, ring, baseURL),
+		Clock: func() time.Time { return fixedNow }, Issuances: &fakeStarter{}, Metrics: f.metrics, Stats: f.rec, Issuer: f.issuer,
 		Log: slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))}))}
 	f.testKey = mustModeKey(tb, f.d, f.org, apikey.RoleOwner, apikey.ModeTest)
 	_, err = f.store.PutIfAbsent(context.Background(), issuer.MediaKey(f.vars["{image}"], "medium", "png"), mustPNG(tb, 64, 64, false), "image/png")
