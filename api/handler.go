@@ -171,6 +171,8 @@ var routes = []route{
 	// What happened to each badge (v3 extension; api/stats.go): each key mode sees its own assertions' counters.
 	{http.MethodGet, "/badges/{badgeId}/stats", apikey.RoleViewer, sandboxed, (*handler).getBadgeStats, true},
 	{http.MethodGet, "/issuances/{issuanceId}/stats", apikey.RoleViewer, sandboxed, (*handler).getIssuanceStats, true},
+	{http.MethodGet, "/programs/{programId}/stats", apikey.RoleViewer, sandboxed, (*handler).getProgramStats, true},
+	{http.MethodGet, "/assertions/{assertionId}/stats", apikey.RoleViewer, sandboxed, (*handler).getAssertionStats, true},
 	{http.MethodGet, "/assertions", apikey.RoleViewer, sandboxed, (*handler).listAssertions, false},
 	{http.MethodGet, "/assertions/{assertionId}", apikey.RoleViewer, sandboxed, (*handler).getAssertion, false},
 	{http.MethodPost, "/assertions/{assertionId}/cancel", apikey.RoleManager, sandboxed, (*handler).cancelAssertion, false},

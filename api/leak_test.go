@@ -62,6 +62,8 @@ var leakCases = []leakCase{
 	{route: "/issuances/{issuanceId}", method: http.MethodGet, path: "/issuances/{issuance}", wantCode: "ISS001"},
 	{route: "/badges/{badgeId}/stats", method: http.MethodGet, path: "/badges/{badge}/stats", wantCode: "BDG001", v3only: true},
 	{route: "/issuances/{issuanceId}/stats", method: http.MethodGet, path: "/issuances/{issuance}/stats", wantCode: "ISS001", v3only: true},
+	{route: "/programs/{programId}/stats", method: http.MethodGet, path: "/programs/{program}/stats", wantCode: "PRG001", v3only: true},
+	{route: "/assertions/{assertionId}/stats", method: http.MethodGet, path: "/assertions/{assertion}/stats", wantCode: "AST001", v3only: true},
 
 	{route: "/assertions", method: http.MethodGet, path: "/assertions", empty: true},
 	{route: "/assertions", method: http.MethodGet, path: "/assertions?issuanceId={issuance}", empty: true},

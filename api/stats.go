@@ -103,12 +103,14 @@ type statsDay struct {
 
 // statsResponse is data of both stats routes.
 type statsResponse struct {
-	BadgeID    *uuid.UUID   `json:"badgeId,omitempty"`
-	IssuanceID *uuid.UUID   `json:"issuanceId,omitempty"`
-	From       string       `json:"from"`
-	To         string       `json:"to"`
-	Totals     *statsCounts `json:"totals"`
-	Days       []statsDay   `json:"days"` // the days with something counted, oldest first
+	BadgeID     *uuid.UUID   `json:"badgeId,omitempty"`
+	IssuanceID  *uuid.UUID   `json:"issuanceId,omitempty"`
+	ProgramID   *uuid.UUID   `json:"programId,omitempty"`
+	AssertionID *uuid.UUID   `json:"assertionId,omitempty"`
+	From        string       `json:"from"`
+	To          string       `json:"to"`
+	Totals      *statsCounts `json:"totals"`
+	Days        []statsDay   `json:"days"` // the days with something counted, oldest first
 }
 
 // statsRange is from..to, both UTC calendar days, inclusive.
@@ -212,19 +214,11 @@ func (h *handler) getIssuanceStats(w http.ResponseWriter, r *http.Request) error
 	out, err := h.collectStats(r.Context(), rg,
 		func(ctx context.Context) ([]db.BadgeStatsByDayRow, error) {
 			rows, err := h.db.IssuanceStatsByDay(ctx, db.IssuanceStatsByDayParams{IssuanceID: id.UUID, FromDay: from, ToDay: to})
-			out := make([]db.BadgeStatsByDayRow, len(rows))
-			for i, r := range rows {
-				out[i] = db.BadgeStatsByDayRow(r)
-			}
-			return out, err
+			return eventRows(rows), err
 		},
 		func(ctx context.Context) ([]db.BadgeOutcomesByDayRow, error) {
 			rows, err := h.db.IssuanceOutcomesByDay(ctx, db.IssuanceOutcomesByDayParams{IssuanceID: id.UUID, FromDay: from, ToDay: to})
-			out := make([]db.BadgeOutcomesByDayRow, len(rows))
-			for i, r := range rows {
-				out[i] = db.BadgeOutcomesByDayRow(r)
-			}
-			return out, err
+			return outcomeRows(rows), err
 		})
 	if err != nil {
 		return err
@@ -271,4 +265,103 @@ func (h *handler) collectStats(ctx context.Context, rg statsRange,
 		}
 	}
 	return out, nil
+}
+
+// getProgramStats answers GET /programs/{programId}/stats: the assertions of every badge issued under the program.
+func (h *handler) getProgramStats(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "programId")
+	if err != nil {
+		return err
+	}
+	sc, err := scopeOf(r.Context())
+	if err != nil {
+		return err
+	}
+	rg, err := parseStatsRange(r.URL.Query(), h.now())
+	if err != nil {
+		return err
+	}
+	if _, err := h.db.GetProgram(r.Context(), db.GetProgramParams{OrgID: sc.Org, ID: id.UUID}); db.IsNotFound(err) {
+		return newError(codeProgramNotFound, "program %s not found", id)
+	} else if err != nil {
+		return err
+	}
+	from, to := rg.strings()
+	out, err := h.collectStats(r.Context(), rg,
+		func(ctx context.Context) ([]db.BadgeStatsByDayRow, error) {
+			rows, err := h.db.ProgramStatsByDay(ctx, db.ProgramStatsByDayParams{OrgID: sc.Org, Mode: sc.Mode, ProgramID: id.UUID, FromDay: from, ToDay: to})
+			return eventRows(rows), err
+		},
+		func(ctx context.Context) ([]db.BadgeOutcomesByDayRow, error) {
+			rows, err := h.db.ProgramOutcomesByDay(ctx, db.ProgramOutcomesByDayParams{OrgID: sc.Org, Mode: sc.Mode, ProgramID: id.UUID, FromDay: from, ToDay: to})
+			return outcomeRows(rows), err
+		})
+	if err != nil {
+		return err
+	}
+	out.ProgramID = &id.UUID
+	h.ok(w, out)
+	return nil
+}
+
+// getAssertionStats answers GET /assertions/{assertionId}/stats: one assertion's counters.
+func (h *handler) getAssertionStats(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "assertionId")
+	if err != nil {
+		return err
+	}
+	sc, err := scopeOf(r.Context())
+	if err != nil {
+		return err
+	}
+	rg, err := parseStatsRange(r.URL.Query(), h.now())
+	if err != nil {
+		return err
+	}
+	if _, err := h.findAssertion(r.Context(), sc, id.UUID); err != nil {
+		return err
+	}
+	from, to := rg.strings()
+	out, err := h.collectStats(r.Context(), rg,
+		func(ctx context.Context) ([]db.BadgeStatsByDayRow, error) {
+			rows, err := h.db.AssertionStatsByDay(ctx, db.AssertionStatsByDayParams{AssertionID: id.UUID, FromDay: from, ToDay: to})
+			return eventRows(rows), err
+		},
+		func(ctx context.Context) ([]db.BadgeOutcomesByDayRow, error) {
+			rows, err := h.db.AssertionOutcomesByDay(ctx, db.AssertionOutcomesByDayParams{AssertionID: id.UUID, FromDay: from, ToDay: to})
+			return outcomeRows(rows), err
+		})
+	if err != nil {
+		return err
+	}
+	out.AssertionID = &id.UUID
+	h.ok(w, out)
+	return nil
+}
+
+// eventRows and outcomeRows convert sqlc's row types of the stats queries (one per query, the same fields) to the
+// badge query's, which collectStats folds.
+func eventRows[R ~struct {
+	Day  string
+	Kind string
+	Bot  bool
+	N    int64
+}](rows []R) []db.BadgeStatsByDayRow {
+	out := make([]db.BadgeStatsByDayRow, len(rows))
+	for i, r := range rows {
+		out[i] = db.BadgeStatsByDayRow(r)
+	}
+	return out
+}
+
+func outcomeRows[R ~struct {
+	Day  string
+	Kind string
+	N    int64
+}](rows []R) []db.BadgeOutcomesByDayRow {
+	out := make([]db.BadgeOutcomesByDayRow, len(rows))
+	for i, r := range rows {
+		out[i] = db.BadgeOutcomesByDayRow(r)
+	}
+	return out
 }

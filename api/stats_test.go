@@ -164,18 +164,19 @@ func TestStats_CountsExactAfterFlush(t *testing.T) {
 		"the page offers add-to-profile for valid badges only, and this credential is not signed")
 
 	badgePath, issPath := "/public/v3/badges/"+f.vars["{badge}"]+"/stats", "/public/v3/issuances/"+iss+"/stats"
+	progPath, assertionPath := "/public/v3/programs/"+f.vars["{program}"]+"/stats", "/public/v3/assertions/"+a+"/stats"
 	before := f.statsOf(t, f.keys["viewer"], badgePath)
 	require.Equal(t, 0, num(t, before, "totals.views.human"), "nothing reaches the database before a flush")
 	require.Empty(t, jget(t, before, "days"))
 
 	f.flush(t)
 	f.flush(t) // nothing left: adds nothing
-	for _, path := range []string{badgePath, issPath} {
+	for _, path := range []string{badgePath, issPath, progPath, assertionPath} {
 		s := f.statsOf(t, f.keys["viewer"], path)
 		require.Equal(t, "2025-01-31", s["from"], "the 30 days ending today")
 		require.Equal(t, "2025-03-01", s["to"])
 		wantBots := 2
-		if path == badgePath {
+		if path == badgePath || path == progPath {
 			wantBots = 3 // the other assertion's view without User-Agent
 		}
 		for _, prefix := range []string{"totals.", "days.0."} {
@@ -285,6 +286,10 @@ func TestStats_Modes(t *testing.T) {
 	require.Equal(t, 2, num(t, f.statsOf(t, f.keys["viewer"], badge), "totals.views.human"))
 	require.Equal(t, 5, num(t, f.statsOf(t, f.testKey, badge), "totals.views.human"))
 	require.Equal(t, 5, num(t, f.statsOf(t, f.testKey, "/public/v3/issuances/"+testIss+"/stats"), "totals.views.human"))
+	require.Equal(t, 5, num(t, f.statsOf(t, f.testKey, "/public/v3/programs/"+f.vars["{program}"]+"/stats"), "totals.views.human"))
+	require.Equal(t, 2, num(t, f.statsOf(t, f.keys["viewer"], "/public/v3/programs/"+f.vars["{program}"]+"/stats"), "totals.views.human"))
+	require.Equal(t, 5, num(t, f.statsOf(t, f.testKey, "/public/v3/assertions/"+test+"/stats"), "totals.views.human"))
+	requireError(t, f.do(t, http.MethodGet, "/public/v3/assertions/"+live+"/stats", f.testKey, ""), "/public/v3/assertions/"+live+"/stats", 404, "AST001")
 	r := f.do(t, http.MethodGet, "/public/v3/issuances/"+liveIss+"/stats", f.testKey, "")
 	requireError(t, r, "/public/v3/issuances/"+liveIss+"/stats", 404, "ISS001")
 	r = f.do(t, http.MethodGet, "/public/v3/issuances/"+testIss+"/stats", f.keys["viewer"], "")
@@ -311,7 +316,8 @@ func TestStats_RecordedOutcomes(t *testing.T) {
 			uuid.New(), a, offer, f.org.ID, []byte{byte(i)}, fmt.Sprint("cfg", i), uuid.NewString(), fixedNow)
 		require.NoError(t, err)
 	}
-	for _, path := range []string{"/public/v3/badges/" + f.vars["{badge}"] + "/stats", "/public/v3/issuances/" + iss + "/stats"} {
+	for _, path := range []string{"/public/v3/badges/" + f.vars["{badge}"] + "/stats", "/public/v3/issuances/" + iss + "/stats",
+		"/public/v3/programs/" + f.vars["{program}"] + "/stats", "/public/v3/assertions/" + a + "/stats"} {
 		s := f.statsOf(t, f.keys["viewer"], path)
 		require.Equal(t, 2, num(t, s, "totals.walletClaims"))
 		require.Equal(t, 1, num(t, s, "totals.mailsBounced"))
@@ -352,6 +358,8 @@ func TestStats_Refusals(t *testing.T) {
 	requireError(t, f.do(t, http.MethodGet, "/public/v3/badges/"+f.vars["{otherBadge}"]+"/stats", f.keys["viewer"], ""),
 		"/public/v3/badges/"+f.vars["{otherBadge}"]+"/stats", 404, "BDG001")
 	requireError(t, f.do(t, http.MethodGet, "/public/v3/issuances/"+missing+"/stats", f.keys["viewer"], ""), "/public/v3/issuances/"+missing+"/stats", 404, "ISS001")
+	requireError(t, f.do(t, http.MethodGet, "/public/v3/programs/"+missing+"/stats", f.keys["viewer"], ""), "/public/v3/programs/"+missing+"/stats", 404, "PRG001")
+	requireError(t, f.do(t, http.MethodGet, "/public/v3/assertions/"+missing+"/stats", f.keys["viewer"], ""), "/public/v3/assertions/"+missing+"/stats", 404, "AST001")
 	requireError(t, f.do(t, http.MethodGet, "/public/v3/badges/nope/stats", f.keys["viewer"], ""), "/public/v3/badges/nope/stats", 400, "COM002", "badgeId")
 	r := f.do(t, http.MethodGet, "/public/v2/badges/"+f.vars["{badge}"]+"/stats", f.keys["viewer"], "")
 	require.Equal(t, 404, r.Status, "v3 only: %s", r.Raw)

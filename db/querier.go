@@ -18,6 +18,10 @@ type Querier interface {
 	AddAssertionStats(ctx context.Context, arg AddAssertionStatsParams) error
 	// Records a completed step for the assertions still at from_step.
 	AdvanceAssertions(ctx context.Context, arg AdvanceAssertionsParams) (int64, error)
+	// BadgeOutcomesByDay for one assertion.
+	AssertionOutcomesByDay(ctx context.Context, arg AssertionOutcomesByDayParams) ([]AssertionOutcomesByDayRow, error)
+	// BadgeStatsByDay for one assertion (the caller has checked its org and mode).
+	AssertionStatsByDay(ctx context.Context, arg AssertionStatsByDayParams) ([]AssertionStatsByDayRow, error)
 	// Assigns credentials to the anchor transaction stored under anchor_key, with each one's Merkle inclusion proof.
 	AssignAnchor(ctx context.Context, arg AssignAnchorParams) (int64, error)
 	// What the badge's assertions record themselves, by UTC day: wallet copies claimed (wallet_credentials) and mails
@@ -306,6 +310,10 @@ type Querier interface {
 	PendingReminders(ctx context.Context, arg PendingRemindersParams) ([]PendingRemindersRow, error)
 	// The originals among ids whose replacement is still in the pipeline.
 	PendingReplacementsOf(ctx context.Context, ids []uuid.UUID) ([]uuid.UUID, error)
+	// BadgeOutcomesByDay for one program's assertions.
+	ProgramOutcomesByDay(ctx context.Context, arg ProgramOutcomesByDayParams) ([]ProgramOutcomesByDayRow, error)
+	// BadgeStatsByDay for the assertions of one program (of every badge linked to it).
+	ProgramStatsByDay(ctx context.Context, arg ProgramStatsByDayParams) ([]ProgramStatsByDayRow, error)
 	PurgeExchangeChallenges(ctx context.Context) (int64, error)
 	// Expired codes, tokens and nonces (the expiry schedule's sweep).
 	PurgeWalletSecrets(ctx context.Context) (int32, error)

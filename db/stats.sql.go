@@ -55,6 +55,104 @@ func (q *Queries) AddAssertionStats(ctx context.Context, arg AddAssertionStatsPa
 	return err
 }
 
+const assertionOutcomesByDay = `-- name: AssertionOutcomesByDay :many
+SELECT to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD')::text AS day, e.kind::text AS kind, count(*)::bigint AS n
+FROM assertions a
+CROSS JOIN LATERAL (
+    SELECT w.created_at AS at, 'wallet_claim' AS kind FROM wallet_credentials w WHERE w.assertion_id = a.id
+    UNION ALL
+    SELECT coalesce(nt.updated_at, a.updated_at), 'mail_bounced' FROM (SELECT 1) one
+    LEFT JOIN notifications nt ON nt.assertion_id = a.id
+    WHERE a.error_code IN ('BOUNCED_EMAIL', 'REJECTED_EMAIL')
+) e
+WHERE a.id = $1
+  AND e.at >= ($2::text::date)::timestamp AT TIME ZONE 'UTC'
+  AND e.at < (($3::text::date) + 1)::timestamp AT TIME ZONE 'UTC'
+GROUP BY 1, 2
+ORDER BY 1, 2
+`
+
+type AssertionOutcomesByDayParams struct {
+	AssertionID uuid.UUID
+	FromDay     string
+	ToDay       string
+}
+
+type AssertionOutcomesByDayRow struct {
+	Day  string
+	Kind string
+	N    int64
+}
+
+// BadgeOutcomesByDay for one assertion.
+func (q *Queries) AssertionOutcomesByDay(ctx context.Context, arg AssertionOutcomesByDayParams) ([]AssertionOutcomesByDayRow, error) {
+	rows, err := q.db.Query(ctx, assertionOutcomesByDay, arg.AssertionID, arg.FromDay, arg.ToDay)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AssertionOutcomesByDayRow{}
+	for rows.Next() {
+		var i AssertionOutcomesByDayRow
+		if err := rows.Scan(&i.Day, &i.Kind, &i.N); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const assertionStatsByDay = `-- name: AssertionStatsByDay :many
+SELECT to_char(day, 'YYYY-MM-DD')::text AS day, kind, bot, sum(n)::bigint AS n
+FROM assertion_stats_daily
+WHERE assertion_id = $1
+  AND day BETWEEN $2::text::date AND $3::text::date
+GROUP BY day, kind, bot
+ORDER BY day, kind, bot
+`
+
+type AssertionStatsByDayParams struct {
+	AssertionID uuid.UUID
+	FromDay     string
+	ToDay       string
+}
+
+type AssertionStatsByDayRow struct {
+	Day  string
+	Kind string
+	Bot  bool
+	N    int64
+}
+
+// BadgeStatsByDay for one assertion (the caller has checked its org and mode).
+func (q *Queries) AssertionStatsByDay(ctx context.Context, arg AssertionStatsByDayParams) ([]AssertionStatsByDayRow, error) {
+	rows, err := q.db.Query(ctx, assertionStatsByDay, arg.AssertionID, arg.FromDay, arg.ToDay)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AssertionStatsByDayRow{}
+	for rows.Next() {
+		var i AssertionStatsByDayRow
+		if err := rows.Scan(
+			&i.Day,
+			&i.Kind,
+			&i.Bot,
+			&i.N,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const badgeOutcomesByDay = `-- name: BadgeOutcomesByDay :many
 SELECT to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD')::text AS day, e.kind::text AS kind, count(*)::bigint AS n
 FROM assertions a
@@ -252,6 +350,120 @@ func (q *Queries) IssuanceStatsByDay(ctx context.Context, arg IssuanceStatsByDay
 	items := []IssuanceStatsByDayRow{}
 	for rows.Next() {
 		var i IssuanceStatsByDayRow
+		if err := rows.Scan(
+			&i.Day,
+			&i.Kind,
+			&i.Bot,
+			&i.N,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const programOutcomesByDay = `-- name: ProgramOutcomesByDay :many
+SELECT to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD')::text AS day, e.kind::text AS kind, count(*)::bigint AS n
+FROM assertions a
+CROSS JOIN LATERAL (
+    SELECT w.created_at AS at, 'wallet_claim' AS kind FROM wallet_credentials w WHERE w.assertion_id = a.id
+    UNION ALL
+    SELECT coalesce(nt.updated_at, a.updated_at), 'mail_bounced' FROM (SELECT 1) one
+    LEFT JOIN notifications nt ON nt.assertion_id = a.id
+    WHERE a.error_code IN ('BOUNCED_EMAIL', 'REJECTED_EMAIL')
+) e
+WHERE a.org_id = $1 AND a.mode = $2 AND a.program_id = $3
+  AND e.at >= ($4::text::date)::timestamp AT TIME ZONE 'UTC'
+  AND e.at < (($5::text::date) + 1)::timestamp AT TIME ZONE 'UTC'
+GROUP BY 1, 2
+ORDER BY 1, 2
+`
+
+type ProgramOutcomesByDayParams struct {
+	OrgID     uuid.UUID
+	Mode      string
+	ProgramID uuid.UUID
+	FromDay   string
+	ToDay     string
+}
+
+type ProgramOutcomesByDayRow struct {
+	Day  string
+	Kind string
+	N    int64
+}
+
+// BadgeOutcomesByDay for one program's assertions.
+func (q *Queries) ProgramOutcomesByDay(ctx context.Context, arg ProgramOutcomesByDayParams) ([]ProgramOutcomesByDayRow, error) {
+	rows, err := q.db.Query(ctx, programOutcomesByDay,
+		arg.OrgID,
+		arg.Mode,
+		arg.ProgramID,
+		arg.FromDay,
+		arg.ToDay,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ProgramOutcomesByDayRow{}
+	for rows.Next() {
+		var i ProgramOutcomesByDayRow
+		if err := rows.Scan(&i.Day, &i.Kind, &i.N); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const programStatsByDay = `-- name: ProgramStatsByDay :many
+SELECT to_char(day, 'YYYY-MM-DD')::text AS day, kind, bot, sum(n)::bigint AS n
+FROM assertion_stats_daily
+WHERE org_id = $1 AND mode = $2 AND program_id = $3
+  AND day BETWEEN $4::text::date AND $5::text::date
+GROUP BY day, kind, bot
+ORDER BY day, kind, bot
+`
+
+type ProgramStatsByDayParams struct {
+	OrgID     uuid.UUID
+	Mode      string
+	ProgramID uuid.UUID
+	FromDay   string
+	ToDay     string
+}
+
+type ProgramStatsByDayRow struct {
+	Day  string
+	Kind string
+	Bot  bool
+	N    int64
+}
+
+// BadgeStatsByDay for the assertions of one program (of every badge linked to it).
+func (q *Queries) ProgramStatsByDay(ctx context.Context, arg ProgramStatsByDayParams) ([]ProgramStatsByDayRow, error) {
+	rows, err := q.db.Query(ctx, programStatsByDay,
+		arg.OrgID,
+		arg.Mode,
+		arg.ProgramID,
+		arg.FromDay,
+		arg.ToDay,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ProgramStatsByDayRow{}
+	for rows.Next() {
+		var i ProgramStatsByDayRow
 		if err := rows.Scan(
 			&i.Day,
 			&i.Kind,

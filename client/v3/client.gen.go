@@ -1796,6 +1796,9 @@ type SkillLanguage string
 
 // Stats defines model for Stats.
 type Stats struct {
+	// AssertionId the assertion (assertion stats only)
+	AssertionId *openapi_types.UUID `json:"assertionId,omitempty"`
+
 	// BadgeId the badge (badge stats only)
 	BadgeId *openapi_types.UUID `json:"badgeId,omitempty"`
 
@@ -1833,6 +1836,9 @@ type Stats struct {
 
 	// IssuanceId the issuance (issuance stats only)
 	IssuanceId *openapi_types.UUID `json:"issuanceId,omitempty"`
+
+	// ProgramId the program (program stats only)
+	ProgramId *openapi_types.UUID `json:"programId,omitempty"`
 
 	// To last UTC day counted
 	To     openapi_types.Date `json:"to"`
@@ -2203,6 +2209,15 @@ type RenewAssertionParams struct {
 	IdempotencyKey IdempotencyKey `json:"Idempotency-Key"`
 }
 
+// GetAssertionStatsParams defines parameters for GetAssertionStats.
+type GetAssertionStatsParams struct {
+	// From first UTC day (YYYY-MM-DD; COM002 naming from otherwise); default 29 days before to; not after to and at most 366 days before it (COM006 naming from)
+	From *StatsFrom `form:"from,omitempty" json:"from,omitempty"`
+
+	// To last UTC day (YYYY-MM-DD; COM002 naming to otherwise); default today
+	To *StatsTo `form:"to,omitempty" json:"to,omitempty"`
+}
+
 // ListBadgesParams defines parameters for ListBadges.
 type ListBadgesParams struct {
 	// Page page number, from 1; (page-1)*size must not pass 1000000 (COM006)
@@ -2272,6 +2287,15 @@ type ListProgramsParams struct {
 	// Sort repeatable field,direction; default createdAt,desc
 	Sort         *[]string        `form:"sort,omitempty" json:"sort,omitempty"`
 	CategoryCode *ProgramCategory `form:"categoryCode,omitempty" json:"categoryCode,omitempty"`
+}
+
+// GetProgramStatsParams defines parameters for GetProgramStats.
+type GetProgramStatsParams struct {
+	// From first UTC day (YYYY-MM-DD; COM002 naming from otherwise); default 29 days before to; not after to and at most 366 days before it (COM006 naming from)
+	From *StatsFrom `form:"from,omitempty" json:"from,omitempty"`
+
+	// To last UTC day (YYYY-MM-DD; COM002 naming to otherwise); default today
+	To *StatsTo `form:"to,omitempty" json:"to,omitempty"`
 }
 
 // CreateWebhookJSONBody defines parameters for CreateWebhook.
@@ -2724,6 +2748,11 @@ type ClientInterface interface {
 	// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
 	RenewAssertion(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, body RenewAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetAssertionStats What happened to one assertion between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Another mode's assertion answers AST001. Viewer or higher.
+	//
+	// Corresponds with GET /assertions/{assertionId}/stats (the `GetAssertionStats` operationId).
+	GetAssertionStats(ctx context.Context, assertionId openapi_types.UUID, params *GetAssertionStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListBadges List the badges usable for issuance. Viewer or higher.
 	//
 	// Corresponds with GET /badges (the `ListBadges` operationId).
@@ -2900,6 +2929,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /programs/{programId} (the `UpdateProgram` operationId).
 	UpdateProgram(ctx context.Context, programId openapi_types.UUID, body UpdateProgramJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetProgramStats What happened to the assertions issued under the program (of every badge), of the key's mode, between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Viewer or higher.
+	//
+	// Corresponds with GET /programs/{programId}/stats (the `GetProgramStats` operationId).
+	GetProgramStats(ctx context.Context, programId openapi_types.UUID, params *GetProgramStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhooks The organization's webhook endpoints (never their secrets). Manager or higher. A v3 extension.
 	//
@@ -3128,6 +3162,21 @@ func (c *Client) RenewAssertionWithBody(ctx context.Context, assertionId Asserti
 // Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
 func (c *Client) RenewAssertion(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, body RenewAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRenewAssertionRequest(c.Server, assertionId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAssertionStats What happened to one assertion between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Another mode's assertion answers AST001. Viewer or higher.
+//
+// Corresponds with GET /assertions/{assertionId}/stats (the `GetAssertionStats` operationId).
+func (c *Client) GetAssertionStats(ctx context.Context, assertionId openapi_types.UUID, params *GetAssertionStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAssertionStatsRequest(c.Server, assertionId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3555,6 +3604,21 @@ func (c *Client) UpdateProgramWithBody(ctx context.Context, programId openapi_ty
 // Corresponds with PATCH /programs/{programId} (the `UpdateProgram` operationId).
 func (c *Client) UpdateProgram(ctx context.Context, programId openapi_types.UUID, body UpdateProgramJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateProgramRequest(c.Server, programId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetProgramStats What happened to the assertions issued under the program (of every badge), of the key's mode, between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Viewer or higher.
+//
+// Corresponds with GET /programs/{programId}/stats (the `GetProgramStats` operationId).
+func (c *Client) GetProgramStats(ctx context.Context, programId openapi_types.UUID, params *GetProgramStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetProgramStatsRequest(c.Server, programId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4194,6 +4258,79 @@ func NewRenewAssertionRequestWithBody(server string, assertionId AssertionId, pa
 
 		req.Header.Set("Idempotency-Key", headerParam0)
 
+	}
+
+	return req, nil
+}
+
+// NewGetAssertionStatsRequest constructs an http.Request for the GetAssertionStats method
+func NewGetAssertionStatsRequest(server string, assertionId openapi_types.UUID, params *GetAssertionStatsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "assertionId", assertionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/assertions/%s/stats", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -5152,6 +5289,79 @@ func NewUpdateProgramRequestWithBody(server string, programId openapi_types.UUID
 	return req, nil
 }
 
+// NewGetProgramStatsRequest constructs an http.Request for the GetProgramStats method
+func NewGetProgramStatsRequest(server string, programId openapi_types.UUID, params *GetProgramStatsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "programId", programId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/programs/%s/stats", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListWebhooksRequest constructs an http.Request for the ListWebhooks method
 func NewListWebhooksRequest(server string) (*http.Request, error) {
 	var err error
@@ -5490,6 +5700,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
 	RenewAssertionWithResponse(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, body RenewAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*RenewAssertionResponse, error)
 
+	// GetAssertionStatsWithResponse What happened to one assertion between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Another mode's assertion answers AST001. Viewer or higher.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /assertions/{assertionId}/stats (the `GetAssertionStats` operationId).
+	GetAssertionStatsWithResponse(ctx context.Context, assertionId openapi_types.UUID, params *GetAssertionStatsParams, reqEditors ...RequestEditorFn) (*GetAssertionStatsResponse, error)
+
 	// ListBadgesWithResponse List the badges usable for issuance. Viewer or higher.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -5690,6 +5907,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /programs/{programId} (the `UpdateProgram` operationId).
 	UpdateProgramWithResponse(ctx context.Context, programId openapi_types.UUID, body UpdateProgramJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateProgramResponse, error)
+
+	// GetProgramStatsWithResponse What happened to the assertions issued under the program (of every badge), of the key's mode, between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Viewer or higher.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /programs/{programId}/stats (the `GetProgramStats` operationId).
+	GetProgramStatsWithResponse(ctx context.Context, programId openapi_types.UUID, params *GetProgramStatsParams, reqEditors ...RequestEditorFn) (*GetProgramStatsResponse, error)
 
 	// ListWebhooksWithResponse The organization's webhook endpoints (never their secrets). Manager or higher. A v3 extension.
 	//
@@ -7237,6 +7461,169 @@ func (r RenewAssertionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RenewAssertionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetAssertionStatsResponse200Headers the declared response headers of an HTTP 200 response for GetAssertionStats
+type GetAssertionStatsResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetAssertionStatsResponse400Headers the declared response headers of an HTTP 400 response for GetAssertionStats
+type GetAssertionStatsResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetAssertionStatsResponse401Headers the declared response headers of an HTTP 401 response for GetAssertionStats
+type GetAssertionStatsResponse401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetAssertionStatsResponse404Headers the declared response headers of an HTTP 404 response for GetAssertionStats
+type GetAssertionStatsResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetAssertionStatsResponse414Headers the declared response headers of an HTTP 414 response for GetAssertionStats
+type GetAssertionStatsResponse414Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetAssertionStatsResponse429Headers the declared response headers of an HTTP 429 response for GetAssertionStats
+type GetAssertionStatsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RetryAfter         int
+	XRequestId         *string
+}
+
+// GetAssertionStatsResponse431Headers the declared response headers of an HTTP 431 response for GetAssertionStats
+type GetAssertionStatsResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetAssertionStatsResponse500Headers the declared response headers of an HTTP 500 response for GetAssertionStats
+type GetAssertionStatsResponse500Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+type GetAssertionStatsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StatsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAssertionStatsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetAssertionStatsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetAssertionStatsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetAssertionStatsResponse404Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetAssertionStatsResponse414Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetAssertionStatsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetAssertionStatsResponse431Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetAssertionStatsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAssertionStatsResponse) GetJSON200() *StatsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetAssertionStatsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetAssertionStatsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetAssertionStatsResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r GetAssertionStatsResponse) GetJSON414() *Error {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetAssertionStatsResponse) GetJSON429() *Error {
+	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetAssertionStatsResponse) GetJSON431() *Error {
+	return r.JSON431
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetAssertionStatsResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAssertionStatsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAssertionStatsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAssertionStatsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAssertionStatsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10553,6 +10940,169 @@ func (r UpdateProgramResponse) ContentType() string {
 	return ""
 }
 
+// GetProgramStatsResponse200Headers the declared response headers of an HTTP 200 response for GetProgramStats
+type GetProgramStatsResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetProgramStatsResponse400Headers the declared response headers of an HTTP 400 response for GetProgramStats
+type GetProgramStatsResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetProgramStatsResponse401Headers the declared response headers of an HTTP 401 response for GetProgramStats
+type GetProgramStatsResponse401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetProgramStatsResponse404Headers the declared response headers of an HTTP 404 response for GetProgramStats
+type GetProgramStatsResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetProgramStatsResponse414Headers the declared response headers of an HTTP 414 response for GetProgramStats
+type GetProgramStatsResponse414Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetProgramStatsResponse429Headers the declared response headers of an HTTP 429 response for GetProgramStats
+type GetProgramStatsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RetryAfter         int
+	XRequestId         *string
+}
+
+// GetProgramStatsResponse431Headers the declared response headers of an HTTP 431 response for GetProgramStats
+type GetProgramStatsResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetProgramStatsResponse500Headers the declared response headers of an HTTP 500 response for GetProgramStats
+type GetProgramStatsResponse500Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+type GetProgramStatsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StatsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetProgramStatsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetProgramStatsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetProgramStatsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetProgramStatsResponse404Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetProgramStatsResponse414Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetProgramStatsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetProgramStatsResponse431Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetProgramStatsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetProgramStatsResponse) GetJSON200() *StatsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetProgramStatsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetProgramStatsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetProgramStatsResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r GetProgramStatsResponse) GetJSON414() *Error {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetProgramStatsResponse) GetJSON429() *Error {
+	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetProgramStatsResponse) GetJSON431() *Error {
+	return r.JSON431
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetProgramStatsResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetProgramStatsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetProgramStatsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetProgramStatsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetProgramStatsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListWebhooksResponse200Headers the declared response headers of an HTTP 200 response for ListWebhooks
 type ListWebhooksResponse200Headers struct {
 	RateLimitLimit     *int
@@ -11574,6 +12124,19 @@ func (c *ClientWithResponses) RenewAssertionWithResponse(ctx context.Context, as
 	return ParseRenewAssertionResponse(rsp)
 }
 
+// GetAssertionStatsWithResponse What happened to one assertion between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Another mode's assertion answers AST001. Viewer or higher.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /assertions/{assertionId}/stats (the `GetAssertionStats` operationId).
+func (c *ClientWithResponses) GetAssertionStatsWithResponse(ctx context.Context, assertionId openapi_types.UUID, params *GetAssertionStatsParams, reqEditors ...RequestEditorFn) (*GetAssertionStatsResponse, error) {
+	rsp, err := c.GetAssertionStats(ctx, assertionId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAssertionStatsResponse(rsp)
+}
+
 // ListBadgesWithResponse List the badges usable for issuance. Viewer or higher.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -11923,6 +12486,19 @@ func (c *ClientWithResponses) UpdateProgramWithResponse(ctx context.Context, pro
 		return nil, err
 	}
 	return ParseUpdateProgramResponse(rsp)
+}
+
+// GetProgramStatsWithResponse What happened to the assertions issued under the program (of every badge), of the key's mode, between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Viewer or higher.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /programs/{programId}/stats (the `GetProgramStats` operationId).
+func (c *ClientWithResponses) GetProgramStatsWithResponse(ctx context.Context, programId openapi_types.UUID, params *GetProgramStatsParams, reqEditors ...RequestEditorFn) (*GetProgramStatsResponse, error) {
+	rsp, err := c.GetProgramStats(ctx, programId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetProgramStatsResponse(rsp)
 }
 
 // ListWebhooksWithResponse The organization's webhook endpoints (never their secrets). Manager or higher. A v3 extension.
@@ -14592,6 +15168,283 @@ func ParseRenewAssertionResponse(rsp *http.Response) (*RenewAssertionResponse, e
 		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers RenewAssertionResponse500Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetAssertionStatsResponse parses an HTTP response from a GetAssertionStatsWithResponse call
+func ParseGetAssertionStatsResponse(rsp *http.Response) (*GetAssertionStatsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAssertionStatsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StatsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAssertionStatsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetAssertionStatsResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetAssertionStatsResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetAssertionStatsResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetAssertionStatsResponse414Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetAssertionStatsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetAssertionStatsResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetAssertionStatsResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -20212,6 +21065,283 @@ func ParseUpdateProgramResponse(rsp *http.Response) (*UpdateProgramResponse, err
 		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers UpdateProgramResponse500Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetProgramStatsResponse parses an HTTP response from a GetProgramStatsWithResponse call
+func ParseGetProgramStatsResponse(rsp *http.Response) (*GetProgramStatsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetProgramStatsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StatsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetProgramStatsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetProgramStatsResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetProgramStatsResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetProgramStatsResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetProgramStatsResponse414Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetProgramStatsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetProgramStatsResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetProgramStatsResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -64,3 +64,55 @@ WHERE a.issuance_id = sqlc.arg(issuance_id)
   AND e.at < ((sqlc.arg(to_day)::text::date) + 1)::timestamp AT TIME ZONE 'UTC'
 GROUP BY 1, 2
 ORDER BY 1, 2;
+
+-- name: ProgramStatsByDay :many
+-- BadgeStatsByDay for the assertions of one program (of every badge linked to it).
+SELECT to_char(day, 'YYYY-MM-DD')::text AS day, kind, bot, sum(n)::bigint AS n
+FROM assertion_stats_daily
+WHERE org_id = sqlc.arg(org_id) AND mode = sqlc.arg(mode) AND program_id = sqlc.arg(program_id)
+  AND day BETWEEN sqlc.arg(from_day)::text::date AND sqlc.arg(to_day)::text::date
+GROUP BY day, kind, bot
+ORDER BY day, kind, bot;
+
+-- name: AssertionStatsByDay :many
+-- BadgeStatsByDay for one assertion (the caller has checked its org and mode).
+SELECT to_char(day, 'YYYY-MM-DD')::text AS day, kind, bot, sum(n)::bigint AS n
+FROM assertion_stats_daily
+WHERE assertion_id = sqlc.arg(assertion_id)
+  AND day BETWEEN sqlc.arg(from_day)::text::date AND sqlc.arg(to_day)::text::date
+GROUP BY day, kind, bot
+ORDER BY day, kind, bot;
+
+-- name: ProgramOutcomesByDay :many
+-- BadgeOutcomesByDay for one program's assertions.
+SELECT to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD')::text AS day, e.kind::text AS kind, count(*)::bigint AS n
+FROM assertions a
+CROSS JOIN LATERAL (
+    SELECT w.created_at AS at, 'wallet_claim' AS kind FROM wallet_credentials w WHERE w.assertion_id = a.id
+    UNION ALL
+    SELECT coalesce(nt.updated_at, a.updated_at), 'mail_bounced' FROM (SELECT 1) one
+    LEFT JOIN notifications nt ON nt.assertion_id = a.id
+    WHERE a.error_code IN ('BOUNCED_EMAIL', 'REJECTED_EMAIL')
+) e
+WHERE a.org_id = sqlc.arg(org_id) AND a.mode = sqlc.arg(mode) AND a.program_id = sqlc.arg(program_id)
+  AND e.at >= (sqlc.arg(from_day)::text::date)::timestamp AT TIME ZONE 'UTC'
+  AND e.at < ((sqlc.arg(to_day)::text::date) + 1)::timestamp AT TIME ZONE 'UTC'
+GROUP BY 1, 2
+ORDER BY 1, 2;
+
+-- name: AssertionOutcomesByDay :many
+-- BadgeOutcomesByDay for one assertion.
+SELECT to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD')::text AS day, e.kind::text AS kind, count(*)::bigint AS n
+FROM assertions a
+CROSS JOIN LATERAL (
+    SELECT w.created_at AS at, 'wallet_claim' AS kind FROM wallet_credentials w WHERE w.assertion_id = a.id
+    UNION ALL
+    SELECT coalesce(nt.updated_at, a.updated_at), 'mail_bounced' FROM (SELECT 1) one
+    LEFT JOIN notifications nt ON nt.assertion_id = a.id
+    WHERE a.error_code IN ('BOUNCED_EMAIL', 'REJECTED_EMAIL')
+) e
+WHERE a.id = sqlc.arg(assertion_id)
+  AND e.at >= (sqlc.arg(from_day)::text::date)::timestamp AT TIME ZONE 'UTC'
+  AND e.at < ((sqlc.arg(to_day)::text::date) + 1)::timestamp AT TIME ZONE 'UTC'
+GROUP BY 1, 2
+ORDER BY 1, 2;
