@@ -22,7 +22,7 @@ import (
 // Limits of the stats range.
 const (
 	statsDefaultDays = 30  // without from: the 30 days ending at to
-	statsMaxDays     = 366 // from..to spans at most this many days, so a answer has at most 366 days
+	statsMaxDays     = 366 // from..to spans at most this many days, so an answer has at most 366 days
 )
 
 // agentCounts is one counter split by who caused it (internal/stats.IsBot).
