@@ -65,6 +65,9 @@ test-faults: tools os-deps postgres ## fault tests (embedded Temporal and Tempor
 bench: tools os-deps postgres ## benchmarks; figures go to the README (BADGED_BENCH_RECIPIENTS=10000 for the big issuance; the scale runs: make bench-scale, make bench-cluster-scale)
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
 
+bench-stats: tools os-deps postgres ## the badge page's p99 with the event counter on and off, side by side in one run
+	$(GO) test -run '^$$' -bench 'BenchmarkBadgePage_Counting$$' -benchtime 1x -timeout 10m ./api/
+
 bench-issuance: tools os-deps postgres ## the issuance against its Temporal floor only: make bench-issuance BADGED_BENCH_RECIPIENTS=10000
 	$(GO) test -run '^$$' -bench 'BenchmarkIssuance$$' -benchtime 1x -timeout 60m ./e2e/
 

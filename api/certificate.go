@@ -20,6 +20,7 @@ import (
 	"github.com/badged/badged/internal/certificate"
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/notify"
+	"github.com/badged/badged/internal/stats"
 )
 
 // getAssertionPDF answers the certificate PDF of an issued assertion (?lang=en|ko, as the recipient's link). It is
@@ -84,7 +85,11 @@ func (h *handler) serveCertificate(w http.ResponseWriter, r *http.Request, id uu
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-cache") // the badge's state can change at any time: a cache must ask again
-	return h.serveBlob(w, r, key, "application/pdf", `attachment; filename="`+row.Assertion.SerialNumber+`.pdf"`)
+	if err := h.serveBlob(w, r, key, "application/pdf", `attachment; filename="`+row.Assertion.SerialNumber+`.pdf"`); err != nil {
+		return err
+	}
+	h.countEvent(r, row.Assertion, stats.PDF)
+	return nil
 }
 
 // certificateLang is the certificate's language: ?lang=en|ko, else the language the recipient's mail was written

@@ -17,6 +17,7 @@ import (
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/media"
 	"github.com/badged/badged/internal/metrics"
+	"github.com/badged/badged/internal/stats"
 	"github.com/badged/badged/internal/webhook"
 )
 
@@ -40,6 +41,9 @@ type Deps struct {
 	KeyCacheTTL time.Duration
 	Webhooks    WebhookStarter    // starts webhook (re)deliveries; nil: redelivery answers 500
 	WebhookURLs webhook.URLPolicy // what endpoint URLs may point at (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE)
+	// Stats counts page views, API verifications, PDF downloads and share clicks (internal/stats); nil: nothing
+	// is counted (the stats routes still answer what the database holds).
+	Stats *stats.Recorder
 }
 
 type handler struct {
@@ -60,6 +64,7 @@ type handler struct {
 	renders     chan struct{}
 	webhooks    WebhookStarter
 	webhookURLs webhook.URLPolicy
+	stats       *stats.Recorder
 }
 
 // maxConcurrentRenders is the capacity of handler.renders.
@@ -70,7 +75,7 @@ func NewHandler(d Deps) http.Handler {
 	h := &handler{db: d.DB, blob: d.Blob, log: d.Log, loc: d.Location, baseURL: strings.TrimRight(d.PublicBaseURL, "/"),
 		images: media.NewProcessor(d.MediaLimits), clock: d.Clock, starter: d.Issuances,
 		issuer: d.Issuer, chain: d.Chain, metrics: d.Metrics, renders: make(chan struct{}, maxConcurrentRenders),
-		webhooks: d.Webhooks, webhookURLs: d.WebhookURLs}
+		webhooks: d.Webhooks, webhookURLs: d.WebhookURLs, stats: d.Stats}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -102,8 +107,10 @@ func NewHandler(d Deps) http.Handler {
 	r.Get("/credentials/{assertionId}/preview.png", h.handle(h.sharePreview))
 	r.Get("/verify/{assertionId}", h.handle(h.badgePage))
 	r.Get("/status-lists/{listId}", h.handle(h.getStatusList))
-	h.mountOID4VCI(r)   // OpenID4VCI (oid4vci_meta.go)
-	h.mountExchanges(r) // VC-API exchanges of the same offers (vcapi_exchange.go)
+	r.Get("/share/{assertionId}/{network}", h.handle(h.shareRedirect))  // share.go: counts a share click, 302
+	r.Post("/share/{assertionId}/{network}", h.handle(h.shareRedirect)) // the same count for a script's beacon, 204
+	h.mountOID4VCI(r)                                                   // OpenID4VCI (oid4vci_meta.go)
+	h.mountExchanges(r)                                                 // VC-API exchanges of the same offers (vcapi_exchange.go)
 
 	// Real time, not h.clock: tests pin the handler clock, which would never refill a bucket.
 	rateClock := d.RateClock
@@ -162,6 +169,11 @@ var routes = []route{
 
 	{http.MethodPost, "/badges/{badgeId}/issuances", apikey.RoleManager, sandboxed, (*handler).createIssuance, false},
 	{http.MethodGet, "/issuances/{issuanceId}", apikey.RoleViewer, sandboxed, (*handler).getIssuance, false},
+	// What happened to each badge (v3 extension; api/stats.go): each key mode sees its own assertions' counters.
+	{http.MethodGet, "/badges/{badgeId}/stats", apikey.RoleViewer, sandboxed, (*handler).getBadgeStats, true},
+	{http.MethodGet, "/issuances/{issuanceId}/stats", apikey.RoleViewer, sandboxed, (*handler).getIssuanceStats, true},
+	{http.MethodGet, "/programs/{programId}/stats", apikey.RoleViewer, sandboxed, (*handler).getProgramStats, true},
+	{http.MethodGet, "/assertions/{assertionId}/stats", apikey.RoleViewer, sandboxed, (*handler).getAssertionStats, true},
 	{http.MethodGet, "/assertions", apikey.RoleViewer, sandboxed, (*handler).listAssertions, false},
 	{http.MethodGet, "/assertions/{assertionId}", apikey.RoleViewer, sandboxed, (*handler).getAssertion, false},
 	{http.MethodPost, "/assertions/{assertionId}/cancel", apikey.RoleManager, sandboxed, (*handler).cancelAssertion, false},

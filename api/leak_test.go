@@ -60,6 +60,10 @@ var leakCases = []leakCase{
 		body:     `{"programId":"{program}","recipients":[{"name":"Mallory","email":"mallory@example.com","receiveType":"EMAIL"}]}`,
 		wantCode: "BDG001"},
 	{route: "/issuances/{issuanceId}", method: http.MethodGet, path: "/issuances/{issuance}", wantCode: "ISS001"},
+	{route: "/badges/{badgeId}/stats", method: http.MethodGet, path: "/badges/{badge}/stats", wantCode: "BDG001", v3only: true},
+	{route: "/issuances/{issuanceId}/stats", method: http.MethodGet, path: "/issuances/{issuance}/stats", wantCode: "ISS001", v3only: true},
+	{route: "/programs/{programId}/stats", method: http.MethodGet, path: "/programs/{program}/stats", wantCode: "PRG001", v3only: true},
+	{route: "/assertions/{assertionId}/stats", method: http.MethodGet, path: "/assertions/{assertion}/stats", wantCode: "AST001", v3only: true},
 
 	{route: "/assertions", method: http.MethodGet, path: "/assertions", empty: true},
 	{route: "/assertions", method: http.MethodGet, path: "/assertions?issuanceId={issuance}", empty: true},
@@ -95,6 +99,9 @@ var publicRoutes = []string{
 	"GET /credentials/{assertionId}/status",          // what the badge page says, as JSON
 	"GET /credentials/{assertionId}/certificate.pdf", // only with the assertion's random certificate token
 	"GET /verify/{assertionId}",
+	// The share buttons' counting redirect (api/share.go): 302 to a target built from the page's own facts, never
+	// from the request; POST is the same count for a script's beacon.
+	"GET /share/{assertionId}/{network}", "POST /share/{assertionId}/{network}",
 	"GET /status-lists/{listId}",
 	"GET /public/v2/openapi.json", "GET /public/v3/openapi.json", // the API description itself
 	// OpenID4VCI (api/oid4vci_*.go): issuer metadata and verification keys are public; the offer URI needs the

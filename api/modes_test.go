@@ -73,6 +73,11 @@ var modeCases = []modeCase{
 	{route: "/badges/{badgeId}/issuances", method: http.MethodPost, path: "/badges/{badge}/issuances", rule: "own", idem: true,
 		body: `{"programId":"{program}","recipients":[{"name":"Kim","email":"kim-{uniq}@example.com","receiveType":"EMAIL"}]}`},
 	{route: "/issuances/{issuanceId}", method: http.MethodGet, path: "/issuances/{issuance}", rule: "own", missCode: "ISS001"},
+	// Stats (v3 extension): each key reads its own mode's counters; the badge is shared, another mode's issuance is unknown.
+	{route: "/badges/{badgeId}/stats", method: http.MethodGet, path: "/badges/{badge}/stats", rule: "own", v3only: true},
+	{route: "/issuances/{issuanceId}/stats", method: http.MethodGet, path: "/issuances/{issuance}/stats", rule: "own", missCode: "ISS001", v3only: true},
+	{route: "/programs/{programId}/stats", method: http.MethodGet, path: "/programs/{program}/stats", rule: "own", v3only: true},
+	{route: "/assertions/{assertionId}/stats", method: http.MethodGet, path: "/assertions/{assertion}/stats", rule: "own", missCode: "AST001", v3only: true},
 	{route: "/assertions", method: http.MethodGet, path: "/assertions", rule: "own"},
 	{route: "/assertions/{assertionId}", method: http.MethodGet, path: "/assertions/{assertion}", rule: "own", missCode: "AST001"},
 	{route: "/assertions/{assertionId}/cancel", method: http.MethodPost, path: "/assertions/{freshAssertion}/cancel", rule: "own", missCode: "AST001"},

@@ -36,7 +36,7 @@ import (
 // notContract are the routes outside the JSON API: media, credentials, verification pages, issuer documents, status
 // lists, health and the wallet protocols (OpenID4VCI, VC-API exchanges). Their answers are not the contract's and are
 // not checked.
-var notContract = []string{"/media/", "/credentials/", "/verify/", "/issuers/", "/status-lists/", "/healthz", "/readyz", "/.well-known/", "/oid4vci/", "/exchanges/"}
+var notContract = []string{"/media/", "/credentials/", "/verify/", "/issuers/", "/status-lists/", "/healthz", "/readyz", "/.well-known/", "/oid4vci/", "/exchanges/", "/share/"}
 
 // requestsNotChecked are the tests whose accepted requests are deliberately outside the document (hostile input
 // the server tolerates); only their responses are checked. Keep it short and say why.

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/stats"
 )
 
 //go:embed templates/page/*.html
@@ -58,6 +59,7 @@ func (h *handler) badgePage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	h.renderPage(w, r, http.StatusOK, "layout", view)
+	h.countEvent(r, row.Assertion, stats.View) // a view, and the page's check of the badge
 	return nil
 }
 

@@ -53,17 +53,16 @@ func shareTarget(n shareNetwork, c shareContent) string {
 	return ""
 }
 
-// shareLink is the ONE place the badge page builds a share link: every share button, LinkedIn's add-to-profile
-// and the copy field go through it. Today a link goes straight to the network (shareTarget). Counting shares is one
-// line: return the counting redirect instead, which counts and answers 302 to shareTarget of the same content:
-//
-//	return h.urls().BaseURL + "/share/" + id.String() + "/" + string(n)
-func (h *handler) shareLink(id uuid.UUID, n shareNetwork, c shareContent) string {
+// shareLink is the ONE place the badge page builds a share link: every share button and LinkedIn's
+// add-to-profile go through the counting redirect /share/{id}/{network}?lang= (share.go), which counts the click
+// and answers 302 to shareTarget of the same content in the same language. The copy field is the exception: it holds
+// the page's own address, because that is what people paste, and a pasted link should not depend on the counter.
+func (h *handler) shareLink(id uuid.UUID, n shareNetwork, c shareContent, lang string) string {
 	target := shareTarget(n, c)
-	if target == "" {
-		return ""
+	if target == "" || n == shareCopy {
+		return target
 	}
-	return target
+	return ShareURL(h.urls().BaseURL, id.String(), string(n)) + "?lang=" + lang
 }
 
 func mailtoEscape(s string) string { return strings.ReplaceAll(url.QueryEscape(s), "+", "%20") }
@@ -99,11 +98,12 @@ func (h *handler) shareContentOf(id uuid.UUID, v pageView, f shownFacts, linkedI
 // addSharing fills the page's share buttons, copy link and embed snippet.
 func (h *handler) addSharing(v *pageView, id uuid.UUID, f shownFacts, linkedInAdd string) {
 	c := h.shareContentOf(id, *v, f, linkedInAdd)
-	v.LinkedIn = h.shareLink(id, shareLinkedInAdd, c)
+	v.share = c
+	v.LinkedIn = h.shareLink(id, shareLinkedInAdd, c, v.Lang)
 	for _, n := range shareNetworks {
-		v.Shares = append(v.Shares, pageShare{ID: "share-" + string(n), Label: msg(v.Lang, "share."+string(n)), URL: h.shareLink(id, n, c)})
+		v.Shares = append(v.Shares, pageShare{ID: "share-" + string(n), Label: msg(v.Lang, "share."+string(n)), URL: h.shareLink(id, n, c, v.Lang)})
 	}
-	v.CopyURL = h.shareLink(id, shareCopy, c)
+	v.CopyURL = h.shareLink(id, shareCopy, c, v.Lang)
 	v.Embed = embedSnippet(v.Lang, c.PageURL, h.previewURL(id, v.Lang), f)
 }
 

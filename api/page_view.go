@@ -50,10 +50,11 @@ type pageView struct {
 	EvidenceSigned            bool // the evidence section says it is signed, as the details list does
 	IssuerName, IssuerURL     string
 	IssuerLogo, IssuerLogoAlt string
-	LinkedIn                  string      // empty: not offered (the badge is not valid)
-	Shares                    []pageShare // the share buttons (page_share.go)
-	CopyURL                   string      // the link offered for copying
-	Embed                     string      // the embed snippet's HTML, shown as text to copy
+	LinkedIn                  string       // empty: not offered (the badge is not valid)
+	Shares                    []pageShare  // the share buttons (page_share.go)
+	CopyURL                   string       // the link offered for copying
+	Embed                     string       // the embed snippet's HTML, shown as text to copy
+	share                     shareContent // what a share says; the counting redirect (share.go) answers with it
 	Downloads                 []pageLink
 	Languages                 []pageLink
 	Checks                    []pageCheck

@@ -15,6 +15,7 @@ import (
 	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/blob"
 	"github.com/badged/badged/internal/issuer"
+	"github.com/badged/badged/internal/stats"
 	"github.com/badged/badged/internal/webhook"
 )
 
@@ -65,7 +66,11 @@ func (h *handler) getCredential(w http.ResponseWriter, r *http.Request) error {
 		// RFC 5829: verifiers (badged credential verify) learn from the credential's own URL what replaced it.
 		w.Header().Set("Link", "<"+h.baseURL+"/credentials/"+a.Assertion.ReplacedBy.String()+`>; rel="successor-version"`)
 	}
-	return h.serveBlob(w, r, *a.Assertion.CredentialKey, "application/vc+ld+json", "")
+	if err := h.serveBlob(w, r, *a.Assertion.CredentialKey, "application/vc+ld+json", ""); err != nil {
+		return err
+	}
+	h.countEvent(r, a.Assertion, stats.VerifyAPI) // a verifier fetched the signed credential
+	return nil
 }
 
 // getCredentialImage answers the baked badge image (openbadgeImageUrl).

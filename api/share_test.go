@@ -145,8 +145,16 @@ func TestShareLinks(t *testing.T) {
 		i := strings.Index(p, `id="`+anchor+`"`)
 		require.GreaterOrEqual(t, i, 0, "no %s", anchor)
 		start := strings.LastIndex(p[:i], `href="`) + len(`href="`)
-		raw := p[start : start+strings.Index(p[start:], `"`)]
-		return html.UnescapeString(raw) // as a browser reads the attribute
+		raw := html.UnescapeString(p[start : start+strings.Index(p[start:], `"`)]) // as a browser reads the attribute
+		// Share buttons lead through the counting redirect; where it sends the browser is what the button shares.
+		require.True(t, strings.HasPrefix(raw, baseURL+"/share/"+id.String()+"/"), "%s goes through the counter: %s", anchor, raw)
+		c := *f.srv.Client()
+		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		res, err := c.Get(f.srv.URL + strings.TrimPrefix(raw, baseURL))
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, http.StatusFound, res.StatusCode, "%s", raw)
+		return res.Header.Get("Location")
 	}
 	query := func(u string) url.Values {
 		parsed, err := url.Parse(u)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 type ApiKey struct {
@@ -77,6 +78,19 @@ type AssertionHourCount struct {
 	OrgID uuid.UUID
 	Hour  time.Time
 	N     int64
+}
+
+type AssertionStatsDaily struct {
+	AssertionID uuid.UUID
+	Kind        string
+	Day         pgtype.Date
+	Bot         bool
+	N           int64
+	OrgID       uuid.UUID
+	Mode        string
+	BadgeID     uuid.UUID
+	ProgramID   uuid.UUID
+	IssuanceID  uuid.UUID
 }
 
 type Badge struct {

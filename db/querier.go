@@ -12,12 +12,25 @@ import (
 )
 
 type Querier interface {
+	// What happened to each badge (internal/stats, api/stats.go, README "What happened to each badge").
+	// Adds the recorder's counts of one flush. The caller sorts the rows by key, so two processes flushing the same
+	// keys lock them in the same order and never deadlock. Days are UTC calendar dates (YYYY-MM-DD).
+	AddAssertionStats(ctx context.Context, arg AddAssertionStatsParams) error
 	// Records a completed step for the assertions still at from_step.
 	AdvanceAssertions(ctx context.Context, arg AdvanceAssertionsParams) (int64, error)
+	// BadgeOutcomesByDay for one assertion.
+	AssertionOutcomesByDay(ctx context.Context, arg AssertionOutcomesByDayParams) ([]AssertionOutcomesByDayRow, error)
+	// BadgeStatsByDay for one assertion (the caller has checked its org and mode).
+	AssertionStatsByDay(ctx context.Context, arg AssertionStatsByDayParams) ([]AssertionStatsByDayRow, error)
 	// Assigns credentials to the anchor transaction stored under anchor_key, with each one's Merkle inclusion proof.
 	AssignAnchor(ctx context.Context, arg AssignAnchorParams) (int64, error)
 	// Assigns pending copies to the anchor transaction stored under anchor_key, each with its Merkle inclusion proof.
 	AssignWalletAnchor(ctx context.Context, arg AssignWalletAnchorParams) (int64, error)
+	// What the badge's assertions record themselves, by UTC day: wallet copies claimed (wallet_credentials) and mails
+	// refused by the recipient's mail server (errorCode BOUNCED_EMAIL or REJECTED_EMAIL, dated by the notification).
+	BadgeOutcomesByDay(ctx context.Context, arg BadgeOutcomesByDayParams) ([]BadgeOutcomesByDayRow, error)
+	// The counters of one badge's assertions of one mode, by UTC day, kind and bot, days from_day..to_day inclusive.
+	BadgeStatsByDay(ctx context.Context, arg BadgeStatsByDayParams) ([]BadgeStatsByDayRow, error)
 	// One bounded batch of the reminder sweep (activities/remind.go). For each live assertion of a badge with a
 	// policy whose expiry is within the policy's longest reminder, the due reminder is the smallest number of days d
 	// with expiry - d days <= now: one message however many reminders fell due at once (a policy added late, a short
@@ -198,6 +211,10 @@ type Querier interface {
 	InsertRenewals(ctx context.Context, arg InsertRenewalsParams) error
 	// The replacement: the original's recipient, badge, program, dates and mode, in a new issuance of one recipient.
 	InsertReplacement(ctx context.Context, arg InsertReplacementParams) error
+	// BadgeOutcomesByDay for one issuance's assertions.
+	IssuanceOutcomesByDay(ctx context.Context, arg IssuanceOutcomesByDayParams) ([]IssuanceOutcomesByDayRow, error)
+	// The counters of one issuance's assertions, as BadgeStatsByDay (the caller has checked the issuance's org and mode).
+	IssuanceStatsByDay(ctx context.Context, arg IssuanceStatsByDayParams) ([]IssuanceStatsByDayRow, error)
 	LinkProgramBadge(ctx context.Context, arg LinkProgramBadgeParams) error
 	ListAllWebhookEndpoints(ctx context.Context) ([]WebhookEndpoint, error)
 	// Every credential assigned to an anchor transaction, in the order of the Merkle leaves (digest bytes), whatever
@@ -314,6 +331,10 @@ type Querier interface {
 	PendingReminders(ctx context.Context, arg PendingRemindersParams) ([]PendingRemindersRow, error)
 	// The originals among ids whose replacement is still in the pipeline.
 	PendingReplacementsOf(ctx context.Context, ids []uuid.UUID) ([]uuid.UUID, error)
+	// BadgeOutcomesByDay for one program's assertions.
+	ProgramOutcomesByDay(ctx context.Context, arg ProgramOutcomesByDayParams) ([]ProgramOutcomesByDayRow, error)
+	// BadgeStatsByDay for the assertions of one program (of every badge linked to it).
+	ProgramStatsByDay(ctx context.Context, arg ProgramStatsByDayParams) ([]ProgramStatsByDayRow, error)
 	PurgeExchangeChallenges(ctx context.Context) (int64, error)
 	// Expired codes, tokens and nonces (the worker's wallet sweep, activities/walletsweep.go). Codes and tokens are
 	// kept a day past their expiry, so a log line about a refused one can still be matched to its offer.

@@ -45,6 +45,8 @@ func registeredFamilies(t *testing.T) map[string]dto.MetricType {
 	m.IssuanceFinished("COMPLETED")
 	m.RecipientsFinished("FAILED", "DUPLICATE_ISSUANCE", 1)
 	m.ObserveActivity("sign", metrics.OutcomeRetry, "internal", 2, time.Millisecond) // attempt 2: also a retry
+	m.BadgeEvent("view", false)
+	m.StatsFlushed(true)
 	fams, err := m.Registry.Gather()
 	require.NoError(t, err)
 	out := map[string]dto.MetricType{}
@@ -54,7 +56,7 @@ func registeredFamilies(t *testing.T) map[string]dto.MetricType {
 		}
 	}
 	// The families README "Metrics" documents; fewer means a recording method above stopped producing one.
-	require.Len(t, out, 12, "badged_* families gathered: %v", keys(out))
+	require.Len(t, out, 15, "badged_* families gathered: %v", keys(out))
 	return out
 }
 

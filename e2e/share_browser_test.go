@@ -123,6 +123,10 @@ func TestSharing_Browser(t *testing.T) {
 			require.ElementsMatch(t, wantIDs, f.Visible, "every share control is inside the viewport at %d px", c.width)
 			require.Equal(t, c.linkedInAdd, f.Links["linkedin"] != "", "add to profile only for a valid badge")
 
+			// Every share button leads through the counting redirect, asked of the server that showed the page.
+			for _, id := range []string{"share-linkedin-post", "share-facebook", "share-x", "share-email"} {
+				f.Links[id] = followShare(t, s.BaseURL, c.base, f.Links[id])
+			}
 			require.Equal(t, url.Values{"url": {page}}, mustQuery(t, f.Links["share-linkedin-post"], "https://www.linkedin.com/sharing/share-offsite/"))
 			require.Equal(t, url.Values{"u": {page}}, mustQuery(t, f.Links["share-facebook"], "https://www.facebook.com/sharer/sharer.php"))
 			x := mustQuery(t, f.Links["share-x"], "https://x.com/intent/post")
@@ -190,4 +194,20 @@ func mustQuery(tb testing.TB, u, prefix string) url.Values {
 	parsed, err := url.Parse(u)
 	require.NoError(tb, err)
 	return parsed.Query()
+}
+
+// followShare asks the counting redirect behind a share button (link, under the public base URL) of the server at
+// served (the public base URL itself when ""), and returns where it sends the browser.
+func followShare(t *testing.T, baseURL, served, link string) string {
+	t.Helper()
+	require.True(t, strings.HasPrefix(link, baseURL+"/share/"), "the button goes through the counter: %s", link)
+	if served == "" {
+		served = baseURL
+	}
+	c := http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.Get(served + strings.TrimPrefix(link, baseURL))
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusFound, res.StatusCode, "%s", link)
+	return res.Header.Get("Location")
 }

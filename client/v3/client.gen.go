@@ -789,6 +789,21 @@ func (e SkillLanguage) Valid() bool {
 	}
 }
 
+// Defines values for StatsResponseSuccess.
+const (
+	StatsResponseSuccessTrue StatsResponseSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the StatsResponseSuccess enum.
+func (e StatsResponseSuccess) Valid() bool {
+	switch e {
+	case StatsResponseSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WalletCopyFormat.
 const (
 	WalletCopyFormatJwtVcJson WalletCopyFormat = "jwt_vc_json"
@@ -1030,6 +1045,13 @@ func (e WebhookResponseSuccess) Valid() bool {
 	default:
 		return false
 	}
+}
+
+// AgentCounts defines model for AgentCounts.
+type AgentCounts struct {
+	// Bots requests whose User-Agent matched the bot list (README), or had none
+	Bots  int64 `json:"bots"`
+	Human int64 `json:"human"`
 }
 
 // Assertion defines model for Assertion.
@@ -1772,6 +1794,94 @@ type SkillInput struct {
 // SkillLanguage defines model for SkillLanguage.
 type SkillLanguage string
 
+// Stats defines model for Stats.
+type Stats struct {
+	// AssertionId the assertion (assertion stats only)
+	AssertionId *openapi_types.UUID `json:"assertionId,omitempty"`
+
+	// BadgeId the badge (badge stats only)
+	BadgeId *openapi_types.UUID `json:"badgeId,omitempty"`
+
+	// Days the UTC days of the range with something counted, oldest first; a day not listed counted nothing
+	Days []struct {
+		Date openapi_types.Date `json:"date"`
+
+		// MailsBounced issuance mails the recipient's mail server refused (errorCode BOUNCED_EMAIL or REJECTED_EMAIL)
+		MailsBounced int64       `json:"mailsBounced"`
+		PdfDownloads AgentCounts `json:"pdfDownloads"`
+
+		// Shares clicks on the badge page's share buttons, by network
+		Shares struct {
+			Copy         AgentCounts `json:"copy"`
+			Email        AgentCounts `json:"email"`
+			Facebook     AgentCounts `json:"facebook"`
+			LinkedinAdd  AgentCounts `json:"linkedin-add"`
+			LinkedinPost AgentCounts `json:"linkedin-post"`
+			X            AgentCounts `json:"x"`
+		} `json:"shares"`
+
+		// Verifications page: every page view checks the badge (signature, anchor, status, expiry); api: the signed credential fetched as JSON from its credentialUrl
+		Verifications struct {
+			Api  AgentCounts `json:"api"`
+			Page AgentCounts `json:"page"`
+		} `json:"verifications"`
+		Views AgentCounts `json:"views"`
+
+		// WalletClaims wallet copies issued (OpenID4VCI)
+		WalletClaims int64 `json:"walletClaims"`
+	} `json:"days"`
+
+	// From first UTC day counted
+	From openapi_types.Date `json:"from"`
+
+	// IssuanceId the issuance (issuance stats only)
+	IssuanceId *openapi_types.UUID `json:"issuanceId,omitempty"`
+
+	// ProgramId the program (program stats only)
+	ProgramId *openapi_types.UUID `json:"programId,omitempty"`
+
+	// To last UTC day counted
+	To     openapi_types.Date `json:"to"`
+	Totals StatsCounts        `json:"totals"`
+}
+
+// StatsCounts defines model for StatsCounts.
+type StatsCounts struct {
+	// MailsBounced issuance mails the recipient's mail server refused (errorCode BOUNCED_EMAIL or REJECTED_EMAIL)
+	MailsBounced int64       `json:"mailsBounced"`
+	PdfDownloads AgentCounts `json:"pdfDownloads"`
+
+	// Shares clicks on the badge page's share buttons, by network
+	Shares struct {
+		Copy         AgentCounts `json:"copy"`
+		Email        AgentCounts `json:"email"`
+		Facebook     AgentCounts `json:"facebook"`
+		LinkedinAdd  AgentCounts `json:"linkedin-add"`
+		LinkedinPost AgentCounts `json:"linkedin-post"`
+		X            AgentCounts `json:"x"`
+	} `json:"shares"`
+
+	// Verifications page: every page view checks the badge (signature, anchor, status, expiry); api: the signed credential fetched as JSON from its credentialUrl
+	Verifications struct {
+		Api  AgentCounts `json:"api"`
+		Page AgentCounts `json:"page"`
+	} `json:"verifications"`
+	Views AgentCounts `json:"views"`
+
+	// WalletClaims wallet copies issued (OpenID4VCI)
+	WalletClaims int64 `json:"walletClaims"`
+}
+
+// StatsResponse defines model for StatsResponse.
+type StatsResponse struct {
+	Data    Stats                `json:"data"`
+	Message *string              `json:"message"`
+	Success StatsResponseSuccess `json:"success"`
+}
+
+// StatsResponseSuccess defines model for StatsResponse.Success.
+type StatsResponseSuccess bool
+
 // URL defines model for URL.
 type URL = string
 
@@ -2027,6 +2137,12 @@ type Page = int
 // Size defines model for size.
 type Size = int
 
+// StatsFrom defines model for statsFrom.
+type StatsFrom = openapi_types.Date
+
+// StatsTo defines model for statsTo.
+type StatsTo = openapi_types.Date
+
 // ListAssertionsParams defines parameters for ListAssertions.
 type ListAssertionsParams struct {
 	// Page page number, from 1; (page-1)*size must not pass 1000000 (COM006)
@@ -2093,6 +2209,15 @@ type RenewAssertionParams struct {
 	IdempotencyKey IdempotencyKey `json:"Idempotency-Key"`
 }
 
+// GetAssertionStatsParams defines parameters for GetAssertionStats.
+type GetAssertionStatsParams struct {
+	// From first UTC day (YYYY-MM-DD; COM002 naming from otherwise); default 29 days before to; not after to and at most 366 days before it (COM006 naming from)
+	From *StatsFrom `form:"from,omitempty" json:"from,omitempty"`
+
+	// To last UTC day (YYYY-MM-DD; COM002 naming to otherwise); default today
+	To *StatsTo `form:"to,omitempty" json:"to,omitempty"`
+}
+
 // ListBadgesParams defines parameters for ListBadges.
 type ListBadgesParams struct {
 	// Page page number, from 1; (page-1)*size must not pass 1000000 (COM006)
@@ -2127,6 +2252,24 @@ type CreateRenewalsParams struct {
 	IdempotencyKey IdempotencyKey `json:"Idempotency-Key"`
 }
 
+// GetBadgeStatsParams defines parameters for GetBadgeStats.
+type GetBadgeStatsParams struct {
+	// From first UTC day (YYYY-MM-DD; COM002 naming from otherwise); default 29 days before to; not after to and at most 366 days before it (COM006 naming from)
+	From *StatsFrom `form:"from,omitempty" json:"from,omitempty"`
+
+	// To last UTC day (YYYY-MM-DD; COM002 naming to otherwise); default today
+	To *StatsTo `form:"to,omitempty" json:"to,omitempty"`
+}
+
+// GetIssuanceStatsParams defines parameters for GetIssuanceStats.
+type GetIssuanceStatsParams struct {
+	// From first UTC day (YYYY-MM-DD; COM002 naming from otherwise); default 29 days before to; not after to and at most 366 days before it (COM006 naming from)
+	From *StatsFrom `form:"from,omitempty" json:"from,omitempty"`
+
+	// To last UTC day (YYYY-MM-DD; COM002 naming to otherwise); default today
+	To *StatsTo `form:"to,omitempty" json:"to,omitempty"`
+}
+
 // UploadImageMultipartBody defines parameters for UploadImage.
 type UploadImageMultipartBody struct {
 	// Image the image file
@@ -2144,6 +2287,15 @@ type ListProgramsParams struct {
 	// Sort repeatable field,direction; default createdAt,desc
 	Sort         *[]string        `form:"sort,omitempty" json:"sort,omitempty"`
 	CategoryCode *ProgramCategory `form:"categoryCode,omitempty" json:"categoryCode,omitempty"`
+}
+
+// GetProgramStatsParams defines parameters for GetProgramStats.
+type GetProgramStatsParams struct {
+	// From first UTC day (YYYY-MM-DD; COM002 naming from otherwise); default 29 days before to; not after to and at most 366 days before it (COM006 naming from)
+	From *StatsFrom `form:"from,omitempty" json:"from,omitempty"`
+
+	// To last UTC day (YYYY-MM-DD; COM002 naming to otherwise); default today
+	To *StatsTo `form:"to,omitempty" json:"to,omitempty"`
 }
 
 // CreateWebhookJSONBody defines parameters for CreateWebhook.
@@ -2596,6 +2748,11 @@ type ClientInterface interface {
 	// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
 	RenewAssertion(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, body RenewAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetAssertionStats What happened to one assertion between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Another mode's assertion answers AST001. Viewer or higher.
+	//
+	// Corresponds with GET /assertions/{assertionId}/stats (the `GetAssertionStats` operationId).
+	GetAssertionStats(ctx context.Context, assertionId openapi_types.UUID, params *GetAssertionStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListBadges List the badges usable for issuance. Viewer or higher.
 	//
 	// Corresponds with GET /badges (the `ListBadges` operationId).
@@ -2698,10 +2855,20 @@ type ClientInterface interface {
 	// Corresponds with GET /badges/{badgeId}/renewals/{renewalId} (the `GetRenewal` operationId).
 	GetRenewal(ctx context.Context, badgeId openapi_types.UUID, renewalId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetBadgeStats What happened to the badge's assertions of the key's mode between two UTC days (v3 extension): page views, verifications (on the page and through the API), PDF downloads and share clicks, each apart for humans and bots (by User-Agent), wallet copies claimed and mails bounced; in total and by day. Counters reach the database a few seconds after the event (STATS_FLUSH_INTERVAL). Viewer or higher.
+	//
+	// Corresponds with GET /badges/{badgeId}/stats (the `GetBadgeStats` operationId).
+	GetBadgeStats(ctx context.Context, badgeId openapi_types.UUID, params *GetBadgeStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetIssuance Read an issuance; poll while processingStatus is PROCESSING. Viewer or higher.
 	//
 	// Corresponds with GET /issuances/{issuanceId} (the `GetIssuance` operationId).
 	GetIssuance(ctx context.Context, issuanceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetIssuanceStats What happened to the issuance's assertions between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Another mode's issuance answers ISS001. Viewer or higher.
+	//
+	// Corresponds with GET /issuances/{issuanceId}/stats (the `GetIssuanceStats` operationId).
+	GetIssuanceStats(ctx context.Context, issuanceId openapi_types.UUID, params *GetIssuanceStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UploadImageWithBody Upload an image (PNG, JPEG, GIF, WebP or SVG); its id is the imageId of programs and badges. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
@@ -2762,6 +2929,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /programs/{programId} (the `UpdateProgram` operationId).
 	UpdateProgram(ctx context.Context, programId openapi_types.UUID, body UpdateProgramJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetProgramStats What happened to the assertions issued under the program (of every badge), of the key's mode, between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Viewer or higher.
+	//
+	// Corresponds with GET /programs/{programId}/stats (the `GetProgramStats` operationId).
+	GetProgramStats(ctx context.Context, programId openapi_types.UUID, params *GetProgramStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhooks The organization's webhook endpoints (never their secrets). Manager or higher. A v3 extension.
 	//
@@ -3000,6 +3172,21 @@ func (c *Client) RenewAssertion(ctx context.Context, assertionId AssertionId, pa
 	return c.Client.Do(req)
 }
 
+// GetAssertionStats What happened to one assertion between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Another mode's assertion answers AST001. Viewer or higher.
+//
+// Corresponds with GET /assertions/{assertionId}/stats (the `GetAssertionStats` operationId).
+func (c *Client) GetAssertionStats(ctx context.Context, assertionId openapi_types.UUID, params *GetAssertionStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAssertionStatsRequest(c.Server, assertionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListBadges List the badges usable for issuance. Viewer or higher.
 //
 // Corresponds with GET /badges (the `ListBadges` operationId).
@@ -3222,11 +3409,41 @@ func (c *Client) GetRenewal(ctx context.Context, badgeId openapi_types.UUID, ren
 	return c.Client.Do(req)
 }
 
+// GetBadgeStats What happened to the badge's assertions of the key's mode between two UTC days (v3 extension): page views, verifications (on the page and through the API), PDF downloads and share clicks, each apart for humans and bots (by User-Agent), wallet copies claimed and mails bounced; in total and by day. Counters reach the database a few seconds after the event (STATS_FLUSH_INTERVAL). Viewer or higher.
+//
+// Corresponds with GET /badges/{badgeId}/stats (the `GetBadgeStats` operationId).
+func (c *Client) GetBadgeStats(ctx context.Context, badgeId openapi_types.UUID, params *GetBadgeStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBadgeStatsRequest(c.Server, badgeId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetIssuance Read an issuance; poll while processingStatus is PROCESSING. Viewer or higher.
 //
 // Corresponds with GET /issuances/{issuanceId} (the `GetIssuance` operationId).
 func (c *Client) GetIssuance(ctx context.Context, issuanceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetIssuanceRequest(c.Server, issuanceId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetIssuanceStats What happened to the issuance's assertions between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Another mode's issuance answers ISS001. Viewer or higher.
+//
+// Corresponds with GET /issuances/{issuanceId}/stats (the `GetIssuanceStats` operationId).
+func (c *Client) GetIssuanceStats(ctx context.Context, issuanceId openapi_types.UUID, params *GetIssuanceStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetIssuanceStatsRequest(c.Server, issuanceId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3387,6 +3604,21 @@ func (c *Client) UpdateProgramWithBody(ctx context.Context, programId openapi_ty
 // Corresponds with PATCH /programs/{programId} (the `UpdateProgram` operationId).
 func (c *Client) UpdateProgram(ctx context.Context, programId openapi_types.UUID, body UpdateProgramJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateProgramRequest(c.Server, programId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetProgramStats What happened to the assertions issued under the program (of every badge), of the key's mode, between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Viewer or higher.
+//
+// Corresponds with GET /programs/{programId}/stats (the `GetProgramStats` operationId).
+func (c *Client) GetProgramStats(ctx context.Context, programId openapi_types.UUID, params *GetProgramStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetProgramStatsRequest(c.Server, programId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4031,6 +4263,79 @@ func NewRenewAssertionRequestWithBody(server string, assertionId AssertionId, pa
 	return req, nil
 }
 
+// NewGetAssertionStatsRequest constructs an http.Request for the GetAssertionStats method
+func NewGetAssertionStatsRequest(server string, assertionId openapi_types.UUID, params *GetAssertionStatsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "assertionId", assertionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/assertions/%s/stats", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListBadgesRequest constructs an http.Request for the ListBadges method
 func NewListBadgesRequest(server string, params *ListBadgesParams) (*http.Request, error) {
 	var err error
@@ -4476,6 +4781,79 @@ func NewGetRenewalRequest(server string, badgeId openapi_types.UUID, renewalId o
 	return req, nil
 }
 
+// NewGetBadgeStatsRequest constructs an http.Request for the GetBadgeStats method
+func NewGetBadgeStatsRequest(server string, badgeId openapi_types.UUID, params *GetBadgeStatsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "badgeId", badgeId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/badges/%s/stats", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetIssuanceRequest constructs an http.Request for the GetIssuance method
 func NewGetIssuanceRequest(server string, issuanceId openapi_types.UUID) (*http.Request, error) {
 	var err error
@@ -4500,6 +4878,79 @@ func NewGetIssuanceRequest(server string, issuanceId openapi_types.UUID) (*http.
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetIssuanceStatsRequest constructs an http.Request for the GetIssuanceStats method
+func NewGetIssuanceStatsRequest(server string, issuanceId openapi_types.UUID, params *GetIssuanceStatsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "issuanceId", issuanceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/issuances/%s/stats", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -4834,6 +5285,79 @@ func NewUpdateProgramRequestWithBody(server string, programId openapi_types.UUID
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetProgramStatsRequest constructs an http.Request for the GetProgramStats method
+func NewGetProgramStatsRequest(server string, programId openapi_types.UUID, params *GetProgramStatsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "programId", programId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/programs/%s/stats", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -5176,6 +5700,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /assertions/{assertionId}/renew (the `RenewAssertion` operationId).
 	RenewAssertionWithResponse(ctx context.Context, assertionId AssertionId, params *RenewAssertionParams, body RenewAssertionJSONRequestBody, reqEditors ...RequestEditorFn) (*RenewAssertionResponse, error)
 
+	// GetAssertionStatsWithResponse What happened to one assertion between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Another mode's assertion answers AST001. Viewer or higher.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /assertions/{assertionId}/stats (the `GetAssertionStats` operationId).
+	GetAssertionStatsWithResponse(ctx context.Context, assertionId openapi_types.UUID, params *GetAssertionStatsParams, reqEditors ...RequestEditorFn) (*GetAssertionStatsResponse, error)
+
 	// ListBadgesWithResponse List the badges usable for issuance. Viewer or higher.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -5286,12 +5817,26 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /badges/{badgeId}/renewals/{renewalId} (the `GetRenewal` operationId).
 	GetRenewalWithResponse(ctx context.Context, badgeId openapi_types.UUID, renewalId openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetRenewalResponse, error)
 
+	// GetBadgeStatsWithResponse What happened to the badge's assertions of the key's mode between two UTC days (v3 extension): page views, verifications (on the page and through the API), PDF downloads and share clicks, each apart for humans and bots (by User-Agent), wallet copies claimed and mails bounced; in total and by day. Counters reach the database a few seconds after the event (STATS_FLUSH_INTERVAL). Viewer or higher.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /badges/{badgeId}/stats (the `GetBadgeStats` operationId).
+	GetBadgeStatsWithResponse(ctx context.Context, badgeId openapi_types.UUID, params *GetBadgeStatsParams, reqEditors ...RequestEditorFn) (*GetBadgeStatsResponse, error)
+
 	// GetIssuanceWithResponse Read an issuance; poll while processingStatus is PROCESSING. Viewer or higher.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /issuances/{issuanceId} (the `GetIssuance` operationId).
 	GetIssuanceWithResponse(ctx context.Context, issuanceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetIssuanceResponse, error)
+
+	// GetIssuanceStatsWithResponse What happened to the issuance's assertions between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Another mode's issuance answers ISS001. Viewer or higher.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /issuances/{issuanceId}/stats (the `GetIssuanceStats` operationId).
+	GetIssuanceStatsWithResponse(ctx context.Context, issuanceId openapi_types.UUID, params *GetIssuanceStatsParams, reqEditors ...RequestEditorFn) (*GetIssuanceStatsResponse, error)
 
 	// UploadImageWithBodyWithResponse Upload an image (PNG, JPEG, GIF, WebP or SVG); its id is the imageId of programs and badges. Manager or higher, live key only (a test-mode key gets ORG004).
 	//
@@ -5362,6 +5907,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /programs/{programId} (the `UpdateProgram` operationId).
 	UpdateProgramWithResponse(ctx context.Context, programId openapi_types.UUID, body UpdateProgramJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateProgramResponse, error)
+
+	// GetProgramStatsWithResponse What happened to the assertions issued under the program (of every badge), of the key's mode, between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Viewer or higher.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /programs/{programId}/stats (the `GetProgramStats` operationId).
+	GetProgramStatsWithResponse(ctx context.Context, programId openapi_types.UUID, params *GetProgramStatsParams, reqEditors ...RequestEditorFn) (*GetProgramStatsResponse, error)
 
 	// ListWebhooksWithResponse The organization's webhook endpoints (never their secrets). Manager or higher. A v3 extension.
 	//
@@ -6915,6 +7467,169 @@ func (r RenewAssertionResponse) ContentType() string {
 	return ""
 }
 
+// GetAssertionStatsResponse200Headers the declared response headers of an HTTP 200 response for GetAssertionStats
+type GetAssertionStatsResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetAssertionStatsResponse400Headers the declared response headers of an HTTP 400 response for GetAssertionStats
+type GetAssertionStatsResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetAssertionStatsResponse401Headers the declared response headers of an HTTP 401 response for GetAssertionStats
+type GetAssertionStatsResponse401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetAssertionStatsResponse404Headers the declared response headers of an HTTP 404 response for GetAssertionStats
+type GetAssertionStatsResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetAssertionStatsResponse414Headers the declared response headers of an HTTP 414 response for GetAssertionStats
+type GetAssertionStatsResponse414Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetAssertionStatsResponse429Headers the declared response headers of an HTTP 429 response for GetAssertionStats
+type GetAssertionStatsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RetryAfter         int
+	XRequestId         *string
+}
+
+// GetAssertionStatsResponse431Headers the declared response headers of an HTTP 431 response for GetAssertionStats
+type GetAssertionStatsResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetAssertionStatsResponse500Headers the declared response headers of an HTTP 500 response for GetAssertionStats
+type GetAssertionStatsResponse500Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+type GetAssertionStatsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StatsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAssertionStatsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetAssertionStatsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetAssertionStatsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetAssertionStatsResponse404Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetAssertionStatsResponse414Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetAssertionStatsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetAssertionStatsResponse431Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetAssertionStatsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAssertionStatsResponse) GetJSON200() *StatsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetAssertionStatsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetAssertionStatsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetAssertionStatsResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r GetAssertionStatsResponse) GetJSON414() *Error {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetAssertionStatsResponse) GetJSON429() *Error {
+	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetAssertionStatsResponse) GetJSON431() *Error {
+	return r.JSON431
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetAssertionStatsResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAssertionStatsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAssertionStatsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAssertionStatsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAssertionStatsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListBadgesResponse200Headers the declared response headers of an HTTP 200 response for ListBadges
 type ListBadgesResponse200Headers struct {
 	RateLimitLimit     *int
@@ -8427,6 +9142,169 @@ func (r GetRenewalResponse) ContentType() string {
 	return ""
 }
 
+// GetBadgeStatsResponse200Headers the declared response headers of an HTTP 200 response for GetBadgeStats
+type GetBadgeStatsResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetBadgeStatsResponse400Headers the declared response headers of an HTTP 400 response for GetBadgeStats
+type GetBadgeStatsResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetBadgeStatsResponse401Headers the declared response headers of an HTTP 401 response for GetBadgeStats
+type GetBadgeStatsResponse401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetBadgeStatsResponse404Headers the declared response headers of an HTTP 404 response for GetBadgeStats
+type GetBadgeStatsResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetBadgeStatsResponse414Headers the declared response headers of an HTTP 414 response for GetBadgeStats
+type GetBadgeStatsResponse414Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetBadgeStatsResponse429Headers the declared response headers of an HTTP 429 response for GetBadgeStats
+type GetBadgeStatsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RetryAfter         int
+	XRequestId         *string
+}
+
+// GetBadgeStatsResponse431Headers the declared response headers of an HTTP 431 response for GetBadgeStats
+type GetBadgeStatsResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetBadgeStatsResponse500Headers the declared response headers of an HTTP 500 response for GetBadgeStats
+type GetBadgeStatsResponse500Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+type GetBadgeStatsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StatsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetBadgeStatsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetBadgeStatsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetBadgeStatsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetBadgeStatsResponse404Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetBadgeStatsResponse414Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBadgeStatsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetBadgeStatsResponse431Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetBadgeStatsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetBadgeStatsResponse) GetJSON200() *StatsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetBadgeStatsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetBadgeStatsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetBadgeStatsResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r GetBadgeStatsResponse) GetJSON414() *Error {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetBadgeStatsResponse) GetJSON429() *Error {
+	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetBadgeStatsResponse) GetJSON431() *Error {
+	return r.JSON431
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetBadgeStatsResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBadgeStatsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBadgeStatsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBadgeStatsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBadgeStatsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetIssuanceResponse200Headers the declared response headers of an HTTP 200 response for GetIssuance
 type GetIssuanceResponse200Headers struct {
 	RateLimitLimit     *int
@@ -8584,6 +9462,169 @@ func (r GetIssuanceResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetIssuanceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetIssuanceStatsResponse200Headers the declared response headers of an HTTP 200 response for GetIssuanceStats
+type GetIssuanceStatsResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetIssuanceStatsResponse400Headers the declared response headers of an HTTP 400 response for GetIssuanceStats
+type GetIssuanceStatsResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetIssuanceStatsResponse401Headers the declared response headers of an HTTP 401 response for GetIssuanceStats
+type GetIssuanceStatsResponse401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetIssuanceStatsResponse404Headers the declared response headers of an HTTP 404 response for GetIssuanceStats
+type GetIssuanceStatsResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetIssuanceStatsResponse414Headers the declared response headers of an HTTP 414 response for GetIssuanceStats
+type GetIssuanceStatsResponse414Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetIssuanceStatsResponse429Headers the declared response headers of an HTTP 429 response for GetIssuanceStats
+type GetIssuanceStatsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RetryAfter         int
+	XRequestId         *string
+}
+
+// GetIssuanceStatsResponse431Headers the declared response headers of an HTTP 431 response for GetIssuanceStats
+type GetIssuanceStatsResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetIssuanceStatsResponse500Headers the declared response headers of an HTTP 500 response for GetIssuanceStats
+type GetIssuanceStatsResponse500Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+type GetIssuanceStatsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StatsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetIssuanceStatsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetIssuanceStatsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetIssuanceStatsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetIssuanceStatsResponse404Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetIssuanceStatsResponse414Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetIssuanceStatsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetIssuanceStatsResponse431Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetIssuanceStatsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetIssuanceStatsResponse) GetJSON200() *StatsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetIssuanceStatsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetIssuanceStatsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetIssuanceStatsResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r GetIssuanceStatsResponse) GetJSON414() *Error {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetIssuanceStatsResponse) GetJSON429() *Error {
+	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetIssuanceStatsResponse) GetJSON431() *Error {
+	return r.JSON431
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetIssuanceStatsResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetIssuanceStatsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetIssuanceStatsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetIssuanceStatsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetIssuanceStatsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9899,6 +10940,169 @@ func (r UpdateProgramResponse) ContentType() string {
 	return ""
 }
 
+// GetProgramStatsResponse200Headers the declared response headers of an HTTP 200 response for GetProgramStats
+type GetProgramStatsResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetProgramStatsResponse400Headers the declared response headers of an HTTP 400 response for GetProgramStats
+type GetProgramStatsResponse400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetProgramStatsResponse401Headers the declared response headers of an HTTP 401 response for GetProgramStats
+type GetProgramStatsResponse401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetProgramStatsResponse404Headers the declared response headers of an HTTP 404 response for GetProgramStats
+type GetProgramStatsResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetProgramStatsResponse414Headers the declared response headers of an HTTP 414 response for GetProgramStats
+type GetProgramStatsResponse414Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetProgramStatsResponse429Headers the declared response headers of an HTTP 429 response for GetProgramStats
+type GetProgramStatsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RetryAfter         int
+	XRequestId         *string
+}
+
+// GetProgramStatsResponse431Headers the declared response headers of an HTTP 431 response for GetProgramStats
+type GetProgramStatsResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+// GetProgramStatsResponse500Headers the declared response headers of an HTTP 500 response for GetProgramStats
+type GetProgramStatsResponse500Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	XRequestId         *string
+}
+
+type GetProgramStatsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StatsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetProgramStatsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetProgramStatsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetProgramStatsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetProgramStatsResponse404Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetProgramStatsResponse414Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetProgramStatsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetProgramStatsResponse431Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetProgramStatsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetProgramStatsResponse) GetJSON200() *StatsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetProgramStatsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetProgramStatsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetProgramStatsResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r GetProgramStatsResponse) GetJSON414() *Error {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetProgramStatsResponse) GetJSON429() *Error {
+	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetProgramStatsResponse) GetJSON431() *Error {
+	return r.JSON431
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetProgramStatsResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetProgramStatsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetProgramStatsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetProgramStatsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetProgramStatsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListWebhooksResponse200Headers the declared response headers of an HTTP 200 response for ListWebhooks
 type ListWebhooksResponse200Headers struct {
 	RateLimitLimit     *int
@@ -10920,6 +12124,19 @@ func (c *ClientWithResponses) RenewAssertionWithResponse(ctx context.Context, as
 	return ParseRenewAssertionResponse(rsp)
 }
 
+// GetAssertionStatsWithResponse What happened to one assertion between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Another mode's assertion answers AST001. Viewer or higher.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /assertions/{assertionId}/stats (the `GetAssertionStats` operationId).
+func (c *ClientWithResponses) GetAssertionStatsWithResponse(ctx context.Context, assertionId openapi_types.UUID, params *GetAssertionStatsParams, reqEditors ...RequestEditorFn) (*GetAssertionStatsResponse, error) {
+	rsp, err := c.GetAssertionStats(ctx, assertionId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAssertionStatsResponse(rsp)
+}
+
 // ListBadgesWithResponse List the badges usable for issuance. Viewer or higher.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -11102,6 +12319,19 @@ func (c *ClientWithResponses) GetRenewalWithResponse(ctx context.Context, badgeI
 	return ParseGetRenewalResponse(rsp)
 }
 
+// GetBadgeStatsWithResponse What happened to the badge's assertions of the key's mode between two UTC days (v3 extension): page views, verifications (on the page and through the API), PDF downloads and share clicks, each apart for humans and bots (by User-Agent), wallet copies claimed and mails bounced; in total and by day. Counters reach the database a few seconds after the event (STATS_FLUSH_INTERVAL). Viewer or higher.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /badges/{badgeId}/stats (the `GetBadgeStats` operationId).
+func (c *ClientWithResponses) GetBadgeStatsWithResponse(ctx context.Context, badgeId openapi_types.UUID, params *GetBadgeStatsParams, reqEditors ...RequestEditorFn) (*GetBadgeStatsResponse, error) {
+	rsp, err := c.GetBadgeStats(ctx, badgeId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBadgeStatsResponse(rsp)
+}
+
 // GetIssuanceWithResponse Read an issuance; poll while processingStatus is PROCESSING. Viewer or higher.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -11113,6 +12343,19 @@ func (c *ClientWithResponses) GetIssuanceWithResponse(ctx context.Context, issua
 		return nil, err
 	}
 	return ParseGetIssuanceResponse(rsp)
+}
+
+// GetIssuanceStatsWithResponse What happened to the issuance's assertions between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Another mode's issuance answers ISS001. Viewer or higher.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /issuances/{issuanceId}/stats (the `GetIssuanceStats` operationId).
+func (c *ClientWithResponses) GetIssuanceStatsWithResponse(ctx context.Context, issuanceId openapi_types.UUID, params *GetIssuanceStatsParams, reqEditors ...RequestEditorFn) (*GetIssuanceStatsResponse, error) {
+	rsp, err := c.GetIssuanceStats(ctx, issuanceId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetIssuanceStatsResponse(rsp)
 }
 
 // UploadImageWithBodyWithResponse Upload an image (PNG, JPEG, GIF, WebP or SVG); its id is the imageId of programs and badges. Manager or higher, live key only (a test-mode key gets ORG004).
@@ -11243,6 +12486,19 @@ func (c *ClientWithResponses) UpdateProgramWithResponse(ctx context.Context, pro
 		return nil, err
 	}
 	return ParseUpdateProgramResponse(rsp)
+}
+
+// GetProgramStatsWithResponse What happened to the assertions issued under the program (of every badge), of the key's mode, between two UTC days (v3 extension), as GET /badges/{badgeId}/stats answers for a badge. Viewer or higher.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /programs/{programId}/stats (the `GetProgramStats` operationId).
+func (c *ClientWithResponses) GetProgramStatsWithResponse(ctx context.Context, programId openapi_types.UUID, params *GetProgramStatsParams, reqEditors ...RequestEditorFn) (*GetProgramStatsResponse, error) {
+	rsp, err := c.GetProgramStats(ctx, programId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetProgramStatsResponse(rsp)
 }
 
 // ListWebhooksWithResponse The organization's webhook endpoints (never their secrets). Manager or higher. A v3 extension.
@@ -13939,6 +15195,283 @@ func ParseRenewAssertionResponse(rsp *http.Response) (*RenewAssertionResponse, e
 	return response, nil
 }
 
+// ParseGetAssertionStatsResponse parses an HTTP response from a GetAssertionStatsWithResponse call
+func ParseGetAssertionStatsResponse(rsp *http.Response) (*GetAssertionStatsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAssertionStatsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StatsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAssertionStatsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetAssertionStatsResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetAssertionStatsResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetAssertionStatsResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetAssertionStatsResponse414Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetAssertionStatsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetAssertionStatsResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetAssertionStatsResponse500Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListBadgesResponse parses an HTTP response from a ListBadgesWithResponse call
 func ParseListBadgesResponse(rsp *http.Response) (*ListBadgesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -16558,6 +18091,283 @@ func ParseGetRenewalResponse(rsp *http.Response) (*GetRenewalResponse, error) {
 	return response, nil
 }
 
+// ParseGetBadgeStatsResponse parses an HTTP response from a GetBadgeStatsWithResponse call
+func ParseGetBadgeStatsResponse(rsp *http.Response) (*GetBadgeStatsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBadgeStatsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StatsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetBadgeStatsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetBadgeStatsResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetBadgeStatsResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetBadgeStatsResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetBadgeStatsResponse414Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetBadgeStatsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetBadgeStatsResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetBadgeStatsResponse500Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetIssuanceResponse parses an HTTP response from a GetIssuanceWithResponse call
 func ParseGetIssuanceResponse(rsp *http.Response) (*GetIssuanceResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -16808,6 +18618,283 @@ func ParseGetIssuanceResponse(rsp *http.Response) (*GetIssuanceResponse, error) 
 		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetIssuanceResponse500Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetIssuanceStatsResponse parses an HTTP response from a GetIssuanceStatsWithResponse call
+func ParseGetIssuanceStatsResponse(rsp *http.Response) (*GetIssuanceStatsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetIssuanceStatsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StatsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetIssuanceStatsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetIssuanceStatsResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetIssuanceStatsResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetIssuanceStatsResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetIssuanceStatsResponse414Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetIssuanceStatsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetIssuanceStatsResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetIssuanceStatsResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -18978,6 +21065,283 @@ func ParseUpdateProgramResponse(rsp *http.Response) (*UpdateProgramResponse, err
 		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers UpdateProgramResponse500Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetProgramStatsResponse parses an HTTP response from a GetProgramStatsWithResponse call
+func ParseGetProgramStatsResponse(rsp *http.Response) (*GetProgramStatsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetProgramStatsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StatsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetProgramStatsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetProgramStatsResponse400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetProgramStatsResponse401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetProgramStatsResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetProgramStatsResponse414Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetProgramStatsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetProgramStatsResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetProgramStatsResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

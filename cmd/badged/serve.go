@@ -20,6 +20,7 @@ import (
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/media"
 	"github.com/badged/badged/internal/metrics"
+	"github.com/badged/badged/internal/stats"
 	"github.com/badged/badged/temporal"
 	"github.com/badged/badged/workflows"
 )
@@ -143,7 +144,12 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 	log.Info("metrics listening", "addr", msrv.Addr)
 	defer shutdownHTTP(msrv, cfg.ShutdownTimeout, log)
 	if r.api {
-		srv, err := newHTTPServer(ctx, cfg, d, store, iss, tc, m, log)
+		// The badge event counters: flushed every STATS_FLUSH_INTERVAL and once more after the HTTP server has
+		// drained (this defer runs after shutdownHTTP below), so a graceful shutdown loses no counted event.
+		rec := stats.NewRecorder(d, stats.Options{Interval: cfg.StatsFlushInterval, Log: log, Metrics: m})
+		stopStats := startBackground(context.WithoutCancel(ctx), rec.Run) // not ctx: the signal must not end it before the drain
+		defer stopStats()
+		srv, err := newHTTPServer(ctx, cfg, d, store, iss, tc, m, rec, log)
 		if err != nil {
 			return err
 		}
@@ -213,11 +219,11 @@ func startBackground(ctx context.Context, loop func(context.Context)) (stop func
 }
 
 func newHTTPServer(ctx context.Context, cfg config.Config, d *db.DB, store blob.Store, iss *issuer.Service, tc client.Client,
-	m *metrics.Metrics, log *slog.Logger) (*http.Server, error) {
+	m *metrics.Metrics, rec *stats.Recorder, log *slog.Logger) (*http.Server, error) {
 	deps := api.Deps{DB: d, Blob: store, Log: log, Location: cfg.TimeZone, PublicBaseURL: cfg.PublicBaseURL,
 		MediaLimits: media.Limits{MaxBytes: cfg.MediaMaxBytes, MaxPixels: cfg.MediaMaxPixels, DecodeBudget: cfg.MediaDecodeMem},
 		Issuances:   temporal.Starter{Client: tc}, Issuer: iss, Metrics: m,
-		Webhooks: temporal.Starter{Client: tc}, WebhookURLs: webhookURLs(cfg)}
+		Webhooks: temporal.Starter{Client: tc}, WebhookURLs: webhookURLs(cfg), Stats: rec}
 	deps.RateLimit = api.RateLimit{PerSecond: float64(cfg.RateLimitRPS), Burst: cfg.RateLimitBurst}
 	deps.KeyCacheTTL = cfg.KeyCacheTTL
 	if cfg.ChainRPCURL != "" {

@@ -33,6 +33,7 @@ type Metrics struct {
 	webhook           webhookMetrics     // webhook.go
 	wallet            *walletMetrics     // wallet.go
 	sharePreviews     prometheus.Counter // share.go
+	stats             statsMetrics       // stats.go
 }
 
 // New returns the metrics on a fresh registry that also carries the Go runtime and process collectors.
@@ -70,6 +71,7 @@ func New() *Metrics {
 	m.webhook = newWebhookMetrics(reg)
 	m.wallet = newWalletMetrics(reg)
 	m.sharePreviews = newSharePreviewRenders(reg)
+	m.stats = newStatsMetrics(reg)
 	return m
 }
 

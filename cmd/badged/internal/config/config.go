@@ -97,6 +97,10 @@ type Config struct {
 	WebhookDisableAfter         time.Duration // WEBHOOK_DISABLE_AFTER: an endpoint failing every attempt this long is disabled, default 72h; 0 off
 	WebhookDisableAfterFailures int           // WEBHOOK_DISABLE_AFTER_FAILURES: disabled after this many deliveries in a row failed, default 20; 0 off
 	WebhookRetention            time.Duration // WEBHOOK_RETENTION: finished events and their delivery logs are kept this long, default 720h
+
+	// StatsFlushInterval (STATS_FLUSH_INTERVAL): how often the API adds its badge event counters (views,
+	// verifications, PDF downloads, share clicks) to Postgres, default 5s; also flushed on graceful shutdown.
+	StatsFlushInterval time.Duration
 }
 
 // Load reads the configuration with getenv (os.Getenv in main, a map in tests) and validates it.
@@ -232,6 +236,7 @@ func (c *Config) loadWebhooks(env func(string, string) string, errs *[]error) {
 	c.WebhookDisableAfter = durationEnv(env, "WEBHOOK_DISABLE_AFTER", "72h", 0, 90*24*time.Hour, errs)
 	c.WebhookDisableAfterFailures = intEnv(env, "WEBHOOK_DISABLE_AFTER_FAILURES", 20, 0, 1_000_000, errs)
 	c.WebhookRetention = durationEnv(env, "WEBHOOK_RETENTION", "720h", time.Hour, 10*365*24*time.Hour, errs)
+	c.StatsFlushInterval = durationEnv(env, "STATS_FLUSH_INTERVAL", "5s", 100*time.Millisecond, 5*time.Minute, errs)
 }
 
 func boolEnv(env func(string, string) string, name string, def bool, errs *[]error) bool {
@@ -318,7 +323,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("webhook_allow_http", c.WebhookAllowHTTP), slog.Bool("webhook_allow_private", c.WebhookAllowPrivate),
 		slog.Duration("webhook_timeout", c.WebhookTimeout), slog.Duration("webhook_dispatch_interval", c.WebhookDispatchInterval),
 		slog.Duration("webhook_disable_after", c.WebhookDisableAfter), slog.Int("webhook_disable_after_failures", c.WebhookDisableAfterFailures),
-		slog.Duration("webhook_retention", c.WebhookRetention),
+		slog.Duration("webhook_retention", c.WebhookRetention), slog.Duration("stats_flush_interval", c.StatsFlushInterval),
 	)
 }
 
