@@ -149,6 +149,8 @@ type ExpiryReminder struct {
 	LastError     *string
 	ClaimedAt     time.Time
 	SentAt        *time.Time
+	ClaimedBy     *string
+	ClaimedUntil  *time.Time
 }
 
 type Issuance struct {
@@ -251,6 +253,7 @@ type Organization struct {
 	NextSerial  int64
 	WebsiteUrl  *string
 	LogoMediaID *uuid.UUID
+	RenewalUrl  *string
 }
 
 type PreauthCode struct {

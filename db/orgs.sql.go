@@ -12,7 +12,7 @@ import (
 )
 
 const createOrganization = `-- name: CreateOrganization :one
-INSERT INTO organizations (id, name, credits) VALUES ($1, $2, $3) RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id
+INSERT INTO organizations (id, name, credits) VALUES ($1, $2, $3) RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, renewal_url
 `
 
 type CreateOrganizationParams struct {
@@ -33,12 +33,13 @@ func (q *Queries) CreateOrganization(ctx context.Context, arg CreateOrganization
 		&i.NextSerial,
 		&i.WebsiteUrl,
 		&i.LogoMediaID,
+		&i.RenewalUrl,
 	)
 	return i, err
 }
 
 const getOrganization = `-- name: GetOrganization :one
-SELECT id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id FROM organizations WHERE id = $1
+SELECT id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, renewal_url FROM organizations WHERE id = $1
 `
 
 func (q *Queries) GetOrganization(ctx context.Context, id uuid.UUID) (Organization, error) {
@@ -53,13 +54,14 @@ func (q *Queries) GetOrganization(ctx context.Context, id uuid.UUID) (Organizati
 		&i.NextSerial,
 		&i.WebsiteUrl,
 		&i.LogoMediaID,
+		&i.RenewalUrl,
 	)
 	return i, err
 }
 
 const grantCredits = `-- name: GrantCredits :one
 UPDATE organizations SET credits = credits + $1, updated_at = now()
-WHERE id = $2 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id
+WHERE id = $2 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, renewal_url
 `
 
 type GrantCreditsParams struct {
@@ -79,6 +81,7 @@ func (q *Queries) GrantCredits(ctx context.Context, arg GrantCreditsParams) (Org
 		&i.NextSerial,
 		&i.WebsiteUrl,
 		&i.LogoMediaID,
+		&i.RenewalUrl,
 	)
 	return i, err
 }
@@ -88,23 +91,26 @@ UPDATE organizations SET
     name = COALESCE($1, name),
     website_url = CASE WHEN $2::text IS NULL THEN website_url ELSE NULLIF($2::text, '') END,
     logo_media_id = COALESCE($3, logo_media_id),
+    renewal_url = CASE WHEN $4::text IS NULL THEN renewal_url ELSE NULLIF($4::text, '') END,
     updated_at = now()
-WHERE id = $4 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id
+WHERE id = $5 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, renewal_url
 `
 
 type UpdateOrganizationProfileParams struct {
 	Name        *string
 	WebsiteUrl  *string
 	LogoMediaID *uuid.UUID
+	RenewalUrl  *string
 	ID          uuid.UUID
 }
 
-// Each field is changed only when given (NULL keeps it); the empty string clears website_url.
+// Each field is changed only when given (NULL keeps it); the empty string clears website_url and renewal_url.
 func (q *Queries) UpdateOrganizationProfile(ctx context.Context, arg UpdateOrganizationProfileParams) (Organization, error) {
 	row := q.db.QueryRow(ctx, updateOrganizationProfile,
 		arg.Name,
 		arg.WebsiteUrl,
 		arg.LogoMediaID,
+		arg.RenewalUrl,
 		arg.ID,
 	)
 	var i Organization
@@ -117,6 +123,7 @@ func (q *Queries) UpdateOrganizationProfile(ctx context.Context, arg UpdateOrgan
 		&i.NextSerial,
 		&i.WebsiteUrl,
 		&i.LogoMediaID,
+		&i.RenewalUrl,
 	)
 	return i, err
 }

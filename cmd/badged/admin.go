@@ -54,6 +54,8 @@ func runAdmin(ctx context.Context, cfg config.Config, args []string, stdout io.W
 		fs.Func("name", "new name", func(v string) error { in.name = &v; return nil })
 		fs.Func("url", "website URL (http or https; empty clears it)", func(v string) error { in.url = &v; return nil })
 		fs.Func("logo-media", "media id of an uploaded image of the organization", func(v string) error { in.logo = &v; return nil })
+		fs.Func("renewal-url", "where expiry reminders send a recipient to ask for a renewal (https; {assertionId} is replaced; empty: no renewal link)",
+			func(v string) error { in.renewal = &v; return nil })
 		if err := parseFlags(fs, args[2:]); err != nil {
 			return err
 		}

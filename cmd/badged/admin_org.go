@@ -16,8 +16,8 @@ import (
 
 // orgUpdate are the flags of `admin org update`; nil fields are left as they are.
 type orgUpdate struct {
-	id              string
-	name, url, logo *string
+	id                       string
+	name, url, logo, renewal *string
 }
 
 // orgProfileOut is what `admin org update` prints: the issuer profile the badge pages show.
@@ -26,7 +26,11 @@ type orgProfileOut struct {
 	Name        string  `json:"name"`
 	WebsiteURL  *string `json:"websiteUrl"`
 	LogoMediaID *string `json:"logoMediaId"`
+	RenewalURL  *string `json:"renewalUrl"` // the renewal link of expiry reminders; null: none
 }
+
+// maxRenewalURLLen bounds an organization's renewal URL (the database checks it too).
+const maxRenewalURLLen = 2048
 
 // maxOrgNameLen bounds an organization's name, as the API bounds program and badge names: it is the issuer's
 // name in every credential, page and mail.
@@ -72,6 +76,14 @@ func adminUpdateOrg(ctx context.Context, d *db.DB, in orgUpdate) (orgProfileOut,
 			return orgProfileOut{}, fmt.Errorf("org update: --url %q must be an absolute http or https URL", *in.url)
 		}
 	}
+	if in.renewal != nil && *in.renewal != "" {
+		u, err := url.Parse(*in.renewal)
+		if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || len(*in.renewal) > maxRenewalURLLen {
+			return orgProfileOut{}, fmt.Errorf("org update: --renewal-url %q must be an absolute https URL of at most %d characters",
+				*in.renewal, maxRenewalURLLen)
+		}
+	}
+	p.RenewalUrl = in.renewal
 	if in.logo != nil {
 		logo, err := uuid.Parse(*in.logo)
 		if err != nil {
@@ -91,7 +103,7 @@ func adminUpdateOrg(ctx context.Context, d *db.DB, in orgUpdate) (orgProfileOut,
 	if err != nil {
 		return orgProfileOut{}, err
 	}
-	out := orgProfileOut{ID: o.ID.String(), Name: o.Name, WebsiteURL: o.WebsiteUrl}
+	out := orgProfileOut{ID: o.ID.String(), Name: o.Name, WebsiteURL: o.WebsiteUrl, RenewalURL: o.RenewalUrl}
 	if o.LogoMediaID != nil {
 		s := o.LogoMediaID.String()
 		out.LogoMediaID = &s
