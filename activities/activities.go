@@ -55,10 +55,6 @@ type Activities struct {
 	// fewer transactions at the cost of their latency.
 	AnchorMinWait time.Duration
 	Webhooks      Webhooks // webhook deliveries (webhook.go)
-	// RenewalURL, when set, is the renewal link of an expiry reminder (remind.go), "" when the assertion's
-	// organization does not renew; nil leaves the link out. The hook for the renewal endpoint
-	// (POST /public/v3/assertions/{id}/renew, issue 22) and its per-organization setting.
-	RenewalURL func(ctx context.Context, as db.Assertion) string
 
 	images  imageCache // badge images read by bake (see images.go)
 	anchors anchorPool // credentials waiting for an anchor transaction (anchorpool.go)

@@ -20,10 +20,28 @@ const ReminderBatch = 500
 // ReminderAttempts is how many times a reminder is tried before it is FAILED, when the retry table has no answer.
 const ReminderAttempts = 8
 
+// ReminderLease is how long a sweep holds the reminders it claimed or took before another sweep may take them:
+// longer than a batch of ReminderBatch messages takes to send (each bounded by the sender's timeouts), so a live
+// sweep never loses a claim it is sending, and a dead worker's claims are sent by another sweep this long after.
+const ReminderLease = 10 * time.Minute
+
 // ReminderSweep is one round of the reminder workflow. Now is the workflow's time: what is due is decided against
 // it, so the round means the same on a retry, and Temporal's time-skipping test environment moves it by days.
+// Owner names the sweep on the leases it takes; empty (as the workflow sends it), ReminderOwner decides.
 type ReminderSweep struct {
-	Now time.Time
+	Now   time.Time
+	Owner string `json:",omitempty"`
+}
+
+// ReminderOwner is the lease owner of a round run as ctx's activity: its workflow run and activity id, the same for
+// every attempt, so the retry of an attempt that died takes its claims at once instead of after the lease. Outside
+// an activity (a benchmark, a test) each call is a sweep of its own.
+func ReminderOwner(ctx context.Context) string {
+	if activity.IsActivity(ctx) {
+		info := activity.GetInfo(ctx)
+		return info.WorkflowExecution.ID + "/" + info.WorkflowExecution.RunID + "/" + info.ActivityID
+	}
+	return "sweep-" + uuid.NewString()
 }
 
 // ReminderResult counts what one round did.
@@ -47,15 +65,21 @@ type reminderKey struct {
 	days      int32
 }
 
-// SendExpiryReminders is one round of the reminder sweep. It first sends the reminders claimed earlier and not yet
-// sent whose attempt is due (an attempt that died between claim and message leaves them CLAIMED: the retry of this
-// activity sends them, once), then claims what fell due by Now (db/queries/reminders.sql: the insert of the
+// SendExpiryReminders is one round of the reminder sweep. It first takes and sends the reminders claimed earlier and
+// not yet sent whose attempt is due and whose lease is free (an attempt that died between claim and message leaves
+// them CLAIMED: the retry of this activity takes them at once, any other sweep after ReminderLease; a sweep running
+// beside this one keeps its own), then claims what fell due by Now (db/queries/reminders.sql: the insert of the
 // (assertion, days) row is the exactly-once guard) and sends it, in batches of ReminderBatch, heartbeating its
 // progress (the Temporal UI shows it on the pending activity).
 func (a *Activities) SendExpiryReminders(ctx context.Context, in ReminderSweep) (ReminderResult, error) {
+	if in.Owner == "" {
+		in.Owner = ReminderOwner(ctx)
+	}
+	lease := ReminderLease.Seconds()
 	var res ReminderResult
 	for {
-		rows, err := a.DB.PendingReminders(ctx, db.PendingRemindersParams{Now: in.Now, Batch: ReminderBatch})
+		rows, err := a.DB.TakePendingReminders(ctx, db.TakePendingRemindersParams{Owner: in.Owner, LeaseSeconds: lease,
+			Now: in.Now, Batch: ReminderBatch})
 		if err != nil {
 			return res, fmt.Errorf("pending reminders: %w", err)
 		}
@@ -63,7 +87,7 @@ func (a *Activities) SendExpiryReminders(ctx context.Context, in ReminderSweep) 
 		for i, r := range rows {
 			keys[i] = reminderKey{r.AssertionID, r.DaysBefore}
 		}
-		if err := a.sendReminders(ctx, in.Now, keys, &res); err != nil {
+		if err := a.sendReminders(ctx, in, keys, &res); err != nil {
 			return res, err
 		}
 		recordProgress(ctx, res)
@@ -72,7 +96,8 @@ func (a *Activities) SendExpiryReminders(ctx context.Context, in ReminderSweep) 
 		}
 	}
 	for {
-		rows, err := a.DB.ClaimDueReminders(ctx, db.ClaimDueRemindersParams{Now: in.Now, Batch: ReminderBatch})
+		rows, err := a.DB.ClaimDueReminders(ctx, db.ClaimDueRemindersParams{Now: in.Now, Batch: ReminderBatch,
+			Owner: in.Owner, LeaseSeconds: lease})
 		if err != nil {
 			return res, fmt.Errorf("claim due reminders: %w", err)
 		}
@@ -81,7 +106,7 @@ func (a *Activities) SendExpiryReminders(ctx context.Context, in ReminderSweep) 
 		for i, r := range rows {
 			keys[i] = reminderKey{r.AssertionID, r.DaysBefore}
 		}
-		if err := a.sendReminders(ctx, in.Now, keys, &res); err != nil {
+		if err := a.sendReminders(ctx, in, keys, &res); err != nil {
 			return res, err
 		}
 		recordProgress(ctx, res)
@@ -103,7 +128,7 @@ func recordProgress(ctx context.Context, res ReminderResult) {
 }
 
 // sendReminders sends the claimed reminders keys and records each outcome on its row.
-func (a *Activities) sendReminders(ctx context.Context, now time.Time, keys []reminderKey, res *ReminderResult) error {
+func (a *Activities) sendReminders(ctx context.Context, in ReminderSweep, keys []reminderKey, res *ReminderResult) error {
 	if len(keys) == 0 {
 		return nil
 	}
@@ -122,7 +147,7 @@ func (a *Activities) sendReminders(ctx context.Context, now time.Time, keys []re
 	outcomes := make([]string, len(keys))
 	errs := forEach(ctx, len(keys), NotifyWorkers, func(ctx context.Context, i int) error {
 		var err error
-		outcomes[i], err = a.sendReminder(ctx, now, keys[i], byID[keys[i].assertion])
+		outcomes[i], err = a.sendReminder(ctx, in, keys[i], byID[keys[i].assertion])
 		return err
 	})
 	for i, err := range errs {
@@ -144,23 +169,22 @@ func (a *Activities) sendReminders(ctx context.Context, now time.Time, keys []re
 }
 
 // sendReminder sends one reminder and returns the state its row is left in; an error is a failure to record it.
-func (a *Activities) sendReminder(ctx context.Context, now time.Time, k reminderKey, row db.ListPipelineAssertionsRow) (string, error) {
+func (a *Activities) sendReminder(ctx context.Context, in ReminderSweep, k reminderKey, row db.ListPipelineAssertionsRow) (string, error) {
+	now := in.Now
 	as := row.Assertion
 	if as.ID == uuid.Nil || (as.State != "ISSUED" && as.State != "RECEIVED") || as.ExpiredAt == nil || !as.ExpiredAt.After(now) {
 		state := as.State
 		if as.ID == uuid.Nil {
 			state = "gone"
 		}
-		return "CANCELLED", a.markUnsent(ctx, k, "CANCELLED", "assertion is "+state, now)
+		return "CANCELLED", a.markUnsent(ctx, in.Owner, k, "CANCELLED", "assertion is "+state, now)
 	}
 	inline := as
 	inline.BakedKey = nil // a reminder links the badge page; it does not carry the image again
 	n := a.notification(ctx, inline, row.BadgeName, row.OrgName)
 	n.CertificateURL = ""
 	n.Reminder = &notify.Reminder{DaysBefore: int(k.days)}
-	if a.RenewalURL != nil {
-		n.Reminder.RenewURL = a.RenewalURL(ctx, as)
-	}
+	n.Reminder.RenewURL = RenewalLink(row.OrgRenewalUrl, as.ID)
 	var err error
 	if as.Mode == "test" || a.Notifier == nil {
 		_, err = a.Outbox.Send(ctx, n)
@@ -181,9 +205,9 @@ func (a *Activities) sendReminder(ctx context.Context, now time.Time, k reminder
 	a.logger(ctx, assertionSubject{as.ID, as.IssuanceID}).WarnContext(ctx, "expiry reminder not sent",
 		"daysBefore", k.days, "retry", retry, "err", err)
 	if !retry {
-		return "FAILED", a.markUnsent(ctx, k, "FAILED", err.Error(), now)
+		return "FAILED", a.markUnsent(ctx, in.Owner, k, "FAILED", err.Error(), now)
 	}
-	return "CLAIMED", a.markUnsent(ctx, k, "CLAIMED", err.Error(), now.Add(delay))
+	return "CLAIMED", a.markUnsent(ctx, in.Owner, k, "CLAIMED", err.Error(), now.Add(delay))
 }
 
 // reminderRetry decides whether a failed reminder is tried again and when: by the retry table's class of its
@@ -201,9 +225,9 @@ func (a *Activities) reminderRetry(code errcode.Code, attempt int) (bool, time.D
 	return attempt < ReminderAttempts, time.Minute << min(attempt, 10)
 }
 
-func (a *Activities) markUnsent(ctx context.Context, k reminderKey, state, msg string, next time.Time) error {
+func (a *Activities) markUnsent(ctx context.Context, owner string, k reminderKey, state, msg string, next time.Time) error {
 	_, err := a.DB.MarkReminderUnsent(ctx, db.MarkReminderUnsentParams{AssertionID: k.assertion, DaysBefore: k.days,
-		State: state, LastError: &msg, NextAttemptAt: next})
+		State: state, LastError: &msg, NextAttemptAt: next, Owner: owner})
 	if err != nil {
 		return fmt.Errorf("record reminder %s: %w", state, err)
 	}

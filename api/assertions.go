@@ -44,6 +44,7 @@ type assertionResponse struct {
 	ExpiredAt    *string           `json:"expiredAt"`
 	IssuedAt     any               `json:"issuedAt,omitempty"` // v3 only
 	CreatedAt    string            `json:"createdAt"`
+	Evidence     any               `json:"evidence,omitempty"` // v3 only: the recipient's evidence, [] for none
 }
 
 type assertionDetail struct {
@@ -90,6 +91,11 @@ func (h *handler) toAssertionResponse(v version, a assertionRow, now time.Time) 
 		// A typed nil in the interface is not omitted: v3 always carries the fields, null when absent.
 		out.IssuedAt = v.formatTime(a.IssuedAt, h.loc)
 		out.Recipient.SourcedID = a.RecipientSourcedID
+		ev, err := storedEvidence(a.Evidence)
+		if err != nil {
+			h.log.Error("assertion evidence unreadable", "assertion", a.ID, "err", err)
+		}
+		out.Evidence = ev
 	}
 	return out
 }

@@ -298,9 +298,9 @@ func TestAssertions_ListOrderAndPages(t *testing.T) {
 	})
 }
 
-// assertionItemKeys are the keys of a v3 list item; v2 has neither issuedAt nor recipient.sourcedId.
+// assertionItemKeys are the keys of a v3 list item; v2 has neither issuedAt, evidence nor recipient.sourcedId.
 var assertionItemKeys = []string{"id", "serialNumber", "badge", "program", "issuanceId", "recipient", "stateCode",
-	"errorCode", "expiredAt", "issuedAt", "createdAt"}
+	"errorCode", "expiredAt", "issuedAt", "createdAt", "evidence"}
 
 func TestAssertions_Get(t *testing.T) {
 	f := newListFixture(t)
@@ -320,7 +320,7 @@ func TestAssertions_Get(t *testing.T) {
 				"receiveType": "EMAIL"},
 			"stateCode": "FAILED", "errorCode": "BOUNCED_EMAIL", "expiredAt": nil,
 			"issuedAt": "2025-01-05T00:00:00Z", "createdAt": "2025-01-05T00:00:00Z",
-			"credentialUrl": nil, "openbadgeImageUrl": nil, "walletCopies": []any{},
+			"credentialUrl": nil, "openbadgeImageUrl": nil, "walletCopies": []any{}, "evidence": []any{},
 		}, data)
 		bob := f.mustOK(t, http.MethodGet, "/public/v3/assertions/"+f.ids["bob"], f.keys["viewer"], "")
 		require.Contains(t, bob["recipient"], "sourcedId")
@@ -355,7 +355,7 @@ func TestAssertions_Get(t *testing.T) {
 			require.Equal(t, detail, item)
 			wantKeys := assertionItemKeys
 			if v == "v2" {
-				wantKeys = slices.DeleteFunc(slices.Clone(wantKeys), func(k string) bool { return k == "issuedAt" })
+				wantKeys = slices.DeleteFunc(slices.Clone(wantKeys), func(k string) bool { return k == "issuedAt" || k == "evidence" })
 			}
 			require.ElementsMatch(t, wantKeys, keys(item))
 		}

@@ -59,3 +59,17 @@ func evidenceJSON(ev []credential.Evidence) json.RawMessage {
 	b, _ := json.Marshal(ev) // strings only: cannot fail
 	return b
 }
+
+// storedEvidence is the evidence of a stored assertion as v3 assertion resources show it: the items as written
+// (url, name, narrative, genre; absent fields left out), [] for none. The column holds only what evidenceJSON
+// wrote; a row it cannot read shows none (the caller logs it) rather than failing the whole list.
+func storedEvidence(raw []byte) ([]credential.Evidence, error) {
+	out := []credential.Evidence{}
+	if len(raw) == 0 {
+		return out, nil
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return []credential.Evidence{}, err
+	}
+	return out, nil
+}

@@ -81,3 +81,45 @@ func TestEvidence_Refusals(t *testing.T) {
 	require.NoError(t, f.d.Pool.QueryRow(context.Background(), "SELECT count(*) FROM assertions WHERE org_id = $1", f.org.ID).Scan(&n))
 	require.Zero(t, n)
 }
+
+// TestEvidence_InAssertionResources: v3 assertion resources (one assertion, the list) show each recipient's
+// evidence as stored, [] for none, each checked against the contract; v2 resources have no evidence field.
+func TestEvidence_InAssertionResources(t *testing.T) {
+	f := newIssFixture(t)
+	ev := `[{"url":"https://portfolio.example/kim","name":"Capstone","narrative":"Built a compiler.","genre":"Project"},
+		{"narrative":"Presented to the faculty."}]`
+	iss := f.mustIssue(t, "v3", "{badge1m}", "manager", "ev-read",
+		issuanceBody("{program}", rcptWithEvidence("a@example.com", ev), rcpt("B", "b@example.com")))
+	var withEv, without string
+	require.NoError(t, f.d.Pool.QueryRow(context.Background(), `SELECT (SELECT id::text FROM assertions WHERE issuance_id = $1 AND seq = 0),
+		(SELECT id::text FROM assertions WHERE issuance_id = $1 AND seq = 1)`, jstr(t, iss, "id")).Scan(&withEv, &without))
+	asJSON := func(v any) string {
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		return string(b)
+	}
+
+	one := f.mustOK(t, http.MethodGet, "/public/v3/assertions/"+withEv, f.keys["viewer"], "")
+	require.JSONEq(t, ev, asJSON(one["evidence"]))
+	none := f.mustOK(t, http.MethodGet, "/public/v3/assertions/"+without, f.keys["viewer"], "")
+	require.Equal(t, []any{}, none["evidence"], "no evidence is []")
+
+	list := f.mustOK(t, http.MethodGet, "/public/v3/assertions?issuanceId="+jstr(t, iss, "id"), f.keys["viewer"], "")
+	items := list["items"].([]any)
+	require.Len(t, items, 2)
+	for _, it := range items {
+		a := it.(map[string]any)
+		want := `[]`
+		if a["id"] == withEv {
+			want = ev
+		}
+		require.JSONEq(t, want, asJSON(a["evidence"]), "list item %s", a["id"])
+	}
+
+	v2 := f.mustOK(t, http.MethodGet, "/public/v2/assertions/"+withEv, f.keys["viewer"], "")
+	require.NotContains(t, v2, "evidence", "v2 unchanged")
+	v2list := f.mustOK(t, http.MethodGet, "/public/v2/assertions?issuanceId="+jstr(t, iss, "id"), f.keys["viewer"], "")
+	for _, it := range v2list["items"].([]any) {
+		require.NotContains(t, it.(map[string]any), "evidence")
+	}
+}

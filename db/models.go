@@ -164,6 +164,8 @@ type ExpiryReminder struct {
 	LastError     *string
 	ClaimedAt     time.Time
 	SentAt        *time.Time
+	ClaimedBy     *string
+	ClaimedUntil  *time.Time
 }
 
 type Issuance struct {
@@ -267,6 +269,7 @@ type Organization struct {
 	WebsiteUrl   *string
 	LogoMediaID  *uuid.UUID
 	WalletOffers bool
+	RenewalUrl   *string
 }
 
 type PreauthCode struct {

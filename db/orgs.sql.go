@@ -12,7 +12,7 @@ import (
 )
 
 const createOrganization = `-- name: CreateOrganization :one
-INSERT INTO organizations (id, name, credits) VALUES ($1, $2, $3) RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers
+INSERT INTO organizations (id, name, credits) VALUES ($1, $2, $3) RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url
 `
 
 type CreateOrganizationParams struct {
@@ -34,12 +34,13 @@ func (q *Queries) CreateOrganization(ctx context.Context, arg CreateOrganization
 		&i.WebsiteUrl,
 		&i.LogoMediaID,
 		&i.WalletOffers,
+		&i.RenewalUrl,
 	)
 	return i, err
 }
 
 const getOrganization = `-- name: GetOrganization :one
-SELECT id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers FROM organizations WHERE id = $1
+SELECT id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url FROM organizations WHERE id = $1
 `
 
 func (q *Queries) GetOrganization(ctx context.Context, id uuid.UUID) (Organization, error) {
@@ -55,13 +56,14 @@ func (q *Queries) GetOrganization(ctx context.Context, id uuid.UUID) (Organizati
 		&i.WebsiteUrl,
 		&i.LogoMediaID,
 		&i.WalletOffers,
+		&i.RenewalUrl,
 	)
 	return i, err
 }
 
 const grantCredits = `-- name: GrantCredits :one
 UPDATE organizations SET credits = credits + $1, updated_at = now()
-WHERE id = $2 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers
+WHERE id = $2 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url
 `
 
 type GrantCreditsParams struct {
@@ -82,6 +84,7 @@ func (q *Queries) GrantCredits(ctx context.Context, arg GrantCreditsParams) (Org
 		&i.WebsiteUrl,
 		&i.LogoMediaID,
 		&i.WalletOffers,
+		&i.RenewalUrl,
 	)
 	return i, err
 }
@@ -92,8 +95,9 @@ UPDATE organizations SET
     website_url = CASE WHEN $2::text IS NULL THEN website_url ELSE NULLIF($2::text, '') END,
     logo_media_id = COALESCE($3, logo_media_id),
     wallet_offers = COALESCE($4::boolean, wallet_offers),
+    renewal_url = CASE WHEN $5::text IS NULL THEN renewal_url ELSE NULLIF($5::text, '') END,
     updated_at = now()
-WHERE id = $5 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers
+WHERE id = $6 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url
 `
 
 type UpdateOrganizationProfileParams struct {
@@ -101,16 +105,18 @@ type UpdateOrganizationProfileParams struct {
 	WebsiteUrl   *string
 	LogoMediaID  *uuid.UUID
 	WalletOffers *bool
+	RenewalUrl   *string
 	ID           uuid.UUID
 }
 
-// Each field is changed only when given (NULL keeps it); the empty string clears website_url.
+// Each field is changed only when given (NULL keeps it); the empty string clears website_url and renewal_url.
 func (q *Queries) UpdateOrganizationProfile(ctx context.Context, arg UpdateOrganizationProfileParams) (Organization, error) {
 	row := q.db.QueryRow(ctx, updateOrganizationProfile,
 		arg.Name,
 		arg.WebsiteUrl,
 		arg.LogoMediaID,
 		arg.WalletOffers,
+		arg.RenewalUrl,
 		arg.ID,
 	)
 	var i Organization
@@ -124,6 +130,7 @@ func (q *Queries) UpdateOrganizationProfile(ctx context.Context, arg UpdateOrgan
 		&i.WebsiteUrl,
 		&i.LogoMediaID,
 		&i.WalletOffers,
+		&i.RenewalUrl,
 	)
 	return i, err
 }

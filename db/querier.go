@@ -37,7 +37,10 @@ type Querier interface {
 	// validity). It is claimed by inserting its (assertion, days) row unless that reminder or a nearer one was already
 	// claimed, so a policy edit reschedules only what was not sent and never sends an earlier reminder after a later
 	// one. In the same statement, an assertion.expiring webhook event per claimed reminder whose organization has an
-	// enabled endpoint subscribed to it (internal/webhook: the payload's keys match AssertionData).
+	// enabled endpoint subscribed to it (internal/webhook: the payload's keys match AssertionData). The claim is a
+	// lease: the row names its sweep (owner) until the database's clock passes claimed_until, and no other sweep takes
+	// it before (TakePendingReminders); a sweep running beside this one blocks on the rows this one inserts and skips
+	// them (ON CONFLICT DO NOTHING), so each claimed row is returned to one sweep.
 	ClaimDueReminders(ctx context.Context, arg ClaimDueRemindersParams) ([]ClaimDueRemindersRow, error)
 	// The dispatcher's next events, locked for its transaction; other dispatchers skip them.
 	ClaimUndispatchedWebhookEvents(ctx context.Context, maxRows int32) ([]WebhookEvent, error)
@@ -318,8 +321,10 @@ type Querier interface {
 	MarkNotificationSent(ctx context.Context, assertionID uuid.UUID) error
 	// The first credential request uses the offer up for every other access token; returns the token that used it.
 	MarkOfferUsed(ctx context.Context, arg MarkOfferUsedParams) ([]byte, error)
+	// Whoever holds the lease now: the message has left, so the row says so even if this sweep's lease ran out.
 	MarkReminderSent(ctx context.Context, arg MarkReminderSentParams) (int64, error)
-	// A failed attempt: state FAILED or CANCELLED for good, or CLAIMED again from next_attempt_at.
+	// A failed attempt of the lease's owner: state FAILED or CANCELLED for good, or CLAIMED again from next_attempt_at
+	// with the lease freed, so any sweep retries it.
 	MarkReminderUnsent(ctx context.Context, arg MarkReminderUnsentParams) (int64, error)
 	MarkWebhookEventDispatched(ctx context.Context, id string) error
 	// Temporal accepted the start of the issuance's workflow: replays need not start it again.
@@ -327,8 +332,6 @@ type Querier interface {
 	// An anchor transaction mined again in another block (re-broadcast after the node lost it): the credentials
 	// already recorded under its key follow. Those still at SIGNED get the block from RecordAnchorMined.
 	MoveAnchorBlock(ctx context.Context, arg MoveAnchorBlockParams) error
-	// Claimed reminders whose (next) attempt is due: those a crashed attempt claimed and did not send, and retries.
-	PendingReminders(ctx context.Context, arg PendingRemindersParams) ([]PendingRemindersRow, error)
 	// The originals among ids whose replacement is still in the pipeline.
 	PendingReplacementsOf(ctx context.Context, ids []uuid.UUID) ([]uuid.UUID, error)
 	// BadgeOutcomesByDay for one program's assertions.
@@ -384,6 +387,11 @@ type Querier interface {
 	// The total of a list filtered by nothing but badge, program and state, from the trigger-kept counters.
 	// hidden_state is a state the version's list leaves out (api/version.go listHiddenState).
 	SumAssertionCounts(ctx context.Context, arg SumAssertionCountsParams) (int64, error)
+	// Claimed reminders whose (next) attempt is due and whose lease is free, leased to owner: rows an attempt claimed
+	// and did not send (a dead worker's, once its lease ran out; the same owner's, a retry of the activity that
+	// claimed them, at once), retries (a failed attempt frees the lease), and rows claimed before leases existed.
+	// SKIP LOCKED: a row another sweep is taking at this moment is that sweep's.
+	TakePendingReminders(ctx context.Context, arg TakePendingRemindersParams) ([]TakePendingRemindersRow, error)
 	// Takes n consecutive entries of a list; the caller takes no more than the list has left.
 	TakeStatusIndexes(ctx context.Context, arg TakeStatusIndexesParams) (int32, error)
 	// Removes the badge's links to programs not in keep (all of them when keep is empty).
@@ -391,7 +399,7 @@ type Querier interface {
 	// Removes the program's links to badges not in keep (all of them when keep is empty).
 	UnlinkProgramBadges(ctx context.Context, arg UnlinkProgramBadgesParams) error
 	UpdateBadge(ctx context.Context, arg UpdateBadgeParams) (Badge, error)
-	// Each field is changed only when given (NULL keeps it); the empty string clears website_url.
+	// Each field is changed only when given (NULL keeps it); the empty string clears website_url and renewal_url.
 	UpdateOrganizationProfile(ctx context.Context, arg UpdateOrganizationProfileParams) (Organization, error)
 	UpdateProgram(ctx context.Context, arg UpdateProgramParams) (Program, error)
 	WithdrawCredentialOffer(ctx context.Context, arg WithdrawCredentialOfferParams) (CredentialOffer, error)

@@ -27,8 +27,11 @@ WITH due AS (
       AND NOT EXISTS (SELECT 1 FROM expiry_reminders r WHERE r.assertion_id = a.id AND r.days_before <= d.days)
     LIMIT $2::int
 ), claimed AS (
-    INSERT INTO expiry_reminders (assertion_id, days_before, org_id, expires_at, channel, next_attempt_at, claimed_at)
-    SELECT id, days, org_id, expired_at, receive_type, $1::timestamptz, $1::timestamptz FROM due
+    INSERT INTO expiry_reminders (assertion_id, days_before, org_id, expires_at, channel, next_attempt_at, claimed_at,
+                                  claimed_by, claimed_until)
+    SELECT id, days, org_id, expired_at, receive_type, $1::timestamptz, $1::timestamptz,
+           $3::text, clock_timestamp() + make_interval(secs => $4::float8)
+    FROM due
     ON CONFLICT DO NOTHING
     RETURNING assertion_id, days_before
 ), events AS (
@@ -47,8 +50,10 @@ SELECT assertion_id, days_before FROM claimed
 `
 
 type ClaimDueRemindersParams struct {
-	Now   time.Time
-	Batch int32
+	Now          time.Time
+	Batch        int32
+	Owner        string
+	LeaseSeconds float64
 }
 
 type ClaimDueRemindersRow struct {
@@ -62,9 +67,17 @@ type ClaimDueRemindersRow struct {
 // validity). It is claimed by inserting its (assertion, days) row unless that reminder or a nearer one was already
 // claimed, so a policy edit reschedules only what was not sent and never sends an earlier reminder after a later
 // one. In the same statement, an assertion.expiring webhook event per claimed reminder whose organization has an
-// enabled endpoint subscribed to it (internal/webhook: the payload's keys match AssertionData).
+// enabled endpoint subscribed to it (internal/webhook: the payload's keys match AssertionData). The claim is a
+// lease: the row names its sweep (owner) until the database's clock passes claimed_until, and no other sweep takes
+// it before (TakePendingReminders); a sweep running beside this one blocks on the rows this one inserts and skips
+// them (ON CONFLICT DO NOTHING), so each claimed row is returned to one sweep.
 func (q *Queries) ClaimDueReminders(ctx context.Context, arg ClaimDueRemindersParams) ([]ClaimDueRemindersRow, error) {
-	rows, err := q.db.Query(ctx, claimDueReminders, arg.Now, arg.Batch)
+	rows, err := q.db.Query(ctx, claimDueReminders,
+		arg.Now,
+		arg.Batch,
+		arg.Owner,
+		arg.LeaseSeconds,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +108,7 @@ func (q *Queries) CountBadgesWithReminders(ctx context.Context) (int64, error) {
 }
 
 const getReminder = `-- name: GetReminder :one
-SELECT assertion_id, days_before, org_id, expires_at, state, channel, attempts, next_attempt_at, last_error, claimed_at, sent_at FROM expiry_reminders WHERE assertion_id = $1 AND days_before = $2
+SELECT assertion_id, days_before, org_id, expires_at, state, channel, attempts, next_attempt_at, last_error, claimed_at, sent_at, claimed_by, claimed_until FROM expiry_reminders WHERE assertion_id = $1 AND days_before = $2
 `
 
 type GetReminderParams struct {
@@ -118,12 +131,14 @@ func (q *Queries) GetReminder(ctx context.Context, arg GetReminderParams) (Expir
 		&i.LastError,
 		&i.ClaimedAt,
 		&i.SentAt,
+		&i.ClaimedBy,
+		&i.ClaimedUntil,
 	)
 	return i, err
 }
 
 const listAssertionReminders = `-- name: ListAssertionReminders :many
-SELECT assertion_id, days_before, org_id, expires_at, state, channel, attempts, next_attempt_at, last_error, claimed_at, sent_at FROM expiry_reminders WHERE assertion_id = ANY($1::uuid[]) ORDER BY assertion_id, days_before DESC
+SELECT assertion_id, days_before, org_id, expires_at, state, channel, attempts, next_attempt_at, last_error, claimed_at, sent_at, claimed_by, claimed_until FROM expiry_reminders WHERE assertion_id = ANY($1::uuid[]) ORDER BY assertion_id, days_before DESC
 `
 
 func (q *Queries) ListAssertionReminders(ctx context.Context, ids []uuid.UUID) ([]ExpiryReminder, error) {
@@ -147,6 +162,8 @@ func (q *Queries) ListAssertionReminders(ctx context.Context, ids []uuid.UUID) (
 			&i.LastError,
 			&i.ClaimedAt,
 			&i.SentAt,
+			&i.ClaimedBy,
+			&i.ClaimedUntil,
 		); err != nil {
 			return nil, err
 		}
@@ -159,7 +176,8 @@ func (q *Queries) ListAssertionReminders(ctx context.Context, ids []uuid.UUID) (
 }
 
 const markReminderSent = `-- name: MarkReminderSent :execrows
-UPDATE expiry_reminders SET state = 'SENT', sent_at = $3::timestamptz, attempts = attempts + 1, last_error = NULL
+UPDATE expiry_reminders SET state = 'SENT', sent_at = $3::timestamptz, attempts = attempts + 1, last_error = NULL,
+    claimed_until = NULL
 WHERE assertion_id = $1 AND days_before = $2 AND state = 'CLAIMED'
 `
 
@@ -169,6 +187,7 @@ type MarkReminderSentParams struct {
 	Now         time.Time
 }
 
+// Whoever holds the lease now: the message has left, so the row says so even if this sweep's lease ran out.
 func (q *Queries) MarkReminderSent(ctx context.Context, arg MarkReminderSentParams) (int64, error) {
 	result, err := q.db.Exec(ctx, markReminderSent, arg.AssertionID, arg.DaysBefore, arg.Now)
 	if err != nil {
@@ -179,8 +198,8 @@ func (q *Queries) MarkReminderSent(ctx context.Context, arg MarkReminderSentPara
 
 const markReminderUnsent = `-- name: MarkReminderUnsent :execrows
 UPDATE expiry_reminders SET state = $3, attempts = attempts + 1, last_error = $4,
-    next_attempt_at = $5::timestamptz
-WHERE assertion_id = $1 AND days_before = $2 AND state = 'CLAIMED'
+    next_attempt_at = $5::timestamptz, claimed_until = NULL
+WHERE assertion_id = $1 AND days_before = $2 AND state = 'CLAIMED' AND claimed_by = $6::text
 `
 
 type MarkReminderUnsentParams struct {
@@ -189,9 +208,11 @@ type MarkReminderUnsentParams struct {
 	State         string
 	LastError     *string
 	NextAttemptAt time.Time
+	Owner         string
 }
 
-// A failed attempt: state FAILED or CANCELLED for good, or CLAIMED again from next_attempt_at.
+// A failed attempt of the lease's owner: state FAILED or CANCELLED for good, or CLAIMED again from next_attempt_at
+// with the lease freed, so any sweep retries it.
 func (q *Queries) MarkReminderUnsent(ctx context.Context, arg MarkReminderUnsentParams) (int64, error) {
 	result, err := q.db.Exec(ctx, markReminderUnsent,
 		arg.AssertionID,
@@ -199,49 +220,12 @@ func (q *Queries) MarkReminderUnsent(ctx context.Context, arg MarkReminderUnsent
 		arg.State,
 		arg.LastError,
 		arg.NextAttemptAt,
+		arg.Owner,
 	)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
-}
-
-const pendingReminders = `-- name: PendingReminders :many
-SELECT assertion_id, days_before FROM expiry_reminders
-WHERE state = 'CLAIMED' AND next_attempt_at <= $1::timestamptz
-ORDER BY next_attempt_at
-LIMIT $2::int
-`
-
-type PendingRemindersParams struct {
-	Now   time.Time
-	Batch int32
-}
-
-type PendingRemindersRow struct {
-	AssertionID uuid.UUID
-	DaysBefore  int32
-}
-
-// Claimed reminders whose (next) attempt is due: those a crashed attempt claimed and did not send, and retries.
-func (q *Queries) PendingReminders(ctx context.Context, arg PendingRemindersParams) ([]PendingRemindersRow, error) {
-	rows, err := q.db.Query(ctx, pendingReminders, arg.Now, arg.Batch)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []PendingRemindersRow{}
-	for rows.Next() {
-		var i PendingRemindersRow
-		if err := rows.Scan(&i.AssertionID, &i.DaysBefore); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }
 
 const reminderCounts = `-- name: ReminderCounts :many
@@ -318,4 +302,59 @@ func (q *Queries) SetBadgeExpiryReminders(ctx context.Context, arg SetBadgeExpir
 		&i.ExpiryReminders,
 	)
 	return i, err
+}
+
+const takePendingReminders = `-- name: TakePendingReminders :many
+UPDATE expiry_reminders r
+SET claimed_by = $1::text,
+    claimed_until = clock_timestamp() + make_interval(secs => $2::float8)
+FROM (SELECT assertion_id, days_before FROM expiry_reminders
+      WHERE state = 'CLAIMED' AND next_attempt_at <= $3::timestamptz
+        AND (claimed_until IS NULL OR claimed_until < clock_timestamp() OR claimed_by = $1::text)
+      ORDER BY next_attempt_at
+      LIMIT $4::int
+      FOR UPDATE SKIP LOCKED) p
+WHERE r.assertion_id = p.assertion_id AND r.days_before = p.days_before
+RETURNING r.assertion_id, r.days_before
+`
+
+type TakePendingRemindersParams struct {
+	Owner        string
+	LeaseSeconds float64
+	Now          time.Time
+	Batch        int32
+}
+
+type TakePendingRemindersRow struct {
+	AssertionID uuid.UUID
+	DaysBefore  int32
+}
+
+// Claimed reminders whose (next) attempt is due and whose lease is free, leased to owner: rows an attempt claimed
+// and did not send (a dead worker's, once its lease ran out; the same owner's, a retry of the activity that
+// claimed them, at once), retries (a failed attempt frees the lease), and rows claimed before leases existed.
+// SKIP LOCKED: a row another sweep is taking at this moment is that sweep's.
+func (q *Queries) TakePendingReminders(ctx context.Context, arg TakePendingRemindersParams) ([]TakePendingRemindersRow, error) {
+	rows, err := q.db.Query(ctx, takePendingReminders,
+		arg.Owner,
+		arg.LeaseSeconds,
+		arg.Now,
+		arg.Batch,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TakePendingRemindersRow{}
+	for rows.Next() {
+		var i TakePendingRemindersRow
+		if err := rows.Scan(&i.AssertionID, &i.DaysBefore); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -75,11 +75,19 @@ func newRemindFixture(t testing.TB, policy []int32) *remindFixture {
 	require.NoError(t, err)
 	f.sender = &countingSender{out: out, sent: map[string]int{}, by: map[string]notify.Notification{}}
 	f.acts = &activities.Activities{DB: d, Outbox: f.sender, Issuer: &issuer.Service{BaseURL: "https://badges.example"},
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Location: time.UTC,
-		RenewalURL: func(_ context.Context, as db.Assertion) string {
-			return "https://badges.example/renew/" + as.ID.String()
-		}}
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Location: time.UTC}
+	f.setRenewalURL(t, remindRenewalURL)
 	return f
+}
+
+// remindRenewalURL is the fixture organization's renewal URL: it offers renewal on its own page.
+const remindRenewalURL = "https://academy.example/renew/" + activities.RenewalPlaceholder
+
+// setRenewalURL sets the organization's renewal URL; "" clears it (no renewal offered).
+func (f *remindFixture) setRenewalURL(t testing.TB, u string) {
+	t.Helper()
+	_, err := f.db.UpdateOrganizationProfile(context.Background(), db.UpdateOrganizationProfileParams{ID: f.org, RenewalUrl: &u})
+	require.NoError(t, err)
 }
 
 func (f *remindFixture) setPolicy(t testing.TB, days ...int32) {
@@ -218,7 +226,7 @@ func TestRemindExpiring_DaysPassOnDurableTimers(t *testing.T) {
 	mail := f.sender.by[notify.ReminderMessageID(alice.String(), 7, "example.com")]
 	require.Equal(t, notify.Email, mail.Channel)
 	require.Equal(t, "en", mail.Locale)
-	require.Equal(t, "https://badges.example/renew/"+alice.String(), mail.Reminder.RenewURL)
+	require.Equal(t, "https://academy.example/renew/"+alice.String(), mail.Reminder.RenewURL)
 	kakao := f.sender.by[minsu.String()+".expiring-3.kakao"]
 	require.Equal(t, notify.KakaoTalk, kakao.Channel)
 	require.Equal(t, "ko", kakao.Locale)
@@ -242,7 +250,9 @@ func TestRemindExpiring_CrashBetweenClaimAndMail(t *testing.T) {
 		attempts++
 		if !crashed {
 			crashed = true
-			rows, err := f.db.ClaimDueReminders(ctx, db.ClaimDueRemindersParams{Now: in.Now, Batch: activities.ReminderBatch})
+			// The lease names this activity, as the real round's claim would: its retry takes the rows at once.
+			rows, err := f.db.ClaimDueReminders(ctx, db.ClaimDueRemindersParams{Now: in.Now, Batch: activities.ReminderBatch,
+				Owner: activities.ReminderOwner(ctx), LeaseSeconds: activities.ReminderLease.Seconds()})
 			require.NoError(t, err)
 			require.Len(t, rows, 2)
 			return activities.ReminderResult{}, errors.New("worker killed after the claim")

@@ -1064,10 +1064,13 @@ type Assertion struct {
 	CreatedAt DateTime `json:"createdAt"`
 
 	// ErrorCode the asynchronous outcome for one recipient; null without error
-	ErrorCode  *AssertionErrorCode `json:"errorCode"`
-	ExpiredAt  *DateTime           `json:"expiredAt"`
-	Id         UUID                `json:"id"`
-	IssuanceId UUID                `json:"issuanceId"`
+	ErrorCode *AssertionErrorCode `json:"errorCode"`
+
+	// Evidence the recipient's evidence as issued (signed into the credential); [] for none
+	Evidence   []Evidence `json:"evidence"`
+	ExpiredAt  *DateTime  `json:"expiredAt"`
+	Id         UUID       `json:"id"`
+	IssuanceId UUID       `json:"issuanceId"`
 
 	// IssuedAt UTC instant
 	//
@@ -1092,10 +1095,13 @@ type AssertionDetail struct {
 	CredentialUrl *string `json:"credentialUrl"`
 
 	// ErrorCode the asynchronous outcome for one recipient; null without error
-	ErrorCode  *AssertionErrorCode `json:"errorCode"`
-	ExpiredAt  *DateTime           `json:"expiredAt"`
-	Id         UUID                `json:"id"`
-	IssuanceId UUID                `json:"issuanceId"`
+	ErrorCode *AssertionErrorCode `json:"errorCode"`
+
+	// Evidence the recipient's evidence as issued (signed into the credential); [] for none
+	Evidence   []Evidence `json:"evidence"`
+	ExpiredAt  *DateTime  `json:"expiredAt"`
+	Id         UUID       `json:"id"`
+	IssuanceId UUID       `json:"issuanceId"`
 
 	// IssuedAt UTC instant
 	//
@@ -1417,6 +1423,16 @@ type Error struct {
 
 // ErrorSuccess defines model for Error.Success.
 type ErrorSuccess bool
+
+// Evidence one evidence item as issued: the fields given, absent ones left out (each item has a url or a narrative)
+type Evidence struct {
+	Genre     *string `json:"genre,omitempty"`
+	Name      *string `json:"name,omitempty"`
+	Narrative *string `json:"narrative,omitempty"`
+
+	// Url an absolute https URL
+	Url *string `json:"url,omitempty"`
+}
 
 // EvidenceInput defines model for EvidenceInput.
 type EvidenceInput struct {

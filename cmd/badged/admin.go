@@ -60,6 +60,8 @@ func runAdmin(ctx context.Context, cfg config.Config, args []string, stdout io.W
 			in.walletOffers = &b
 			return err
 		})
+		fs.Func("renewal-url", "where expiry reminders send a recipient to ask for a renewal (https; {assertionId} is replaced; empty: no renewal link)",
+			func(v string) error { in.renewal = &v; return nil })
 		if err := parseFlags(fs, args[2:]); err != nil {
 			return err
 		}

@@ -16,9 +16,9 @@ import (
 
 // orgUpdate are the flags of `admin org update`; nil fields are left as they are.
 type orgUpdate struct {
-	id              string
-	name, url, logo *string
-	walletOffers    *bool
+	id                       string
+	name, url, logo, renewal *string
+	walletOffers             *bool
 }
 
 // orgProfileOut is what `admin org update` prints: the issuer profile the badge pages show.
@@ -28,8 +28,12 @@ type orgProfileOut struct {
 	WebsiteURL  *string `json:"websiteUrl"`
 	LogoMediaID *string `json:"logoMediaId"`
 	// WalletOffers: the recipients' issue notices carry a wallet offer (live v3 credentials).
-	WalletOffers bool `json:"walletOffers"`
+	WalletOffers bool    `json:"walletOffers"`
+	RenewalURL   *string `json:"renewalUrl"` // the renewal link of expiry reminders; null: none
 }
+
+// maxRenewalURLLen bounds an organization's renewal URL (the database checks it too).
+const maxRenewalURLLen = 2048
 
 // maxOrgNameLen bounds an organization's name, as the API bounds program and badge names: it is the issuer's
 // name in every credential, page and mail.
@@ -75,6 +79,14 @@ func adminUpdateOrg(ctx context.Context, d *db.DB, in orgUpdate) (orgProfileOut,
 			return orgProfileOut{}, fmt.Errorf("org update: --url %q must be an absolute http or https URL", *in.url)
 		}
 	}
+	if in.renewal != nil && *in.renewal != "" {
+		u, err := url.Parse(*in.renewal)
+		if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || len(*in.renewal) > maxRenewalURLLen {
+			return orgProfileOut{}, fmt.Errorf("org update: --renewal-url %q must be an absolute https URL of at most %d characters",
+				*in.renewal, maxRenewalURLLen)
+		}
+	}
+	p.RenewalUrl = in.renewal
 	if in.logo != nil {
 		logo, err := uuid.Parse(*in.logo)
 		if err != nil {
@@ -94,7 +106,7 @@ func adminUpdateOrg(ctx context.Context, d *db.DB, in orgUpdate) (orgProfileOut,
 	if err != nil {
 		return orgProfileOut{}, err
 	}
-	out := orgProfileOut{ID: o.ID.String(), Name: o.Name, WebsiteURL: o.WebsiteUrl, WalletOffers: o.WalletOffers}
+	out := orgProfileOut{ID: o.ID.String(), Name: o.Name, WebsiteURL: o.WebsiteUrl, RenewalURL: o.RenewalUrl, WalletOffers: o.WalletOffers}
 	if o.LogoMediaID != nil {
 		s := o.LogoMediaID.String()
 		out.LogoMediaID = &s

@@ -5,7 +5,10 @@
 -- validity). It is claimed by inserting its (assertion, days) row unless that reminder or a nearer one was already
 -- claimed, so a policy edit reschedules only what was not sent and never sends an earlier reminder after a later
 -- one. In the same statement, an assertion.expiring webhook event per claimed reminder whose organization has an
--- enabled endpoint subscribed to it (internal/webhook: the payload's keys match AssertionData).
+-- enabled endpoint subscribed to it (internal/webhook: the payload's keys match AssertionData). The claim is a
+-- lease: the row names its sweep (owner) until the database's clock passes claimed_until, and no other sweep takes
+-- it before (TakePendingReminders); a sweep running beside this one blocks on the rows this one inserts and skips
+-- them (ON CONFLICT DO NOTHING), so each claimed row is returned to one sweep.
 WITH due AS (
     SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.state, a.error_code, a.mode, a.receive_type,
            a.expired_at, d.days
@@ -20,8 +23,11 @@ WITH due AS (
       AND NOT EXISTS (SELECT 1 FROM expiry_reminders r WHERE r.assertion_id = a.id AND r.days_before <= d.days)
     LIMIT sqlc.arg(batch)::int
 ), claimed AS (
-    INSERT INTO expiry_reminders (assertion_id, days_before, org_id, expires_at, channel, next_attempt_at, claimed_at)
-    SELECT id, days, org_id, expired_at, receive_type, sqlc.arg(now)::timestamptz, sqlc.arg(now)::timestamptz FROM due
+    INSERT INTO expiry_reminders (assertion_id, days_before, org_id, expires_at, channel, next_attempt_at, claimed_at,
+                                  claimed_by, claimed_until)
+    SELECT id, days, org_id, expired_at, receive_type, sqlc.arg(now)::timestamptz, sqlc.arg(now)::timestamptz,
+           sqlc.arg(owner)::text, clock_timestamp() + make_interval(secs => sqlc.arg(lease_seconds)::float8)
+    FROM due
     ON CONFLICT DO NOTHING
     RETURNING assertion_id, days_before
 ), events AS (
@@ -38,22 +44,35 @@ WITH due AS (
 )
 SELECT assertion_id, days_before FROM claimed;
 
--- name: PendingReminders :many
--- Claimed reminders whose (next) attempt is due: those a crashed attempt claimed and did not send, and retries.
-SELECT assertion_id, days_before FROM expiry_reminders
-WHERE state = 'CLAIMED' AND next_attempt_at <= sqlc.arg(now)::timestamptz
-ORDER BY next_attempt_at
-LIMIT sqlc.arg(batch)::int;
+-- name: TakePendingReminders :many
+-- Claimed reminders whose (next) attempt is due and whose lease is free, leased to owner: rows an attempt claimed
+-- and did not send (a dead worker's, once its lease ran out; the same owner's, a retry of the activity that
+-- claimed them, at once), retries (a failed attempt frees the lease), and rows claimed before leases existed.
+-- SKIP LOCKED: a row another sweep is taking at this moment is that sweep's.
+UPDATE expiry_reminders r
+SET claimed_by = sqlc.arg(owner)::text,
+    claimed_until = clock_timestamp() + make_interval(secs => sqlc.arg(lease_seconds)::float8)
+FROM (SELECT assertion_id, days_before FROM expiry_reminders
+      WHERE state = 'CLAIMED' AND next_attempt_at <= sqlc.arg(now)::timestamptz
+        AND (claimed_until IS NULL OR claimed_until < clock_timestamp() OR claimed_by = sqlc.arg(owner)::text)
+      ORDER BY next_attempt_at
+      LIMIT sqlc.arg(batch)::int
+      FOR UPDATE SKIP LOCKED) p
+WHERE r.assertion_id = p.assertion_id AND r.days_before = p.days_before
+RETURNING r.assertion_id, r.days_before;
 
 -- name: MarkReminderSent :execrows
-UPDATE expiry_reminders SET state = 'SENT', sent_at = sqlc.arg(now)::timestamptz, attempts = attempts + 1, last_error = NULL
+-- Whoever holds the lease now: the message has left, so the row says so even if this sweep's lease ran out.
+UPDATE expiry_reminders SET state = 'SENT', sent_at = sqlc.arg(now)::timestamptz, attempts = attempts + 1, last_error = NULL,
+    claimed_until = NULL
 WHERE assertion_id = $1 AND days_before = $2 AND state = 'CLAIMED';
 
 -- name: MarkReminderUnsent :execrows
--- A failed attempt: state FAILED or CANCELLED for good, or CLAIMED again from next_attempt_at.
+-- A failed attempt of the lease's owner: state FAILED or CANCELLED for good, or CLAIMED again from next_attempt_at
+-- with the lease freed, so any sweep retries it.
 UPDATE expiry_reminders SET state = sqlc.arg(state), attempts = attempts + 1, last_error = sqlc.arg(last_error),
-    next_attempt_at = sqlc.arg(next_attempt_at)::timestamptz
-WHERE assertion_id = $1 AND days_before = $2 AND state = 'CLAIMED';
+    next_attempt_at = sqlc.arg(next_attempt_at)::timestamptz, claimed_until = NULL
+WHERE assertion_id = $1 AND days_before = $2 AND state = 'CLAIMED' AND claimed_by = sqlc.arg(owner)::text;
 
 -- name: GetReminder :one
 SELECT * FROM expiry_reminders WHERE assertion_id = $1 AND days_before = $2;

@@ -35,11 +35,14 @@ const (
 )
 
 // Fault is what the server does at a stage instead of accepting: answer Code with Message, or, when Drop is set,
-// close the connection without a reply.
+// close the connection without a reply, or, when Hold is set, keep the client waiting for the reply until
+// ClearFaults (or Close), then answer Code (421 when zero): a client stuck mid-transaction, for a test to kill it
+// there (Held counts the clients waiting).
 type Fault struct {
 	Code    int
 	Message string
 	Drop    bool
+	Hold    bool
 }
 
 // Message is a message the server accepted.
@@ -79,6 +82,8 @@ type Server struct {
 	messages []Message
 	journal  *os.File
 	conns    map[string]*smtp.Conn // every client connection, by remote address (STARTTLS starts a second session on it)
+	release  chan struct{}         // closed by ClearFaults: the held commands answer
+	held     int                   // commands held now
 }
 
 // Start starts a server on a free loopback port and closes it when the test ends.
@@ -99,7 +104,8 @@ func Listen(addr string, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("address %q: %w", addr, err)
 	}
-	s := &Server{Host: host, opts: opts, faults: map[Stage]Fault{}, conns: map[string]*smtp.Conn{}}
+	s := &Server{Host: host, opts: opts, faults: map[Stage]Fault{}, conns: map[string]*smtp.Conn{},
+		release: make(chan struct{})}
 	srv := smtp.NewServer(backend{s})
 	srv.Domain = "smtptest.local"
 	srv.ReadTimeout = 10 * time.Second
@@ -134,6 +140,7 @@ func (s *Server) Addr() string { return net.JoinHostPort(s.Host, fmt.Sprint(s.Po
 
 // Close stops the server; later connections are refused.
 func (s *Server) Close() error {
+	s.ClearFaults() // a held command answers, so the server's loop can end
 	err := s.srv.Close()
 	if s.journal != nil {
 		err = errors.Join(err, s.journal.Close())
@@ -148,11 +155,20 @@ func (s *Server) SetFault(stage Stage, f Fault) {
 	s.faults[stage] = f
 }
 
-// ClearFaults makes the server accept again.
+// ClearFaults makes the server accept again; the commands held by a Hold fault answer with its error.
 func (s *Server) ClearFaults() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	clear(s.faults)
+	close(s.release)
+	s.release = make(chan struct{})
+}
+
+// Held returns how many client commands a Hold fault keeps waiting now.
+func (s *Server) Held() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held
 }
 
 // Messages returns the messages accepted so far, oldest first.
@@ -182,9 +198,22 @@ func (s *Server) DropConnections() {
 func (s *Server) fault(stage Stage, conn *smtp.Conn) error {
 	s.mu.Lock()
 	f, ok := s.faults[stage]
+	release := s.release
+	if ok && f.Hold {
+		s.held++
+	}
 	s.mu.Unlock()
 	if !ok {
 		return nil
+	}
+	if f.Hold {
+		<-release
+		s.mu.Lock()
+		s.held--
+		s.mu.Unlock()
+		if f.Code == 0 {
+			f.Code = 421
+		}
 	}
 	if f.Drop {
 		// Closing the socket, not the smtp.Conn, so that the server's own loop notices and cleans up.
