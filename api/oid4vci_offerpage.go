@@ -31,6 +31,9 @@ a.button{display:inline-block;padding:.75rem 1.25rem;background:#1a56db;color:#f
 {{- else}}
 <p>{{.T.intro}}</p>
 <p><a class="button" href="{{.Link}}">{{.T.open}}</a></p>
+{{- if .LCW}}
+<p><a href="{{.LCW}}">{{.T.lcw}}</a></p>
+{{- end}}
 <p>{{.T.scan}}</p>
 <p><img src="{{.QR}}" alt="{{.T.qrAlt}}" width="300" height="300"></p>
 <p class="note">{{.T.private}}</p>
@@ -47,6 +50,7 @@ var offerPageText = map[string]map[string]string{
 		"qrAlt":   "QR code of the wallet offer",
 		"private": "This offer is for you alone. Do not share this page.",
 		"ended":   "This offer can no longer be used.",
+		"lcw":     "Using the Learner Credential Wallet? Open the badge in it",
 	},
 	langKO: {
 		"title":   "지갑에 배지 담기",
@@ -56,6 +60,7 @@ var offerPageText = map[string]map[string]string{
 		"qrAlt":   "지갑 제안 QR 코드",
 		"private": "이 제안은 본인만 사용할 수 있습니다. 이 페이지를 공유하지 마세요.",
 		"ended":   "이 제안은 더 이상 사용할 수 없습니다.",
+		"lcw":     "Learner Credential Wallet을 쓰시나요? 그 앱에서 배지 열기",
 	},
 }
 
@@ -80,7 +85,7 @@ func (h *handler) offerPage(w http.ResponseWriter, r *http.Request) {
 	data := struct {
 		Lang, Problem string
 		T             map[string]string
-		Link, QR      template.URL
+		Link, QR, LCW template.URL
 	}{Lang: lang, T: offerPageText[lang]}
 	status := http.StatusOK
 	if p := offerProblem(o); p != "" {
@@ -96,6 +101,9 @@ func (h *handler) offerPage(w http.ResponseWriter, r *http.Request) {
 		// Both marked safe after they were built here: the link's scheme is the protocol's, the image a data: PNG.
 		data.Link = template.URL(link)
 		data.QR = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(png))
+		if o.CredentialOffer.TxCodeHash == nil { // the LCW cannot enter a tx_code: no exchange link then (oid4vci_offer.go)
+			data.LCW = template.URL(lcwRequestLink(h.issuer.IssuerID(o.CredentialOffer.OrgID, o.CredentialOffer.Mode), h.exchangeURL(id), id))
+		}
 	}
 	var b bytes.Buffer
 	if err := offerPageTemplate.Execute(&b, data); err != nil {

@@ -42,6 +42,7 @@ func TestWallet_OfferPageAndWalletSince(t *testing.T) {
 	require.Contains(t, h.Get("Content-Security-Policy"), "default-src 'none'")
 	require.Contains(t, page, `src="data:image/png;base64,`)
 	require.Contains(t, page, `href="`+jstr(t, data, "offer")+`"`)
+	require.Contains(t, page, `href="https://lcw.app/request.html?`, "and the Learner Credential Wallet's link, as the offer's lcwRequest")
 	var codes int
 	require.NoError(t, f.d.Pool.QueryRow(ctx, "SELECT count(*) FROM preauth_codes").Scan(&codes))
 	require.Zero(t, codes, "the landing page mints no code")

@@ -32,8 +32,10 @@ func ShareURL(baseURL, assertionID, network string) string {
 
 // shareRedirect answers GET /share/{assertionId}/{network}: it counts a click on a share button of the badge page
 // and answers 302 to where the button leads. The target is built here from the assertion, never read from the
-// request, so the route is no open redirect. POST counts the same click and answers 204, for a button whose script
-// shares by itself (copy-link: the script copies the page's URL and tells the server with navigator.sendBeacon).
+// request, so the route is no open redirect; it is built by the page's own shareTarget from the page's own content
+// in the link's language, so the redirect and the page never disagree. POST counts the same click and answers 204,
+// for an integrator's page whose script shares by itself and reports it with navigator.sendBeacon (the badge page
+// has no script).
 // An unknown network, or an assertion the page would not show, is the page's 404; linkedin-add of a badge that is
 // not valid is one too (the page offers add-to-profile for valid badges only). Answers are never cached, so every
 // click reaches the counter.
