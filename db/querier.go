@@ -138,7 +138,9 @@ type Querier interface {
 	// For each assertion of the chunk, another assertion of the same badge and identity that wins over it: an issued
 	// one not yet expired or revoked, one being issued by another issuance (past its check), or a lower seq of the
 	// same issuance. The identity is the email, else the phone number, else the sourcedId. A reissue's replacement
-	// passes its own original, which stays issued until the replacement is.
+	// passes its own original, which stays issued until the replacement is. The candidates come from one equality on
+	// the badge's identity index (migration 0027), never from every assertion of the badge: the cost per recipient does
+	// not grow with the badge.
 	FindConflicts(ctx context.Context, ids []uuid.UUID) ([]FindConflictsRow, error)
 	// Writes outcomes once; an assertion already finished (a retried activity) is left as it is and not returned.
 	FinishAssertions(ctx context.Context, arg FinishAssertionsParams) ([]uuid.UUID, error)

@@ -45,16 +45,26 @@ FROM (SELECT k FROM unnest(sqlc.arg(lock_keys)::text[]) WITH ORDINALITY AS u(k, 
 -- For each assertion of the chunk, another assertion of the same badge and identity that wins over it: an issued
 -- one not yet expired or revoked, one being issued by another issuance (past its check), or a lower seq of the
 -- same issuance. The identity is the email, else the phone number, else the sourcedId. A reissue's replacement
--- passes its own original, which stays issued until the replacement is.
+-- passes its own original, which stays issued until the replacement is. The candidates come from one equality on
+-- the badge's identity index (migration 0027), never from every assertion of the badge: the cost per recipient does
+-- not grow with the badge.
 SELECT a.id, c.id AS other_id
 FROM assertions a
 CROSS JOIN LATERAL (
     SELECT o.id FROM assertions o
-    WHERE o.org_id = a.org_id AND o.badge_id = a.badge_id AND o.mode = a.mode AND o.id <> a.id
+    WHERE o.id IN (
+        SELECT e.id FROM assertions e
+        WHERE a.recipient_email IS NOT NULL AND e.badge_id = a.badge_id AND e.recipient_email = a.recipient_email
+        UNION ALL
+        SELECT p.id FROM assertions p
+        WHERE a.recipient_email IS NULL AND a.recipient_phone IS NOT NULL
+          AND p.badge_id = a.badge_id AND p.recipient_phone = a.recipient_phone
+        UNION ALL
+        SELECT s.id FROM assertions s
+        WHERE a.recipient_email IS NULL AND a.recipient_phone IS NULL
+          AND s.badge_id = a.badge_id AND s.recipient_sourced_id = a.recipient_sourced_id)
+      AND o.org_id = a.org_id AND o.mode = a.mode AND o.id <> a.id
       AND o.id IS DISTINCT FROM a.reissued_from -- a replacement never conflicts with the original it replaces
-      AND ((a.recipient_email IS NOT NULL AND o.recipient_email = a.recipient_email)
-        OR (a.recipient_email IS NULL AND a.recipient_phone IS NOT NULL AND o.recipient_phone = a.recipient_phone)
-        OR (a.recipient_email IS NULL AND a.recipient_phone IS NULL AND o.recipient_sourced_id = a.recipient_sourced_id))
       AND ((o.state IN ('ISSUED', 'RECEIVED') AND (o.expired_at IS NULL OR o.expired_at > now()))
         OR (o.state = 'PROCESSING' AND o.issuance_id <> a.issuance_id AND o.step <> 'PENDING')
         OR (o.state = 'PROCESSING' AND o.issuance_id = a.issuance_id AND o.seq < a.seq))
