@@ -154,6 +154,7 @@ func TestBadgePage_Browser(t *testing.T) {
 	}
 	t.Run("LinkedIn link", func(t *testing.T) {
 		f := s.openPage(t, browser, cases[0], desktopWidth)
+		f.LinkedIn = followShare(t, s.BaseURL, "", f.LinkedIn) // through the share counter
 		u, err := url.Parse(f.LinkedIn)
 		require.NoError(t, err)
 		require.Equal(t, "https://www.linkedin.com/profile/add", u.Scheme+"://"+u.Host+u.Path)

@@ -90,6 +90,15 @@ func (p *Process) spawn() error {
 	p.exited = exited
 	p.mu.Unlock()
 	start, err := startTime(cmd.Process.Pid)
+	if err != nil {
+		// A process that exits at once is reaped before its start time can be read (/proc/PID is gone): that is
+		// its exit, reported as WaitReady reports one, not a pid file problem.
+		select {
+		case <-exited:
+			return fmt.Errorf("%s exited; end of %s:\n%s", p.Name, p.logFile, p.LogTail(3<<10))
+		case <-time.After(time.Second):
+		}
+	}
 	if err == nil {
 		err = writeFileAtomic(p.pidFile, fmt.Appendf(nil, "%d %d\n", cmd.Process.Pid, start))
 	}
