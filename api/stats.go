@@ -156,9 +156,19 @@ func (rg statsRange) strings() (string, string) {
 	return rg.from.Format(time.DateOnly), rg.to.Format(time.DateOnly)
 }
 
-// getBadgeStats answers GET /badges/{badgeId}/stats.
-func (h *handler) getBadgeStats(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "badgeId")
+// statsSubject is what one stats route reads: whether the subject exists for the caller's scope (its not-found
+// error otherwise), its event counters and recorded outcomes between two days, and where the answer names it.
+type statsSubject struct {
+	param    string // the path parameter of the subject's id
+	exists   func(ctx context.Context, sc scope, id uuid.UUID) error
+	events   func(ctx context.Context, sc scope, id uuid.UUID, from, to string) ([]db.BadgeStatsByDayRow, error)
+	outcomes func(ctx context.Context, sc scope, id uuid.UUID, from, to string) ([]db.BadgeOutcomesByDayRow, error)
+	name     func(out *statsResponse, id *uuid.UUID)
+}
+
+// serveStats is every stats route: the subject's id, the caller's scope and the range read and checked once here.
+func (h *handler) serveStats(w http.ResponseWriter, r *http.Request, sub statsSubject) error {
+	id, err := pathID(r, sub.param)
 	if err != nil {
 		return err
 	}
@@ -170,62 +180,110 @@ func (h *handler) getBadgeStats(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := h.db.GetBadge(r.Context(), db.GetBadgeParams{OrgID: sc.Org, ID: id.UUID}); db.IsNotFound(err) {
-		return newError(codeBadgeNotFound, "badge %s not found", id)
-	} else if err != nil {
+	if err := sub.exists(r.Context(), sc, id.UUID); err != nil {
 		return err
 	}
 	from, to := rg.strings()
 	out, err := h.collectStats(r.Context(), rg,
 		func(ctx context.Context) ([]db.BadgeStatsByDayRow, error) {
-			return h.db.BadgeStatsByDay(ctx, db.BadgeStatsByDayParams{OrgID: sc.Org, Mode: sc.Mode, BadgeID: id.UUID, FromDay: from, ToDay: to})
+			return sub.events(ctx, sc, id.UUID, from, to)
 		},
 		func(ctx context.Context) ([]db.BadgeOutcomesByDayRow, error) {
-			return h.db.BadgeOutcomesByDay(ctx, db.BadgeOutcomesByDayParams{OrgID: sc.Org, Mode: sc.Mode, BadgeID: id.UUID, FromDay: from, ToDay: to})
+			return sub.outcomes(ctx, sc, id.UUID, from, to)
 		})
 	if err != nil {
 		return err
 	}
-	out.BadgeID = &id.UUID
+	sub.name(&out, &id.UUID)
 	h.ok(w, out)
 	return nil
 }
 
-// getIssuanceStats answers GET /issuances/{issuanceId}/stats.
+// getBadgeStats answers GET /badges/{badgeId}/stats.
+func (h *handler) getBadgeStats(w http.ResponseWriter, r *http.Request) error {
+	return h.serveStats(w, r, statsSubject{
+		param: "badgeId",
+		exists: func(ctx context.Context, sc scope, id uuid.UUID) error {
+			_, err := h.db.GetBadge(ctx, db.GetBadgeParams{OrgID: sc.Org, ID: id})
+			if db.IsNotFound(err) {
+				return newError(codeBadgeNotFound, "badge %s not found", id)
+			}
+			return err
+		},
+		events: func(ctx context.Context, sc scope, id uuid.UUID, from, to string) ([]db.BadgeStatsByDayRow, error) {
+			return h.db.BadgeStatsByDay(ctx, db.BadgeStatsByDayParams{OrgID: sc.Org, Mode: sc.Mode, BadgeID: id, FromDay: from, ToDay: to})
+		},
+		outcomes: func(ctx context.Context, sc scope, id uuid.UUID, from, to string) ([]db.BadgeOutcomesByDayRow, error) {
+			return h.db.BadgeOutcomesByDay(ctx, db.BadgeOutcomesByDayParams{OrgID: sc.Org, Mode: sc.Mode, BadgeID: id, FromDay: from, ToDay: to})
+		},
+		name: func(out *statsResponse, id *uuid.UUID) { out.BadgeID = id },
+	})
+}
+
+// getIssuanceStats answers GET /issuances/{issuanceId}/stats (another mode's issuance is an unknown one).
 func (h *handler) getIssuanceStats(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "issuanceId")
-	if err != nil {
-		return err
-	}
-	sc, err := scopeOf(r.Context())
-	if err != nil {
-		return err
-	}
-	rg, err := parseStatsRange(r.URL.Query(), h.now())
-	if err != nil {
-		return err
-	}
-	if _, err := h.db.GetIssuance(r.Context(), db.GetIssuanceParams{OrgID: sc.Org, ID: id.UUID, Mode: sc.Mode}); db.IsNotFound(err) {
-		return newError(codeIssuanceNotFound, "issuance %s not found", id)
-	} else if err != nil {
-		return err
-	}
-	from, to := rg.strings()
-	out, err := h.collectStats(r.Context(), rg,
-		func(ctx context.Context) ([]db.BadgeStatsByDayRow, error) {
-			rows, err := h.db.IssuanceStatsByDay(ctx, db.IssuanceStatsByDayParams{IssuanceID: id.UUID, FromDay: from, ToDay: to})
+	return h.serveStats(w, r, statsSubject{
+		param: "issuanceId",
+		exists: func(ctx context.Context, sc scope, id uuid.UUID) error {
+			_, err := h.db.GetIssuance(ctx, db.GetIssuanceParams{OrgID: sc.Org, ID: id, Mode: sc.Mode})
+			if db.IsNotFound(err) {
+				return newError(codeIssuanceNotFound, "issuance %s not found", id)
+			}
+			return err
+		},
+		events: func(ctx context.Context, _ scope, id uuid.UUID, from, to string) ([]db.BadgeStatsByDayRow, error) {
+			rows, err := h.db.IssuanceStatsByDay(ctx, db.IssuanceStatsByDayParams{IssuanceID: id, FromDay: from, ToDay: to})
 			return eventRows(rows), err
 		},
-		func(ctx context.Context) ([]db.BadgeOutcomesByDayRow, error) {
-			rows, err := h.db.IssuanceOutcomesByDay(ctx, db.IssuanceOutcomesByDayParams{IssuanceID: id.UUID, FromDay: from, ToDay: to})
+		outcomes: func(ctx context.Context, _ scope, id uuid.UUID, from, to string) ([]db.BadgeOutcomesByDayRow, error) {
+			rows, err := h.db.IssuanceOutcomesByDay(ctx, db.IssuanceOutcomesByDayParams{IssuanceID: id, FromDay: from, ToDay: to})
 			return outcomeRows(rows), err
-		})
-	if err != nil {
-		return err
-	}
-	out.IssuanceID = &id.UUID
-	h.ok(w, out)
-	return nil
+		},
+		name: func(out *statsResponse, id *uuid.UUID) { out.IssuanceID = id },
+	})
+}
+
+// getProgramStats answers GET /programs/{programId}/stats: the assertions of every badge issued under the program.
+func (h *handler) getProgramStats(w http.ResponseWriter, r *http.Request) error {
+	return h.serveStats(w, r, statsSubject{
+		param: "programId",
+		exists: func(ctx context.Context, sc scope, id uuid.UUID) error {
+			_, err := h.db.GetProgram(ctx, db.GetProgramParams{OrgID: sc.Org, ID: id})
+			if db.IsNotFound(err) {
+				return newError(codeProgramNotFound, "program %s not found", id)
+			}
+			return err
+		},
+		events: func(ctx context.Context, sc scope, id uuid.UUID, from, to string) ([]db.BadgeStatsByDayRow, error) {
+			rows, err := h.db.ProgramStatsByDay(ctx, db.ProgramStatsByDayParams{OrgID: sc.Org, Mode: sc.Mode, ProgramID: id, FromDay: from, ToDay: to})
+			return eventRows(rows), err
+		},
+		outcomes: func(ctx context.Context, sc scope, id uuid.UUID, from, to string) ([]db.BadgeOutcomesByDayRow, error) {
+			rows, err := h.db.ProgramOutcomesByDay(ctx, db.ProgramOutcomesByDayParams{OrgID: sc.Org, Mode: sc.Mode, ProgramID: id, FromDay: from, ToDay: to})
+			return outcomeRows(rows), err
+		},
+		name: func(out *statsResponse, id *uuid.UUID) { out.ProgramID = id },
+	})
+}
+
+// getAssertionStats answers GET /assertions/{assertionId}/stats: one assertion's counters.
+func (h *handler) getAssertionStats(w http.ResponseWriter, r *http.Request) error {
+	return h.serveStats(w, r, statsSubject{
+		param: "assertionId",
+		exists: func(ctx context.Context, sc scope, id uuid.UUID) error {
+			_, err := h.findAssertion(ctx, sc, id)
+			return err
+		},
+		events: func(ctx context.Context, _ scope, id uuid.UUID, from, to string) ([]db.BadgeStatsByDayRow, error) {
+			rows, err := h.db.AssertionStatsByDay(ctx, db.AssertionStatsByDayParams{AssertionID: id, FromDay: from, ToDay: to})
+			return eventRows(rows), err
+		},
+		outcomes: func(ctx context.Context, _ scope, id uuid.UUID, from, to string) ([]db.BadgeOutcomesByDayRow, error) {
+			rows, err := h.db.AssertionOutcomesByDay(ctx, db.AssertionOutcomesByDayParams{AssertionID: id, FromDay: from, ToDay: to})
+			return outcomeRows(rows), err
+		},
+		name: func(out *statsResponse, id *uuid.UUID) { out.AssertionID = id },
+	})
 }
 
 // collectStats reads the event counters and the recorded outcomes of a range and folds them into totals and days.
@@ -265,78 +323,6 @@ func (h *handler) collectStats(ctx context.Context, rg statsRange,
 		}
 	}
 	return out, nil
-}
-
-// getProgramStats answers GET /programs/{programId}/stats: the assertions of every badge issued under the program.
-func (h *handler) getProgramStats(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "programId")
-	if err != nil {
-		return err
-	}
-	sc, err := scopeOf(r.Context())
-	if err != nil {
-		return err
-	}
-	rg, err := parseStatsRange(r.URL.Query(), h.now())
-	if err != nil {
-		return err
-	}
-	if _, err := h.db.GetProgram(r.Context(), db.GetProgramParams{OrgID: sc.Org, ID: id.UUID}); db.IsNotFound(err) {
-		return newError(codeProgramNotFound, "program %s not found", id)
-	} else if err != nil {
-		return err
-	}
-	from, to := rg.strings()
-	out, err := h.collectStats(r.Context(), rg,
-		func(ctx context.Context) ([]db.BadgeStatsByDayRow, error) {
-			rows, err := h.db.ProgramStatsByDay(ctx, db.ProgramStatsByDayParams{OrgID: sc.Org, Mode: sc.Mode, ProgramID: id.UUID, FromDay: from, ToDay: to})
-			return eventRows(rows), err
-		},
-		func(ctx context.Context) ([]db.BadgeOutcomesByDayRow, error) {
-			rows, err := h.db.ProgramOutcomesByDay(ctx, db.ProgramOutcomesByDayParams{OrgID: sc.Org, Mode: sc.Mode, ProgramID: id.UUID, FromDay: from, ToDay: to})
-			return outcomeRows(rows), err
-		})
-	if err != nil {
-		return err
-	}
-	out.ProgramID = &id.UUID
-	h.ok(w, out)
-	return nil
-}
-
-// getAssertionStats answers GET /assertions/{assertionId}/stats: one assertion's counters.
-func (h *handler) getAssertionStats(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "assertionId")
-	if err != nil {
-		return err
-	}
-	sc, err := scopeOf(r.Context())
-	if err != nil {
-		return err
-	}
-	rg, err := parseStatsRange(r.URL.Query(), h.now())
-	if err != nil {
-		return err
-	}
-	if _, err := h.findAssertion(r.Context(), sc, id.UUID); err != nil {
-		return err
-	}
-	from, to := rg.strings()
-	out, err := h.collectStats(r.Context(), rg,
-		func(ctx context.Context) ([]db.BadgeStatsByDayRow, error) {
-			rows, err := h.db.AssertionStatsByDay(ctx, db.AssertionStatsByDayParams{AssertionID: id.UUID, FromDay: from, ToDay: to})
-			return eventRows(rows), err
-		},
-		func(ctx context.Context) ([]db.BadgeOutcomesByDayRow, error) {
-			rows, err := h.db.AssertionOutcomesByDay(ctx, db.AssertionOutcomesByDayParams{AssertionID: id.UUID, FromDay: from, ToDay: to})
-			return outcomeRows(rows), err
-		})
-	if err != nil {
-		return err
-	}
-	out.AssertionID = &id.UUID
-	h.ok(w, out)
-	return nil
 }
 
 // eventRows and outcomeRows convert sqlc's row types of the stats queries (one per query, the same fields) to the
