@@ -11,10 +11,6 @@ import (
 	"github.com/badged/badged/internal/oid4vci"
 )
 
-// NotificationOfferTTL is how long the wallet offer of an issue notice can be used: the same 30 days as an offer
-// the API creates. Each fetch of the offer mints a fresh short-lived code, so a week-old mail still works.
-const NotificationOfferTTL = 30 * 24 * time.Hour
-
 // attachWalletOffer adds the wallet offer to a recipient's issue notice: created on the first call for the
 // assertion and the same offer on every retry or resend (EnsureNotificationOffer). Only live credentials of v3
 // issuances get one (v2 integrators know nothing of wallets, and a test credential is not the recipient's), and
@@ -24,7 +20,7 @@ func (a *Activities) attachWalletOffer(ctx context.Context, as db.Assertion, n *
 		return nil
 	}
 	o, err := a.DB.EnsureNotificationOffer(ctx, db.EnsureNotificationOfferParams{OrgID: as.OrgID, ID: uuid.New(),
-		AssertionID: as.ID, Mode: as.Mode, TtlSeconds: int32(NotificationOfferTTL / time.Second)})
+		AssertionID: as.ID, Mode: as.Mode, TtlSeconds: int32(oid4vci.OfferTTL / time.Second)})
 	if db.IsNotFound(err) {
 		return nil // the organization turned wallet offers off
 	}

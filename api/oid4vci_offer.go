@@ -20,7 +20,6 @@ import (
 
 // Lifetimes. An offer outlives a week-old mail; each fetch of its URI mints a code that lives minutes.
 const (
-	offerTTL       = 30 * 24 * time.Hour
 	preAuthCodeTTL = 10 * time.Minute
 	accessTokenTTL = 10 * time.Minute
 	nonceTTL       = 5 * time.Minute
@@ -103,7 +102,7 @@ func (h *handler) createCredentialOffer(w http.ResponseWriter, r *http.Request) 
 			id, effectiveState(a.Assertion.State, a.Assertion.ExpiredAt, time.Now()))
 	}
 	p := db.CreateCredentialOfferParams{ID: uuid.New(), AssertionID: a.Assertion.ID, OrgID: sc.Org, Mode: sc.Mode,
-		TtlSeconds: int32(offerTTL / time.Second)}
+		TtlSeconds: int32(oid4vci.OfferTTL / time.Second)}
 	var tx *string
 	if wantTx {
 		code := numericCode(txCodeDigits)

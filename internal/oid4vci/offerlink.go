@@ -3,6 +3,7 @@ package oid4vci
 import (
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/google/uuid"
 	qrcode "github.com/skip2/go-qrcode"
@@ -45,3 +46,8 @@ func OfferQR(link string) ([]byte, error) {
 	}
 	return png, nil
 }
+
+// OfferTTL is how long a credential offer can be used, whether the API created it for an integrator or the notify
+// step for the recipient's mail: long enough for a week-old mail, since each fetch of the offer URI mints a fresh
+// short-lived pre-authorized code.
+const OfferTTL = 30 * 24 * time.Hour
