@@ -2,10 +2,6 @@ package api_test
 
 import (
 	"encoding/json"
-	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,27 +15,9 @@ import (
 // (eddsa-rdfc-2022), verifies both credentials with @digitalbazaar/vc and their binding to its did:key, and tries
 // replays and a wrong domain and challenge; then the assertion is cancelled and both copies read as revoked.
 func TestExchange_IndependentWallet(t *testing.T) {
-	modules := walletModules(t)
-	_, err := os.Stat(filepath.Join(modules, "@digitalbazaar", "vc", "package.json"))
-	require.NoError(t, err, "the wallet's npm packages are missing: run make wallet-deps (make test does)")
 	f := newWalletFixture(t)
-	ob := map[string]json.RawMessage{}
-	for _, u := range []string{credential.ContextOB300, credential.ContextOB301, credential.ContextOB302, credential.ContextOB303} {
-		b, err := credential.ContextDocument(u)
-		require.NoError(t, err)
-		ob[u] = b
-	}
-	ctxFile := filepath.Join(t.TempDir(), "contexts.json")
-	raw, err := json.Marshal(ob)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(ctxFile, raw, 0o600))
-
-	cmd := exec.Command("node", "testdata/wallet/exchange.mjs")
-	cmd.Env = append(os.Environ(), "LCW_REQUEST="+jstr(t, f.offer(t, ""), "lcwRequest"), "EXCHANGE_URL="+jstr(t, f.offer(t, ""), "exchangeUrl"),
-		"BASE_PUBLIC="+baseURL, "BASE_REAL="+f.srv.URL, "CONTEXTS_FILE="+ctxFile, "WALLET_MODULES="+modules)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "node wallet: %s", out)
+	out := runWallet(t, f, "exchange.mjs", "LCW_REQUEST="+jstr(t, f.offer(t, ""), "lcwRequest"),
+		"EXCHANGE_URL="+jstr(t, f.offer(t, ""), "exchangeUrl"))
 	var res struct {
 		DID      string
 		LCW      map[string]any
@@ -72,13 +50,5 @@ func TestExchange_IndependentWallet(t *testing.T) {
 	}
 	require.NotEqual(t, res.LCW["id"], res.VCAPI["id"], "each copy has its own id")
 
-	r := f.do(t, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/cancel", f.keys["manager"], "")
-	require.Equal(t, http.StatusOK, r.Status)
-	for name, c := range map[string]map[string]any{"deep link": res.LCW, "exchange": res.VCAPI} {
-		st, list := f.getJSON(t, c["status"].(map[string]any)["statusListCredential"].(string))
-		require.Equal(t, http.StatusOK, st)
-		revoked, err := credential.CheckStatus(map[string]any{"credentialStatus": c["status"], "issuer": map[string]any{"id": issuerID}}, list)
-		require.NoError(t, err)
-		require.True(t, revoked, "%s copy revoked with its assertion", name)
-	}
+	requireRevokedAfterCancel(t, f, map[string]any{"deep link": res.LCW["status"], "exchange": res.VCAPI["status"]})
 }

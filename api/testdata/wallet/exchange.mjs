@@ -6,43 +6,14 @@
 // credential it gets with @digitalbazaar/vc and the issuer's published key, checks the binding to its own did:key,
 // and tries a few refusals. Input (env): LCW_REQUEST (the offer's lcwRequest), EXCHANGE_URL (another offer's
 // exchangeUrl), BASE_PUBLIC and BASE_REAL (URLs of the public base are fetched from the test server),
-// CONTEXTS_FILE (the Open Badges contexts, {url: document}: no npm package ships them), WALLET_MODULES.
+// CONTEXTS_FILE and WALLET_MODULES (verify.mjs).
 // Output: one JSON object.
-import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
+import { load, local, fail, vc, DataIntegrityProof, eddsaRdfc2022, documentLoader, verifyLdp } from './verify.mjs';
 
-const require = createRequire(process.env.WALLET_MODULES + '/');
-const load = async (name) => import(require.resolve(name));
-const vc = await load('@digitalbazaar/vc');
 const { Ed25519Signature2020 } = await load('@digitalbazaar/ed25519-signature-2020');
 const { Ed25519VerificationKey2020 } = await load('@digitalbazaar/ed25519-verification-key-2020');
-const { DataIntegrityProof } = await load('@digitalbazaar/data-integrity');
-const { cryptosuite: eddsaRdfc2022 } = await load('@digitalbazaar/eddsa-rdfc-2022-cryptosuite');
 const Ed25519Multikey = await load('@digitalbazaar/ed25519-multikey');
-const credentialsContext = require('@digitalbazaar/credentials-context');
-const ed25519Context = require('ed25519-signature-2020-context');
-
-const { LCW_REQUEST, EXCHANGE_URL, BASE_PUBLIC, BASE_REAL, CONTEXTS_FILE } = process.env;
-const local = (u) => u.replace(BASE_PUBLIC, BASE_REAL);
-const fail = (msg) => { throw new Error(msg); };
-
-// Offline document loader: the libraries' own contexts, the Open Badges contexts from the test, and the issuer's
-// documents fetched from the server (a verification method id answers the method, with the Multikey context).
-const contexts = new Map([...credentialsContext.contexts, ...ed25519Context.contexts,
-  ...Object.entries(JSON.parse(readFileSync(CONTEXTS_FILE, 'utf8')))]);
-async function documentLoader(url) {
-  if (contexts.has(url)) return { contextUrl: null, documentUrl: url, document: contexts.get(url) };
-  if (url.startsWith(BASE_PUBLIC)) {
-    const [doc, frag] = url.split('#');
-    const res = await fetch(local(doc), { headers: { accept: 'application/json' } });
-    if (!res.ok) fail(`${url}: ${res.status}`);
-    const controller = await res.json();
-    if (!frag) return { contextUrl: null, documentUrl: url, document: controller };
-    const vm = controller.verificationMethod.find((m) => m.id === url) ?? fail('no verification method ' + url);
-    return { contextUrl: null, documentUrl: url, document: { '@context': 'https://w3id.org/security/multikey/v1', ...vm } };
-  }
-  fail('the wallet loads nothing else: ' + url);
-}
+const { LCW_REQUEST, EXCHANGE_URL } = process.env;
 
 async function post(url, body) {
   const res = await fetch(local(url), { method: 'POST', headers: { 'content-type': 'application/json' },
@@ -69,15 +40,6 @@ async function didAuth({ suite, challenge, domain, version }) {
   return vc.signPresentation({ presentation, suite, challenge, domain, documentLoader });
 }
 
-async function verified(credential) {
-  const res = await vc.verifyCredential({ credential, documentLoader,
-    suite: new DataIntegrityProof({ cryptosuite: eddsaRdfc2022 }),
-    checkStatus: async () => ({ verified: true }) }); // the status list is checked by the Go test
-  if (!res.verified) fail('credential does not verify: ' + JSON.stringify(res.error ?? res.results, null, 1));
-  return { verified: true, subject: credential.credentialSubject.id, id: credential.id, status: credential.credentialStatus,
-    issuer: credential.issuer.id ?? credential.issuer, cryptosuite: credential.proof?.cryptosuite ?? credential.proof?.[0]?.cryptosuite };
-}
-
 const out = { did, refusals: {} };
 
 // 1. The LCW deep link (app/lib/credentialRequest.ts): a signed presentation posted as the body itself.
@@ -88,7 +50,7 @@ const lcwVP = await didAuth({ suite: suite2020(), challenge: link.searchParams.g
 const lcw = await post(requestURL, lcwVP);
 if (lcw.status !== 200) fail('deep link: ' + JSON.stringify(lcw));
 if (!lcw.body.type?.includes('VerifiablePresentation')) fail('deep link: the answer is not a presentation');
-out.lcw = await verified(lcw.body.verifiableCredential[0]);
+out.lcw = await verifyLdp(lcw.body.verifiableCredential[0]);
 const replay = await post(requestURL, lcwVP);
 out.refusals.replayed_link = { status: replay.status, type: replay.body?.type };
 
@@ -106,7 +68,7 @@ out.refusals.made_up_challenge = { status: madeUp.status, type: madeUp.body?.typ
 const vp = await didAuth({ suite: suiteRdfc(), challenge: vpr.challenge, domain: vpr.domain });
 const finish = await post(endpoint, { verifiablePresentation: vp });
 if (finish.status !== 200) fail('exchange: ' + JSON.stringify(finish));
-out.vcapi = await verified(finish.body.verifiablePresentation.verifiableCredential[0]);
+out.vcapi = await verifyLdp(finish.body.verifiablePresentation.verifiableCredential[0]);
 const again = await post(endpoint, { verifiablePresentation: vp });
 out.refusals.replayed_exchange = { status: again.status, type: again.body?.type };
 console.log(JSON.stringify(out));

@@ -1,100 +1,134 @@
-// An OpenID4VCI 1.0 wallet written against the protocol, on jose (panva) for every key and signature operation:
-// nothing of badged's code. It follows an offer URI to the metadata, claims every configuration the offer lists
-// with one access token, verifies each VC-JWT with the issuer's published JWKS, checks the binding to its own key,
-// then tries the refusals. Input (env): OFFER_URI, BASE_PUBLIC and BASE_REAL (the test server: URLs of the public
-// base are fetched from the real one), WALLET_MODULES (node_modules holding jose). Output: one JSON object.
-import { createRequire } from 'node:module';
+// An OpenID4VCI 1.0 wallet on an independent protocol library: the OpenWallet Foundation's @openid4vc/openid4vci
+// (Animo's oid4vc-ts) resolves the offer, fetches the issuer and authorization server metadata, takes the token
+// (with the tx_code when the offer asks for one), gets nonces, builds the key proofs and requests, parses each
+// answer, and sends the notifications; nothing of badged's code. What comes back is checked with other
+// libraries: the ldp_vc with Digital Bazaar's @digitalbazaar/vc and the issuer's published key (verify.mjs), the
+// VC-JWTs with jose (panva) and the issuer's published JWKS, with OB 3.0's registered claims. It claims every
+// configuration the offer lists with one access token and checks each copy is bound to its own key
+// (credentialSubject.id = its did:jwk), then tries the refusals: through the library where it can make the bad
+// request, with a raw fetch where it refuses to (an unknown configuration, a 1 MB proof).
+// Input (env): OFFER (the openid-credential-offer:// link), TX_CODE (when the offer asks for one), and those of
+// verify.mjs. Output: one JSON object.
+import { createHash, randomBytes } from 'node:crypto';
+import { load, local, fail, verifyLdp } from './verify.mjs';
 
-const require = createRequire(process.env.WALLET_MODULES + '/');
-const jose = await import(require.resolve('jose'));
-const { OFFER_URI, BASE_PUBLIC, BASE_REAL } = process.env;
-const local = (u) => u.replace(BASE_PUBLIC, BASE_REAL);
-const fail = (msg) => { throw new Error(msg); };
+const jose = await load('jose');
+const { Openid4vciClient, setGlobalConfig } = await load('@openid4vc/openid4vci');
+const { clientAuthenticationAnonymous } = await load('@openid4vc/oauth2');
+const { OFFER, TX_CODE, BASE_PUBLIC } = process.env;
+// The library takes only https issuers, as the spec says; the Go tests' public base is http://badged.test.
+setGlobalConfig({ allowInsecureUrls: BASE_PUBLIC.startsWith('http:') });
 const PRE = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 
-async function call(url, init = {}) {
-  const res = await fetch(local(url), init);
-  const text = await res.text();
-  let body = null;
-  try { body = JSON.parse(text); } catch { /* empty */ }
-  return { status: res.status, headers: res.headers, body };
-}
-
-const out = { claimed: {}, refusals: {} };
+// The holder: an Ed25519 key named by its did:jwk; proofs name it by kid (the DID URL).
 const { privateKey, publicKey } = await jose.generateKeyPair('EdDSA', { crv: 'Ed25519' });
 const jwk = await jose.exportJWK(publicKey);
 const did = 'did:jwk:' + Buffer.from(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x })).toString('base64url');
-out.did = did;
+const signer = { method: 'did', didUrl: did + '#0', alg: 'EdDSA' };
 
-const offer = (await call(OFFER_URI)).body ?? fail('no offer');
+// client is the library's wallet whose proofs are signed with signingKey (another key than the one the proof names
+// makes the "other key" refusal).
+function client(signingKey) {
+  return new Openid4vciClient({ callbacks: {
+    fetch: (url, init) => fetch(local(String(url)), init),
+    hash: (data, alg) => new Uint8Array(createHash(alg.replace('-', '')).update(data).digest()),
+    generateRandom: (n) => new Uint8Array(randomBytes(n)),
+    clientAuthentication: clientAuthenticationAnonymous(),
+    signJwt: async (_signer, { header, payload }) =>
+      ({ jwt: await new jose.SignJWT(payload).setProtectedHeader(header).sign(signingKey), signerJwk: jwk }),
+  } });
+}
+const wallet = client(privateKey);
+
+const out = { did, claimed: {}, refusals: {} };
+const offer = await wallet.resolveCredentialOffer(OFFER);
 const issuer = offer.credential_issuer;
-const u = new URL(issuer);
-const meta = (await call(`${u.origin}/.well-known/openid-credential-issuer${u.pathname}`)).body;
-if (meta.credential_issuer !== issuer) fail('metadata names another issuer');
-const as = (await call(`${u.origin}/.well-known/oauth-authorization-server${u.pathname}`)).body;
-if (!as.grant_types_supported.includes(PRE)) fail('no pre-authorized code grant');
+const meta = await wallet.resolveIssuerMetadata(issuer);
+out.version = meta.originalDraftVersion; // the library's reading of the metadata: V1 is OpenID4VCI 1.0 final
+if (meta.credentialIssuer.credential_issuer !== issuer) fail('the metadata names another issuer');
+out.txCodeAsked = Boolean(offer.grants[PRE].tx_code);
+const txCode = out.txCodeAsked ? (TX_CODE || fail('the offer asks for a tx_code')) : undefined;
+const tokenOf = () => wallet.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: offer, issuerMetadata: meta, txCode });
+const at = (await tokenOf()).accessTokenResponse.access_token;
 
-async function token(code) {
-  return call(as.token_endpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: PRE, 'pre-authorized_code': code }) });
+const nonce = async () => (await wallet.requestNonce({ issuerMetadata: meta })).c_nonce;
+// claim asks for a configuration with one jwt proof; the options make the refusals.
+async function claim(cfg, { n, by = wallet, proofMeta = meta, accessToken = at } = {}) {
+  const { jwt } = await by.createCredentialRequestJwtProof({ issuerMetadata: proofMeta, credentialConfigurationId: cfg,
+    signer, nonce: n ?? await nonce(), issuedAt: new Date() });
+  return wallet.retrieveCredentials({ issuerMetadata: meta, credentialConfigurationId: cfg, proofs: { jwt: [jwt] }, accessToken });
 }
-const code = offer.grants[PRE]['pre-authorized_code'];
-const tok = await token(code);
-if (tok.status !== 200) fail('token: ' + JSON.stringify(tok.body));
-const at = tok.body.access_token;
-
-const nonce = async () => (await call(meta.nonce_endpoint, { method: 'POST' })).body.c_nonce;
-async function proof({ aud = issuer, n, key = privateKey, header = {} } = {}) {
-  return new jose.SignJWT(n === undefined ? { aud } : { aud, nonce: n })
-    .setProtectedHeader({ alg: 'EdDSA', typ: 'openid4vci-proof+jwt', jwk, ...header }).setIssuedAt().sign(key);
-}
-async function credential(cfg, jwt, bearer = at) {
-  return call(meta.credential_endpoint, { method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer ' + bearer },
-    body: JSON.stringify({ credential_configuration_id: cfg, proofs: { jwt: [jwt] } }) });
-}
-
-// The refusals first, on a fresh token's offer (nothing they try may be written).
-const otherKey = (await jose.generateKeyPair('EdDSA', { crv: 'Ed25519' })).privateKey;
-const cfg0 = offer.credential_configuration_ids[0];
-const refusals = {
-  other_key: await credential(cfg0, await proof({ n: await nonce(), key: otherKey })),
-  other_aud: await credential(cfg0, await proof({ n: await nonce(), aud: 'https://elsewhere.example' })),
-  made_up_nonce: await credential(cfg0, await proof({ n: 'made-up' })),
-  unknown_configuration: await credential('OpenBadgeCredential_unknown', await proof({ n: await nonce() })),
-  bad_token: await credential(cfg0, await proof({ n: await nonce() }), 'not-a-token'),
-  replayed_code: await token(code),
-  big_proof: await credential(cfg0, 'A'.repeat(1 << 20)),
-};
-for (const [k, r] of Object.entries(refusals)) {
-  out.refusals[k] = { status: r.status, error: r.body?.error, wwwAuthenticate: r.headers.get('www-authenticate') };
-}
-
-const jwks = jose.createRemoteJWKSet(new URL(local(issuer + '/jwks')));
-for (const cfg of offer.credential_configuration_ids) {
-  const conf = meta.credential_configurations_supported[cfg] ?? fail('offer names an unknown configuration ' + cfg);
-  const r = await credential(cfg, await proof({ n: await nonce() }));
-  if (r.status !== 200) fail(`${cfg}: ${r.status} ${JSON.stringify(r.body)}`);
-  const c = r.body.credentials[0].credential;
-  const got = { format: conf.format };
-  if (conf.format === 'jwt_vc_json') {
-    const { payload, protectedHeader } = await jose.jwtVerify(c, jwks, { issuer });
-    got.alg = protectedHeader.alg;
-    got.sub = payload.sub;
-    got.subject = payload.credentialSubject.id;
-    got.id = payload.jti;
-    got.status = payload.credentialStatus;
-    got.verified = true;
-  } else {
-    got.subject = c.credentialSubject.id;
-    got.id = c.id;
-    got.status = c.credentialStatus;
-    got.cryptosuite = c.proof?.cryptosuite;
-    got.credential = c;
+// refused makes a claim that must fail and sums up the refusal as the library read it.
+async function refused(cfg, opts) {
+  try {
+    await claim(cfg, opts);
+  } catch (e) {
+    const r = e.response ?? fail('not a refusal of the issuer: ' + e);
+    return { status: r.response.status, error: r.credentialErrorResponseResult?.data?.error,
+      wwwAuthenticate: r.response.headers.get('www-authenticate'), authError: r.wwwAuthenticate?.[0]?.error };
   }
-  got.notification = (await call(meta.notification_endpoint, { method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer ' + at },
-    body: JSON.stringify({ notification_id: r.body.notification_id, event: 'credential_accepted' }) })).status;
+  fail('a claim that must be refused was answered');
+}
+// raw sends a credential request the library will not build.
+async function raw(body) {
+  const res = await fetch(local(meta.credentialIssuer.credential_endpoint), { method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer ' + at }, body: JSON.stringify(body) });
+  return { status: res.status, error: (await res.json().catch(() => ({}))).error };
+}
+
+// The refusals first: nothing they try may be written, so every configuration is still claimable after them.
+const cfgs = offer.credential_configuration_ids;
+const elsewhere = { ...meta, credentialIssuer: { ...meta.credentialIssuer, credential_issuer: 'https://elsewhere.example' } };
+const otherKey = (await jose.generateKeyPair('EdDSA', { crv: 'Ed25519' })).privateKey;
+out.refusals.other_key = await refused(cfgs[0], { by: client(otherKey) });
+out.refusals.other_aud = await refused(cfgs[0], { proofMeta: elsewhere });
+out.refusals.made_up_nonce = await refused(cfgs[0], { n: 'made-up' });
+out.refusals.bad_token = await refused(cfgs[0], { accessToken: 'not-a-token' });
+out.refusals.unknown_configuration = await raw({ credential_configuration_id: 'OpenBadgeCredential_unknown',
+  proofs: { jwt: [(await wallet.createCredentialRequestJwtProof({ issuerMetadata: meta, credentialConfigurationId: cfgs[0],
+    signer, nonce: await nonce() })).jwt] } });
+out.refusals.big_proof = await raw({ credential_configuration_id: cfgs[0], proofs: { jwt: ['A'.repeat(1 << 20)] } });
+try {
+  await tokenOf();
+  fail('the replayed code was taken');
+} catch (e) {
+  if (!e.errorResponse) throw e;
+  out.refusals.replayed_code = { status: e.response.status, error: e.errorResponse.error };
+}
+
+// Every configuration: claimed, parsed by the library, verified here. The second reuses the first's nonce once.
+const jwks = jose.createRemoteJWKSet(new URL(local(issuer + '/jwks')));
+let firstNonce;
+for (const cfg of cfgs) {
+  const conf = meta.credentialIssuer.credential_configurations_supported[cfg] ?? fail('the offer names an unknown configuration ' + cfg);
+  if (firstNonce) out.refusals.used_nonce ??= await refused(cfg, { n: firstNonce });
+  const n = await nonce();
+  firstNonce ??= n;
+  const r = await claim(cfg, { n });
+  const c = r.credentialResponse.credentials[0].credential;
+  let got;
+  if (conf.format === 'jwt_vc_json') got = await verifyJWT(c, conf);
+  else got = { ...await verifyLdp(c), credential: c };
+  got.format = conf.format;
+  got.notification = (await wallet.sendNotification({ issuerMetadata: meta, accessToken: at,
+    notification: { notificationId: r.credentialResponse.notification_id, event: 'credential_accepted' } })).response.status;
   out.claimed[cfg] = got;
+}
+
+// verifyJWT checks a VC-JWT with the issuer's published JWKS (the header's kid names the key, a URL under the
+// issuer that answers it; the jwk the header carries is not trusted) and OB 3.0's registered claims.
+async function verifyJWT(c, conf) {
+  const { payload, protectedHeader } = await jose.jwtVerify(c, jwks, { issuer, subject: did,
+    algorithms: conf.credential_signing_alg_values_supported });
+  if (!protectedHeader.kid?.startsWith(issuer + '/')) fail('the kid is not a key of the issuer: ' + protectedHeader.kid);
+  const byKid = await (await fetch(local(protectedHeader.kid))).json();
+  if (byKid.kid !== protectedHeader.kid) fail('the kid does not answer its key');
+  const seconds = (t) => Math.floor(Date.parse(t) / 1000);
+  if (payload.jti !== payload.id) fail('jti is not the credential id');
+  if (payload.nbf !== seconds(payload.validFrom)) fail('nbf is not validFrom');
+  if (payload.validUntil !== undefined && payload.exp !== seconds(payload.validUntil)) fail('exp is not validUntil');
+  if ((payload.issuer.id ?? payload.issuer) !== payload.iss) fail('iss is not the issuer id');
+  return { verified: true, alg: protectedHeader.alg, sub: payload.sub, subject: payload.credentialSubject.id, id: payload.jti,
+    status: payload.credentialStatus, exp: payload.exp, nbf: payload.nbf };
 }
 console.log(JSON.stringify(out));
