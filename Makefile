@@ -15,8 +15,8 @@ TOOLS_DIR := $(CURDIR)/.tools
 export BADGED_AXE_JS := $(TOOLS_DIR)/node_modules/axe-core/axe.min.js
 # Redocly CLI (the OpenAPI linter of make lint), pinned, under .tools/ like axe-core; run without telemetry or update checks.
 REDOCLY := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(TOOLS_DIR)/node_modules/.bin/redocly
-# The independent OpenID4VCI wallet of TestWallet_IndependentWallet (api/testdata/wallet): its npm packages, pinned.
-# The test wallets' npm packages: api/testdata/wallet/package.json, pinned whole by its package-lock.json.
+# The test wallets of TestWallet_IndependentWallet and TestExchange_IndependentWallet (api/testdata/wallet): their npm
+# packages, api/testdata/wallet/package.json, pinned whole by its package-lock.json (reinstalled when it changes).
 WALLET_NPM_DIR := $(CURDIR)/api/testdata/wallet
 export BADGED_WALLET_MODULES := $(TOOLS_DIR)/wallet/node_modules
 
@@ -132,7 +132,7 @@ axe: ## axe-core for the badge page's accessibility check, pinned, installed und
 	@test -f $(BADGED_AXE_JS) && grep -q '"version": "$(AXE_VERSION)"' $(TOOLS_DIR)/node_modules/axe-core/package.json || \
 		npm install --silent --no-audit --no-fund --prefix $(TOOLS_DIR) axe-core@$(AXE_VERSION)
 
-wallet-deps: ## the test wallets' npm packages (jose; @digitalbazaar/vc and its suites), pinned by api/testdata/wallet/package-lock.json, under .tools/wallet (npm ci)
+wallet-deps: ## the test wallets' npm packages (@openid4vc/openid4vci; jose; @digitalbazaar/vc and its suites), pinned by api/testdata/wallet/package-lock.json, under .tools/wallet (npm ci)
 	@cmp -s $(WALLET_NPM_DIR)/package-lock.json $(TOOLS_DIR)/wallet/package-lock.json && test -d $(BADGED_WALLET_MODULES)/@digitalbazaar/vc || \
 		(mkdir -p $(TOOLS_DIR)/wallet && cp $(WALLET_NPM_DIR)/package.json $(WALLET_NPM_DIR)/package-lock.json $(TOOLS_DIR)/wallet/ && \
 		npm ci --silent --no-audit --no-fund --prefix $(TOOLS_DIR)/wallet)

@@ -234,10 +234,10 @@ func (h *handler) issuerKid(org uuid.UUID, mode string, pub crypto.PublicKey) (s
 }
 
 // writeProtocolJSON answers a body of the OAuth / OpenID4VCI protocols (not the contract's envelope). Metadata may
-// be cached briefly and read cross-origin; token, nonce and credential answers are never stored (RFC 6749 §5.1).
+// be cached briefly; token, nonce and credential answers are never stored (RFC 6749 §5.1). Which origins may read
+// them is cors.go's to say.
 func (h *handler) writeProtocolJSON(w http.ResponseWriter, status int, v any, public bool) {
 	if public {
-		w.Header().Set("Access-Control-Allow-Origin", "*")
 		w.Header().Set("Cache-Control", "public, max-age=300")
 	} else {
 		w.Header().Set("Cache-Control", "no-store")
