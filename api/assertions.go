@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/web"
 )
 
 // assertionStates are the stateCode values of the contract.
@@ -359,4 +360,27 @@ func (h *handler) assertionLinks(v version, a assertionRow) (credential, image *
 		image = &s
 	}
 	return credential, image
+}
+
+// getAssertionPDF answers the certificate PDF of an issued assertion (?lang=en|ko, as the recipient's link). It is
+// rendered on the first download of each state and language and kept (PutIfAbsent), so issuances do not pay for
+// certificates nobody downloads: rendering is the most expensive part of a recipient's artifacts (~50 ms of CPU,
+// mostly embedding the Hangul font).
+func (h *handler) getAssertionPDF(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "assertionId")
+	if err != nil {
+		return err
+	}
+	sc, err := scopeOf(r.Context())
+	if err != nil {
+		return err
+	}
+	a, err := h.findAssertion(r.Context(), sc, id.UUID)
+	if err == nil && !web.Issued(a.Assertion) {
+		err = newError(codeAssertionMissing, "assertion %s has no certificate: it is %s", id, a.Assertion.State)
+	}
+	if err != nil {
+		return err
+	}
+	return h.page.ServeCertificate(w, r, id.UUID)
 }

@@ -32,19 +32,6 @@ const (
 	maxServiceSkillLen = 100
 )
 
-// criterion and skill are stored as JSON in the badge row, in the response's shape.
-type criterion struct {
-	Category string `json:"category"`
-	Value    string `json:"value"`
-}
-
-type skill struct {
-	SourceType     string  `json:"sourceType"`
-	SkillName      *string `json:"skillName"`
-	ServiceSkillID *string `json:"serviceSkillId"`
-	Language       *string `json:"language"`
-}
-
 type expirationPolicy struct {
 	Type                     string  `json:"type"`
 	RelativeExpirationMonths *int32  `json:"relativeExpirationMonths"`
@@ -55,13 +42,13 @@ type badgeResponse struct {
 	ID                string            `json:"id"`
 	Name              string            `json:"name"`
 	Description       string            `json:"description"`
-	Criteria          []criterion       `json:"criteria"`
+	Criteria          []db.Criterion       `json:"criteria"`
 	CategoryCode      string            `json:"categoryCode"`
 	PublishStatusCode string            `json:"publishStatusCode"`
 	ExpirationPolicy  *expirationPolicy `json:"expirationPolicy"`
 	Image             imageResponse     `json:"image"`
 	SignatureImage    *imageResponse    `json:"signatureImage"`
-	Skills            []skill           `json:"skills"`
+	Skills            []db.Skill           `json:"skills"`
 	ProgramIDs        []string          `json:"programIds"`
 	ExpiryReminders   *[]int32          `json:"expiryReminders,omitempty"` // v3 only
 	CreatedAt         string            `json:"createdAt"`
@@ -69,8 +56,8 @@ type badgeResponse struct {
 }
 
 func (h *handler) toBadgeResponse(v version, b db.Badge, programIDs []uuid.UUID) badgeResponse {
-	var crit []criterion
-	var skills []skill
+	var crit []db.Criterion
+	var skills []db.Skill
 	_ = json.Unmarshal(b.Criteria, &crit) // written by this package from the same types
 	_ = json.Unmarshal(b.Skills, &skills)
 	var policy *expirationPolicy
@@ -90,8 +77,8 @@ func (h *handler) toBadgeResponse(v version, b db.Badge, programIDs []uuid.UUID)
 // badgeInput is a create or update body; each field may be absent (PATCH rule 1).
 type badgeInput struct {
 	name, description, category opt[string]
-	criteria                    opt[[]criterion]
-	skills                      opt[[]skill]
+	criteria                    opt[[]db.Criterion]
+	skills                      opt[[]db.Skill]
 	policy                      opt[expiryPolicy]
 	imageID, signatureImageID   opt[uuid.UUID]
 	programIDs                  opt[[]uuid.UUID]
@@ -124,33 +111,33 @@ func readBadgeInput(o *object) badgeInput {
 	if o.v == v3 {
 		in.reminders = readExpiryReminders(o)
 	}
-	var crit []criterion
+	var crit []db.Criterion
 	if o.objects("criteria", 1, maxCriteria, func(i int, c *object) {
 		c.only("category", "value")
 		cat := c.enum("category", false, criteriaCategories...)
 		val := c.text("value", textRule{max: maxCriterionLen, multiline: true})
 		requireFields(c, map[string]bool{"category": cat.Set, "value": val.Set})
-		crit = append(crit, criterion{Category: cat.Val, Value: val.Val})
+		crit = append(crit, db.Criterion{Category: cat.Val, Value: val.Val})
 	}) {
-		in.criteria = opt[[]criterion]{Set: true, Val: crit}
+		in.criteria = opt[[]db.Criterion]{Set: true, Val: crit}
 	}
-	var skills []skill
+	var skills []db.Skill
 	if o.objects("skills", 1, maxSkills, func(i int, s *object) {
 		skills = append(skills, readSkill(s))
 	}) {
-		in.skills = opt[[]skill]{Set: true, Val: skills}
+		in.skills = opt[[]db.Skill]{Set: true, Val: skills}
 	}
 	return in
 }
 
 // readSkill enforces PATCH rule 7: CUSTOM sends only skillName; SERVICE_SKILL only serviceSkillId and language.
 // An explicit null for a field of the other kind counts as not sent.
-func readSkill(s *object) skill {
+func readSkill(s *object) db.Skill {
 	s.only("sourceType", "skillName", "serviceSkillId", "language")
 	kind := s.enum("sourceType", false, skillCustom, skillService)
 	if !kind.Set {
 		requireFields(s, map[string]bool{"sourceType": false})
-		return skill{}
+		return db.Skill{}
 	}
 	forbid := func(kind string, names ...string) {
 		for _, n := range names {
@@ -159,7 +146,7 @@ func readSkill(s *object) skill {
 			}
 		}
 	}
-	out := skill{SourceType: kind.Val}
+	out := db.Skill{SourceType: kind.Val}
 	switch kind.Val {
 	case skillCustom:
 		forbid(skillCustom, "serviceSkillId", "language")

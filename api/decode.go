@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/badged/badged/internal/safetext"
+	"github.com/badged/badged/internal/web"
 )
 
 // maxJSONBody caps resource bodies. Larger bodies are answered 413.
@@ -255,13 +256,9 @@ func (o *object) id(name string, nullable bool) opt[uuid.UUID] {
 	return opt[uuid.UUID]{Set: true, Val: id}
 }
 
-// parseUUID accepts only the canonical 36-character form, as the contract's identifiers are.
-func parseUUID(s string) (uuid.UUID, error) {
-	if len(s) != 36 {
-		return uuid.Nil, errors.New("not a UUID")
-	}
-	return uuid.Parse(s)
-}
+// parseUUID accepts only the canonical 36-character form, as the contract's identifiers are (the rule is
+// web.ParseUUID's, which the badge page's routes share).
+var parseUUID = web.ParseUUID
 
 // ids reads an array of distinct UUIDs. Arrays never accept null (PATCH rule 4).
 func (o *object) ids(name string, max int) opt[[]uuid.UUID] {

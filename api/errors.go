@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/badged/badged/internal/web"
 )
 
 // Error codes the API returns: every one is here, and statusOf below gives its HTTP status. Assertion errorCodes
@@ -119,7 +121,11 @@ type errorDetail struct {
 // internal: they are logged with the request id and answered with a generic 500 that leaks nothing.
 func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *apiError
-	if !errors.As(err, &ae) {
+	var nf *web.NotFoundError
+	if errors.As(err, &nf) { // a public route's 404 (the badge page's preview and certificate, a stored artifact)
+		ae = newError(codeNotFound, "%s", nf.Msg)
+	}
+	if ae == nil && !errors.As(err, &ae) {
 		h.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "route", routePattern(r), "err", err)
 		ae = newError(codeInternal, "internal error; the request id in the X-Request-Id header identifies it in the logs")
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/badged/badged/internal/metrics"
 	"github.com/badged/badged/internal/stats"
 	"github.com/badged/badged/internal/webhook"
+	"github.com/badged/badged/page"
 )
 
 // Deps are what the handlers need; cmd/badged builds them from configuration.
@@ -26,16 +27,16 @@ type Deps struct {
 	DB            *db.DB
 	Blob          blob.Store
 	Log           *slog.Logger
-	Location      *time.Location   // service time zone for v2 datetimes and calendar rules (default Asia/Seoul)
-	PublicBaseURL string           // absolute URL clients reach this service at, e.g. http://localhost:8080
-	MediaLimits   media.Limits     // upload limits and decode budget; zero fields take media's defaults
-	Clock         func() time.Time // nil means time.Now
-	RateClock     func() time.Time // the rate limiter's clock, apart from Clock (which tests pin); nil means time.Now
-	Issuances     IssuanceStarter  // starts issuance workflows
-	Issuer        *issuer.Service  // issuer keys, status lists and public ids
-	Chain         ChainVerifier    // nil: the verification page shows the recorded anchor without re-checking
-	Metrics       *metrics.Metrics // HTTP request metrics (served on METRICS_ADDR, not here); nil: none
-	RateLimit     RateLimit        // per-API-key request rate; zero: no limit (cmd/badged: RATE_LIMIT_RPS/_BURST)
+	Location      *time.Location     // service time zone for v2 datetimes and calendar rules (default Asia/Seoul)
+	PublicBaseURL string             // absolute URL clients reach this service at, e.g. http://localhost:8080
+	MediaLimits   media.Limits       // upload limits and decode budget; zero fields take media's defaults
+	Clock         func() time.Time   // nil means time.Now
+	RateClock     func() time.Time   // the rate limiter's clock, apart from Clock (which tests pin); nil means time.Now
+	Issuances     IssuanceStarter    // starts issuance workflows
+	Issuer        *issuer.Service    // issuer keys, status lists and public ids
+	Chain         page.ChainVerifier // nil: the verification page shows the recorded anchor without re-checking
+	Metrics       *metrics.Metrics   // HTTP request metrics (served on METRICS_ADDR, not here); nil: none
+	RateLimit     RateLimit          // per-API-key request rate; zero: no limit (cmd/badged: RATE_LIMIT_RPS/_BURST)
 	// KeyCacheTTL is how long an API-key row read for authentication is reused, and so how long a revoked key may
 	// still work on this process; zero: every request reads the key (cmd/badged: API_KEY_CACHE_TTL).
 	KeyCacheTTL time.Duration
@@ -56,26 +57,22 @@ type handler struct {
 	clock   func() time.Time
 	starter IssuanceStarter
 	issuer  *issuer.Service
-	chain   ChainVerifier
+	chain   page.ChainVerifier // the receipt's finality (receipt.go); the page checks anchors with it too
 	metrics *metrics.Metrics
 	limiter *keyLimiter // nil: no rate limit
 	keys    *keyCache   // nil: every request reads its API key
-	// renders bounds concurrent PDF certificate renders (CPU-heavy, ~38 MB allocated each).
-	renders     chan struct{}
+	// page answers the badge page and what is drawn from it (preview image, certificate, share redirect).
+	page        *page.Handler
 	webhooks    WebhookStarter
 	webhookURLs webhook.URLPolicy
 	stats       *stats.Recorder
 }
 
-// maxConcurrentRenders is the capacity of handler.renders.
-const maxConcurrentRenders = 4
-
 // NewHandler returns the whole HTTP API: middleware plus the route table of both versions.
 func NewHandler(d Deps) http.Handler {
 	h := &handler{db: d.DB, blob: d.Blob, log: d.Log, loc: d.Location, baseURL: strings.TrimRight(d.PublicBaseURL, "/"),
 		images: media.NewProcessor(d.MediaLimits), clock: d.Clock, starter: d.Issuances,
-		issuer: d.Issuer, chain: d.Chain, metrics: d.Metrics, renders: make(chan struct{}, maxConcurrentRenders),
-		webhooks: d.Webhooks, webhookURLs: d.WebhookURLs, stats: d.Stats}
+		issuer: d.Issuer, chain: d.Chain, metrics: d.Metrics, webhooks: d.Webhooks, webhookURLs: d.WebhookURLs, stats: d.Stats}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -85,6 +82,8 @@ func NewHandler(d Deps) http.Handler {
 	if h.clock == nil {
 		h.clock = time.Now
 	}
+	h.page = page.New(page.Deps{DB: d.DB, Blob: d.Blob, Log: h.log, Location: h.loc, Clock: h.clock, Issuer: d.Issuer,
+		URLs: h.urls(), Chain: d.Chain, Metrics: d.Metrics, Stats: d.Stats})
 
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, h.logRequests, h.recoverer, securityHeaders)
@@ -103,14 +102,14 @@ func NewHandler(d Deps) http.Handler {
 	r.Get("/credentials/{assertionId}/image", h.handle(h.getCredentialImage))
 	r.Get("/credentials/{assertionId}/receipt", h.handle(h.getReceipt))
 	r.Get("/credentials/{assertionId}/status", h.handle(h.getCredentialStatus))
-	r.Get("/credentials/{assertionId}/certificate.pdf", h.handle(h.getCertificatePDF))
-	r.Get("/credentials/{assertionId}/preview.png", h.handle(h.sharePreview))
-	r.Get("/verify/{assertionId}", h.handle(h.badgePage))
+	r.Get("/credentials/{assertionId}/certificate.pdf", h.handle(h.page.Certificate))
+	r.Get("/credentials/{assertionId}/preview.png", h.handle(h.page.SharePreview))
+	r.Get("/verify/{assertionId}", h.handle(h.page.BadgePage))
 	r.Get("/status-lists/{listId}", h.handle(h.getStatusList))
-	r.Get("/share/{assertionId}/{network}", h.handle(h.shareRedirect))  // share.go: counts a share click, 302
-	r.Post("/share/{assertionId}/{network}", h.handle(h.shareRedirect)) // the same count for a script's beacon, 204
-	h.mountOID4VCI(r)                                                   // OpenID4VCI (oid4vci_meta.go)
-	h.mountExchanges(r)                                                 // VC-API exchanges of the same offers (vcapi_exchange.go)
+	r.Get("/share/{assertionId}/{network}", h.handle(h.page.ShareRedirect))  // page/share_redirect.go: counts a share click, 302
+	r.Post("/share/{assertionId}/{network}", h.handle(h.page.ShareRedirect)) // the same count for a script's beacon, 204
+	h.mountOID4VCI(r)                                                        // OpenID4VCI (oid4vci_meta.go)
+	h.mountExchanges(r)                                                      // VC-API exchanges of the same offers (vcapi_exchange.go)
 
 	// Real time, not h.clock: tests pin the handler clock, which would never refill a bucket.
 	rateClock := d.RateClock
@@ -239,6 +238,15 @@ func quoteShort(s string) string {
 		s = s[:40] + "…"
 	}
 	return `"` + s + `"`
+}
+
+// urls builds the public URLs of the API and the page; a handler without an issuer service (API tests) derives
+// them from the public base URL the same way.
+func (h *handler) urls() *issuer.Service {
+	if h.issuer != nil {
+		return h.issuer
+	}
+	return &issuer.Service{BaseURL: h.baseURL}
 }
 
 // routePattern is the matched chi pattern (never the raw path, which carries ids).

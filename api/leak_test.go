@@ -99,7 +99,7 @@ var publicRoutes = []string{
 	"GET /credentials/{assertionId}/status",          // what the badge page says, as JSON
 	"GET /credentials/{assertionId}/certificate.pdf", // only with the assertion's random certificate token
 	"GET /verify/{assertionId}",
-	// The share buttons' counting redirect (api/share.go): 302 to a target built from the page's own facts, never
+	// The share buttons' counting redirect (page/share_redirect.go): 302 to a target built from the page's own facts, never
 	// from the request; POST is the same count for a script's beacon.
 	"GET /share/{assertionId}/{network}", "POST /share/{assertionId}/{network}",
 	"GET /status-lists/{listId}",
@@ -111,7 +111,7 @@ var publicRoutes = []string{
 	"GET /issuers/{orgId}/.well-known/openid-credential-issuer", "GET /issuers/{orgId}/test/.well-known/openid-credential-issuer",
 	"GET /issuers/{orgId}/.well-known/oauth-authorization-server", "GET /issuers/{orgId}/test/.well-known/oauth-authorization-server",
 	"GET /issuers/{orgId}/jwks", "GET /issuers/{orgId}/jwks/{kid}", "GET /issuers/{orgId}/test/jwks", "GET /issuers/{orgId}/test/jwks/{kid}",
-	"GET /credentials/{assertionId}/preview.png", // the page's social preview: what the page shows (page_preview.go)
+	"GET /credentials/{assertionId}/preview.png", // the page's social preview: what the page shows (page/preview.go)
 	// The offer's landing page (mail and KakaoTalk link it) and its VC-API exchange: both need the offer's random id.
 	"GET /oid4vci/offers/{offerId}/open", "POST /exchanges/{offerId}", "GET /exchanges/{offerId}/protocols",
 	"GET /oid4vci/offers/{offerId}", "POST /oid4vci/token", "POST /oid4vci/nonce", "POST /oid4vci/credential", "POST /oid4vci/notification",

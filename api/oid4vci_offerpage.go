@@ -10,6 +10,7 @@ import (
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/oid4vci"
+	"github.com/badged/badged/page"
 )
 
 // The landing page of a wallet offer, GET /oid4vci/offers/{offerId}/open: what the recipient's mail and KakaoTalk
@@ -42,7 +43,7 @@ a.button{display:inline-block;padding:.75rem 1.25rem;background:#1a56db;color:#f
 `))
 
 var offerPageText = map[string]map[string]string{
-	langEN: {
+	page.LangEN: {
 		"title":   "Add your badge to a wallet",
 		"intro":   "Your badge can live in a wallet app you control (one that supports OpenID4VCI). The wallet receives a copy bound to its own key.",
 		"open":    "Open in my wallet",
@@ -52,7 +53,7 @@ var offerPageText = map[string]map[string]string{
 		"ended":   "This offer can no longer be used.",
 		"lcw":     "Using the Learner Credential Wallet? Open the badge in it",
 	},
-	langKO: {
+	page.LangKO: {
 		"title":   "지갑에 배지 담기",
 		"intro":   "배지를 직접 관리하는 지갑 앱(OpenID4VCI 지원)에 담을 수 있습니다. 지갑은 자신의 키에 연결된 사본을 받습니다.",
 		"open":    "지갑 앱에서 열기",
@@ -66,7 +67,7 @@ var offerPageText = map[string]map[string]string{
 
 // offerPage serves the landing page: 404 for an unknown offer, 410 (the page saying why) for an ended one.
 func (h *handler) offerPage(w http.ResponseWriter, r *http.Request) {
-	lang := pickLang(r)
+	lang := page.PickLang(r)
 	id, err := parseUUID(chi.URLParam(r, "offerId"))
 	if err != nil {
 		http.NotFound(w, r)
@@ -112,7 +113,7 @@ func (h *handler) offerPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", pageCSP("")) // its images are data: and its own
+	w.Header().Set("Content-Security-Policy", page.CSP("")) // its images are data: and its own
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	w.Header().Set("X-Robots-Tag", "noindex")

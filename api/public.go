@@ -2,26 +2,18 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/apikey"
-	"github.com/badged/badged/internal/blob"
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/stats"
+	"github.com/badged/badged/internal/web"
 	"github.com/badged/badged/internal/webhook"
 )
-
-// issuedStates are the states in which an assertion's credential exists and is served. A REISSUED credential is
-// still served: its status bit is set, so verifiers see it was withdrawn, and its page says it was replaced.
-var issuedStates = []string{"ISSUED", "RECEIVED", "EXPIRED", "REVOKED", "REISSUED"}
 
 // publicAssertion loads an assertion for the public routes: only one whose credential was issued exists there.
 func (h *handler) publicAssertion(r *http.Request) (db.GetPublicAssertionRow, error) {
@@ -30,15 +22,11 @@ func (h *handler) publicAssertion(r *http.Request) (db.GetPublicAssertionRow, er
 		return db.GetPublicAssertionRow{}, newError(codeNotFound, "no such credential")
 	}
 	a, err := h.db.GetPublicAssertion(r.Context(), id)
-	if db.IsNotFound(err) || (err == nil && (a.Assertion.CredentialKey == nil || !slices.Contains(issuedStates, a.Assertion.State))) {
+	if db.IsNotFound(err) || (err == nil && !web.Issued(a.Assertion)) {
 		return db.GetPublicAssertionRow{}, newError(codeNotFound, "no issued credential with id %s", id)
 	}
 	return a, err
 }
-
-// negotiatedVary is the Vary of a URL that answers JSON or the HTML page by Accept, the page in the language
-// Accept-Language picks.
-const negotiatedVary = "Accept, Accept-Language"
 
 // negotiated sets the caching headers of every answer of /credentials/{id}, errors included, before the handler
 // picks a representation: Vary names what the choice depends on, so that a shared cache never hands the page to a
@@ -46,7 +34,7 @@ const negotiatedVary = "Accept, Accept-Language"
 // credential's status (and the JSON's Link names a replacement once there is one).
 func negotiated(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Vary", negotiatedVary)
+		w.Header().Set("Vary", web.NegotiatedVary)
 		w.Header().Set("Cache-Control", "no-cache")
 		next.ServeHTTP(w, r)
 	})
@@ -56,7 +44,7 @@ func negotiated(next http.Handler) http.Handler {
 // verification page instead, so the same link serves people and verifiers (negotiated sets the caching headers).
 func (h *handler) getCredential(w http.ResponseWriter, r *http.Request) error {
 	if wantsHTML(r) {
-		return h.badgePage(w, r)
+		return h.page.BadgePage(w, r)
 	}
 	a, err := h.publicAssertion(r)
 	if err != nil {
@@ -66,10 +54,10 @@ func (h *handler) getCredential(w http.ResponseWriter, r *http.Request) error {
 		// RFC 5829: verifiers (badged credential verify) learn from the credential's own URL what replaced it.
 		w.Header().Set("Link", "<"+h.baseURL+"/credentials/"+a.Assertion.ReplacedBy.String()+`>; rel="successor-version"`)
 	}
-	if err := h.serveBlob(w, r, *a.Assertion.CredentialKey, "application/vc+ld+json", ""); err != nil {
+	if err := web.ServeBlob(w, r, h.blob, h.log, *a.Assertion.CredentialKey, "application/vc+ld+json", ""); err != nil {
 		return err
 	}
-	h.countEvent(r, a.Assertion, stats.VerifyAPI) // a verifier fetched the signed credential
+	h.stats.RecordServed(r, a.Assertion, stats.VerifyAPI) // a verifier fetched the signed credential
 	return nil
 }
 
@@ -82,7 +70,7 @@ func (h *handler) getCredentialImage(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	return h.serveBlob(w, r, *a.Assertion.BakedKey, *a.Assertion.BakedContentType, "")
+	return web.ServeBlob(w, r, h.blob, h.log, *a.Assertion.BakedKey, *a.Assertion.BakedContentType, "")
 }
 
 // getIssuer answers the live issuer's controller document (the Multikey its proofs name).
@@ -137,29 +125,6 @@ func (h *handler) writePublicJSON(w http.ResponseWriter, contentType string, v a
 	if err := json.NewEncoder(w).Encode(v); err != nil {
 		h.log.Warn("write response", "err", err)
 	}
-}
-
-// serveBlob streams a stored artifact. disposition, when set, names a download.
-func (h *handler) serveBlob(w http.ResponseWriter, r *http.Request, key, contentType, disposition string) error {
-	rc, info, err := h.blob.Get(r.Context(), key)
-	if errors.Is(err, blob.ErrNotFound) {
-		err = newError(codeNotFound, "the artifact is not stored")
-	}
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	w.Header().Set("Content-Type", contentType)
-	w.Header().Set("Content-Length", strconv.FormatInt(info.Size, 10))
-	w.Header().Set("Access-Control-Allow-Origin", "*")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
-	if disposition != "" {
-		w.Header().Set("Content-Disposition", disposition)
-	}
-	if _, err := io.Copy(w, rc); err != nil {
-		h.log.WarnContext(r.Context(), "serve artifact", "key", key, "err", err)
-	}
-	return nil
 }
 
 func wantsHTML(r *http.Request) bool {

@@ -1,4 +1,4 @@
-package api
+package page
 
 import (
 	"fmt"
@@ -12,17 +12,17 @@ import (
 // The badge page speaks English and Korean. Every string it shows is in pageMessages, one table per language, so a
 // translator edits one place and TestPageMessages_SameKeys keeps the tables in step with the templates.
 const (
-	langEN = "en"
-	langKO = "ko"
+	LangEN = "en"
+	LangKO = "ko"
 )
 
 // pageLangs are the page's languages in the order the language switch lists them; the first is the default.
-var pageLangs = []string{langEN, langKO}
+var pageLangs = []string{LangEN, LangKO}
 
-// pickLang chooses the page language: ?lang= when it names a supported language, else the Accept-Language entry
+// PickLang chooses the page language: ?lang= when it names a supported language, else the Accept-Language entry
 // of highest weight that is one, else English (the default for a page shared with anyone).
-func pickLang(r *http.Request) string {
-	if q := strings.ToLower(r.URL.Query().Get("lang")); q == langEN || q == langKO {
+func PickLang(r *http.Request) string {
+	if q := strings.ToLower(r.URL.Query().Get("lang")); q == LangEN || q == LangKO {
 		return q
 	}
 	type pref struct {
@@ -44,7 +44,7 @@ func pickLang(r *http.Request) string {
 			}
 			q = f
 		}
-		if (primary == langEN || primary == langKO) && q > 0 {
+		if (primary == LangEN || primary == LangKO) && q > 0 {
 			prefs = append(prefs, pref{primary, q})
 		}
 	}
@@ -52,7 +52,7 @@ func pickLang(r *http.Request) string {
 	if len(prefs) > 0 {
 		return prefs[0].lang
 	}
-	return langEN
+	return LangEN
 }
 
 // msg returns the message key of lang formatted with args. A key missing from the table shows as itself, which
@@ -73,7 +73,7 @@ func msg(lang, key string, args ...any) string {
 func formatDate(lang string, t time.Time, loc *time.Location) string {
 	t = t.In(loc)
 	zone, _ := t.Zone()
-	if lang == langKO {
+	if lang == LangKO {
 		return fmt.Sprintf("%d년 %d월 %d일 (%s)", t.Year(), int(t.Month()), t.Day(), zone)
 	}
 	return t.Format("January 2, 2006") + " (" + zone + ")"
@@ -84,7 +84,7 @@ func formatDate(lang string, t time.Time, loc *time.Location) string {
 func formatDateTime(lang string, t time.Time, loc *time.Location) string {
 	t = t.In(loc)
 	zone, _ := t.Zone()
-	if lang == langKO {
+	if lang == LangKO {
 		return fmt.Sprintf("%d년 %d월 %d일 %02d:%02d (%s)", t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute(), zone)
 	}
 	return t.Format("January 2, 2006 at 15:04") + " (" + zone + ")"
@@ -95,7 +95,7 @@ type dateTime time.Time
 
 // pageMessages are the page's strings. Keys group by where they show: verdict.*, field.*, check.*, criteria.*.
 var pageMessages = map[string]map[string]string{
-	langEN: {
+	LangEN: {
 		"lang.name":                         "English",
 		"page.title":                        "%s: %s",
 		"page.skip":                         "Skip to the badge",
@@ -208,7 +208,7 @@ var pageMessages = map[string]map[string]string{
 		"notfound.heading":                  "We could not find this badge",
 		"notfound.detail":                   "No issued badge has this address. Check that the link is complete; if it came from a recipient, ask them for it again.",
 	},
-	langKO: {
+	LangKO: {
 		"lang.name":                         "한국어",
 		"page.title":                        "%s: %s",
 		"page.skip":                         "배지 내용으로 건너뛰기",

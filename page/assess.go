@@ -1,4 +1,4 @@
-package api
+package page
 
 import (
 	"context"
@@ -48,7 +48,7 @@ func (as assessment) failed(name string) bool {
 // assess checks the signature, the anchor, the status and the expiry of an issued assertion, as a verifier
 // would. The expiry is the signed validUntil; the row's expiry stands in only when the signature did not verify
 // (the verdict then says so anyway).
-func (h *handler) assess(ctx context.Context, a db.Assertion) assessment {
+func (h *Handler) assess(ctx context.Context, a db.Assertion) assessment {
 	cred, sig, signed := h.checkSignature(ctx, a)
 	expiresAt := a.ExpiredAt
 	if signed != nil {
@@ -69,7 +69,7 @@ func (h *handler) assess(ctx context.Context, a db.Assertion) assessment {
 
 // checkSignature reads the stored credential and verifies its proof with the issuer's key; when it verifies, it
 // also reads the facts the credential signs.
-func (h *handler) checkSignature(ctx context.Context, a db.Assertion) ([]byte, check, *credential.Facts) {
+func (h *Handler) checkSignature(ctx context.Context, a db.Assertion) ([]byte, check, *credential.Facts) {
 	c := check{Name: "check.signature"}
 	rc, _, err := h.blob.Get(ctx, *a.CredentialKey)
 	if err != nil {
@@ -105,7 +105,7 @@ func (h *handler) checkSignature(ctx context.Context, a db.Assertion) ([]byte, c
 	return cred, c, &facts
 }
 
-func (h *handler) checkAnchor(ctx context.Context, a db.Assertion, cred []byte) check {
+func (h *Handler) checkAnchor(ctx context.Context, a db.Assertion, cred []byte) check {
 	c := check{Name: "check.anchor"}
 	switch {
 	case a.AnchorTxHash == nil:
@@ -137,7 +137,7 @@ func (h *handler) checkAnchor(ctx context.Context, a db.Assertion, cred []byte) 
 	return c
 }
 
-func (h *handler) checkStatus(ctx context.Context, a db.Assertion) check {
+func (h *Handler) checkStatus(ctx context.Context, a db.Assertion) check {
 	c := check{Name: "check.status"}
 	revoked := a.State == "REVOKED" || a.State == "REISSUED" // a reissue sets the original's status bit
 	if a.StatusListID != nil && a.StatusListIndex != nil {

@@ -1,4 +1,4 @@
-package api
+package page
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -21,53 +20,31 @@ import (
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/notify"
 	"github.com/badged/badged/internal/stats"
+	"github.com/badged/badged/internal/web"
 )
 
-// getAssertionPDF answers the certificate PDF of an issued assertion (?lang=en|ko, as the recipient's link). It is
-// rendered on the first download of each state and language and kept (PutIfAbsent), so issuances do not pay for
-// certificates nobody downloads: rendering is the most expensive part of a recipient's artifacts (~50 ms of CPU,
-// mostly embedding the Hangul font).
-func (h *handler) getAssertionPDF(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "assertionId")
-	if err != nil {
-		return err
-	}
-	sc, err := scopeOf(r.Context())
-	if err != nil {
-		return err
-	}
-	a, err := h.findAssertion(r.Context(), sc, id.UUID)
-	if err == nil && (a.Assertion.CredentialKey == nil || !slices.Contains(issuedStates, a.Assertion.State)) {
-		err = newError(codeAssertionMissing, "assertion %s has no certificate: it is %s", id, a.Assertion.State)
-	}
-	if err != nil {
-		return err
-	}
-	return h.serveCertificate(w, r, id.UUID)
-}
-
-// getCertificatePDF is the recipient's certificate without an API key: GET /credentials/{id}/certificate.pdf?token=.
+// Certificate is the recipient's certificate without an API key: GET /credentials/{id}/certificate.pdf?token=.
 // The token reaches only the recipient (their mail) and the integrator (the API), never the public page. A missing
 // or wrong token answers exactly as an unknown id does (404), so the link confirms nothing to a guesser.
-func (h *handler) getCertificatePDF(w http.ResponseWriter, r *http.Request) error {
-	notFound := newError(codeNotFound, "no such certificate")
+func (h *Handler) Certificate(w http.ResponseWriter, r *http.Request) error {
+	notFound := web.NotFound("no such certificate")
 	row, found, err := h.loadPage(r)
 	if err != nil {
 		return err
 	}
-	token, terr := parseUUID(r.URL.Query().Get("token"))
+	token, terr := web.ParseUUID(r.URL.Query().Get("token"))
 	want := row.Assertion.CertificateToken
 	if !found || terr != nil || subtle.ConstantTimeCompare(token[:], want[:]) != 1 {
 		return notFound
 	}
-	return h.serveCertificate(w, r, row.Assertion.ID)
+	return h.ServeCertificate(w, r, row.Assertion.ID)
 }
 
-// serveCertificate answers the certificate of an issued assertion as it stands now, in the language of
+// ServeCertificate answers the certificate of an issued assertion as it stands now, in the language of
 // certificateLang. What it shows is decided on every request, as the page decides it (the same assessment,
 // verdict and facts), and the rendered file is kept under a key derived from all of it: a revocation, an expiry
 // or another language is another key, so a kept certificate can never show a state the badge has left.
-func (h *handler) serveCertificate(w http.ResponseWriter, r *http.Request, id uuid.UUID) error {
+func (h *Handler) ServeCertificate(w http.ResponseWriter, r *http.Request, id uuid.UUID) error {
 	row, err := h.db.GetBadgePage(r.Context(), id)
 	if err != nil {
 		return err
@@ -85,17 +62,17 @@ func (h *handler) serveCertificate(w http.ResponseWriter, r *http.Request, id uu
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-cache") // the badge's state can change at any time: a cache must ask again
-	if err := h.serveBlob(w, r, key, "application/pdf", `attachment; filename="`+row.Assertion.SerialNumber+`.pdf"`); err != nil {
+	if err := web.ServeBlob(w, r, h.blob, h.log, key, "application/pdf", `attachment; filename="`+row.Assertion.SerialNumber+`.pdf"`); err != nil {
 		return err
 	}
-	h.countEvent(r, row.Assertion, stats.PDF)
+	h.stats.RecordServed(r, row.Assertion, stats.PDF)
 	return nil
 }
 
 // certificateLang is the certificate's language: ?lang=en|ko, else the language the recipient's mail was written
 // in (notify.LocaleFor over the same names), so the link in a Korean mail opens a Korean certificate.
 func certificateLang(r *http.Request, row db.GetBadgePageRow) string {
-	if q := strings.ToLower(r.URL.Query().Get("lang")); q == langEN || q == langKO {
+	if q := strings.ToLower(r.URL.Query().Get("lang")); q == LangEN || q == LangKO {
 		return q
 	}
 	return notify.LocaleFor(row.Assertion.RecipientName, row.OrgName, row.BadgeName)
@@ -114,11 +91,11 @@ var certificateStatus = map[string]certificate.StatusKind{"valid": certificate.S
 
 // certificateInput is what the certificate of row shows in lang (without the image bytes): the page's facts and
 // verdict, so the two never disagree.
-func (h *handler) certificateInput(row db.GetBadgePageRow, as assessment, lang string) (certificate.Input, certificateImages) {
+func (h *Handler) certificateInput(row db.GetBadgePageRow, as assessment, lang string) (certificate.Input, certificateImages) {
 	a := row.Assertion
 	f := shownFactsOf(row, as.signed)
 	in := certificate.Input{BadgeName: f.Badge, RecipientName: f.Recipient, IssuerName: f.Issuer,
-		IssuedOn: formatDate(lang, f.IssuedAt, h.loc), SerialNumber: a.SerialNumber, VerifyURL: h.urls().VerifyURL(a.ID),
+		IssuedOn: formatDate(lang, f.IssuedAt, h.loc), SerialNumber: a.SerialNumber, VerifyURL: h.urls.VerifyURL(a.ID),
 		Lang: certificate.Lang(lang), Provenance: certificate.ProvenanceRecords}
 	if f.ExpiresAt != nil {
 		in.ExpiresOn = formatDateTime(lang, *f.ExpiresAt, h.loc)
@@ -129,7 +106,7 @@ func (h *handler) certificateInput(row db.GetBadgePageRow, as assessment, lang s
 	case f.Signed:
 		in.Provenance = certificate.ProvenanceSignedNoName
 	}
-	var crit []criterion
+	var crit []db.Criterion
 	_ = json.Unmarshal(row.BadgeCriteria, &crit) // written by the badge handlers from the same type
 	for _, c := range crit {
 		in.Criteria = append(in.Criteria, c.Value)
@@ -169,7 +146,7 @@ func certificateKey(id uuid.UUID, in certificate.Input, images certificateImages
 }
 
 // renderCertificate renders the certificate in with its images and stores it at key.
-func (h *handler) renderCertificate(ctx context.Context, key string, in certificate.Input, images certificateImages) error {
+func (h *Handler) renderCertificate(ctx context.Context, key string, in certificate.Input, images certificateImages) error {
 	var err error
 	if in.BadgeImage, err = h.mediaBytes(ctx, images.Badge, "medium"); err != nil {
 		return fmt.Errorf("badge image: %w", err)
@@ -196,12 +173,12 @@ func (h *handler) renderCertificate(ctx context.Context, key string, in certific
 }
 
 // mediaBytes reads one stored variant of an uploaded image.
-func (h *handler) mediaBytes(ctx context.Context, id uuid.UUID, variant string) ([]byte, error) {
+func (h *Handler) mediaBytes(ctx context.Context, id uuid.UUID, variant string) ([]byte, error) {
 	m, err := h.db.GetMediaFileAnyOrg(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	rc, _, err := h.blob.Get(ctx, mediaKey(id, variant, m.Ext))
+	rc, _, err := h.blob.Get(ctx, issuer.MediaKey(id.String(), variant, m.Ext))
 	if err != nil {
 		return nil, err
 	}

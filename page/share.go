@@ -1,4 +1,4 @@
-package api
+package page
 
 import (
 	"html"
@@ -54,15 +54,15 @@ func shareTarget(n shareNetwork, c shareContent) string {
 }
 
 // shareLink is the ONE place the badge page builds a share link: every share button and LinkedIn's
-// add-to-profile go through the counting redirect /share/{id}/{network}?lang= (share.go), which counts the click
+// add-to-profile go through the counting redirect /share/{id}/{network}?lang= (share_redirect.go), which counts the click
 // and answers 302 to shareTarget of the same content in the same language. The copy field is the exception: it holds
 // the page's own address, because that is what people paste, and a pasted link should not depend on the counter.
-func (h *handler) shareLink(id uuid.UUID, n shareNetwork, c shareContent, lang string) string {
+func (h *Handler) shareLink(id uuid.UUID, n shareNetwork, c shareContent, lang string) string {
 	target := shareTarget(n, c)
 	if target == "" || n == shareCopy {
 		return target
 	}
-	return ShareURL(h.urls().BaseURL, id.String(), string(n)) + "?lang=" + lang
+	return ShareURL(h.urls.BaseURL, id.String(), string(n)) + "?lang=" + lang
 }
 
 func mailtoEscape(s string) string { return strings.ReplaceAll(url.QueryEscape(s), "+", "%20") }
@@ -82,8 +82,8 @@ func shareStatusWord(kind, lang string) string {
 }
 
 // shareContentOf is what a share of the page v says: the verdict decides the sentence.
-func (h *handler) shareContentOf(id uuid.UUID, v pageView, f shownFacts, linkedInAdd string) shareContent {
-	c := shareContent{PageURL: h.urls().VerifyURL(id), LinkedInAdd: linkedInAdd}
+func (h *Handler) shareContentOf(id uuid.UUID, v pageView, f shownFacts, linkedInAdd string) shareContent {
+	c := shareContent{PageURL: h.urls.VerifyURL(id), LinkedInAdd: linkedInAdd}
 	subject := msg(v.Lang, "share.subject", f.Badge, f.Recipient)
 	if word := shareStatusWord(v.Verdict.Kind, v.Lang); word != "" {
 		c.Text = msg(v.Lang, "share.textState", word, f.Badge, f.Recipient, f.Issuer, v.Verdict.Title)
@@ -96,7 +96,7 @@ func (h *handler) shareContentOf(id uuid.UUID, v pageView, f shownFacts, linkedI
 }
 
 // addSharing fills the page's share buttons, copy link and embed snippet.
-func (h *handler) addSharing(v *pageView, id uuid.UUID, f shownFacts, linkedInAdd string) {
+func (h *Handler) addSharing(v *pageView, id uuid.UUID, f shownFacts, linkedInAdd string) {
 	c := h.shareContentOf(id, *v, f, linkedInAdd)
 	v.share = c
 	v.LinkedIn = h.shareLink(id, shareLinkedInAdd, c, v.Lang)

@@ -1,4 +1,4 @@
-package api
+package page
 
 import (
 	"context"
@@ -16,12 +16,13 @@ import (
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/blob"
 	"github.com/badged/badged/internal/sharecard"
+	"github.com/badged/badged/internal/web"
 )
 
 // previewURL is the stable URL of an assertion's social preview image in lang: the page's og:image and
 // twitter:image, and the embed snippet's image.
-func (h *handler) previewURL(id uuid.UUID, lang string) string {
-	return h.urls().BaseURL + "/credentials/" + id.String() + "/preview.png?lang=" + lang
+func (h *Handler) previewURL(id uuid.UUID, lang string) string {
+	return h.urls.BaseURL + "/credentials/" + id.String() + "/preview.png?lang=" + lang
 }
 
 // previewKinds maps the page's verdict onto the card's state; a verdict the card has no state for is drawn as
@@ -29,19 +30,19 @@ func (h *handler) previewURL(id uuid.UUID, lang string) string {
 var previewKinds = map[string]sharecard.Kind{"valid": sharecard.KindValid, "revoked": sharecard.KindRevoked,
 	"expired": sharecard.KindExpired, "replaced": sharecard.KindReplaced, "invalid": sharecard.KindUnverified, "test": sharecard.KindTest}
 
-// sharePreview answers GET /credentials/{id}/preview.png(?lang=en|ko): the 1200×630 social preview of an issued
+// SharePreview answers GET /credentials/{id}/preview.png(?lang=en|ko): the 1200×630 social preview of an issued
 // assertion as it stands now. Like the certificate, what it shows is decided on each request as the page decides it
 // (the same assessment and verdict), and the PNG is rendered once per distinct content and kept in the blob store
 // under a key derived from all of it, the state included: a revocation or an expiry is a new key, so a kept image
 // can never show a state the badge has left, and nothing needs invalidating. The ETag is that digest, so a link
 // preview crawler that asks again gets 304 until the state changes. An unknown id is 404.
-func (h *handler) sharePreview(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) SharePreview(w http.ResponseWriter, r *http.Request) error {
 	row, found, err := h.loadPage(r)
 	if err != nil {
 		return err
 	}
 	if !found {
-		return newError(codeNotFound, "no such badge")
+		return web.NotFound("no such badge")
 	}
 	in, badgeImage := h.previewInput(row, h.assess(r.Context(), row.Assertion), certificateLang(r, row))
 	key, digest, err := previewKey(row.Assertion.ID, in, badgeImage)
@@ -62,11 +63,11 @@ func (h *handler) sharePreview(w http.ResponseWriter, r *http.Request) error {
 	} else if err != nil {
 		return err
 	}
-	return h.serveBlob(w, r, key, "image/png", "")
+	return web.ServeBlob(w, r, h.blob, h.log, key, "image/png", "")
 }
 
 // previewInput is what the card of row shows in lang: the page's facts and verdict, so the two never disagree.
-func (h *handler) previewInput(row db.GetBadgePageRow, as assessment, lang string) (sharecard.Input, uuid.UUID) {
+func (h *Handler) previewInput(row db.GetBadgePageRow, as assessment, lang string) (sharecard.Input, uuid.UUID) {
 	displayNames(&row)
 	f := shownFactsOf(row, as.signed)
 	v := h.pageVerdict(row, as, f, lang)
@@ -75,7 +76,7 @@ func (h *handler) previewInput(row db.GetBadgePageRow, as assessment, lang strin
 		kind = sharecard.KindUnverified
 	}
 	in := sharecard.Input{BadgeName: f.Badge, Recipient: f.Recipient, AwardedLabel: msg(lang, "card.awarded"), Issuer: f.Issuer,
-		Kind: kind, StatusWord: shareStatusWord(v.Kind, lang), Footer: msg(lang, "card.footer", hostOf(h.urls().BaseURL))}
+		Kind: kind, StatusWord: shareStatusWord(v.Kind, lang), Footer: msg(lang, "card.footer", hostOf(h.urls.BaseURL))}
 	if kind != sharecard.KindValid {
 		in.StatusText = v.Title
 	}
@@ -108,7 +109,7 @@ func previewKey(id uuid.UUID, in sharecard.Input, badgeImage uuid.UUID) (key, di
 // renderPreview renders the card with its badge image and keeps it at key. Renders share the certificate's
 // bound on concurrent renders; two requests racing on one key both render and the first write wins (PutIfAbsent),
 // which is harmless (the content is the same).
-func (h *handler) renderPreview(ctx context.Context, key string, in sharecard.Input, badgeImage uuid.UUID) error {
+func (h *Handler) renderPreview(ctx context.Context, key string, in sharecard.Input, badgeImage uuid.UUID) error {
 	img, err := h.mediaBytes(ctx, badgeImage, "medium")
 	if err != nil { // a missing image draws the placeholder; the card still says who earned what
 		h.log.WarnContext(ctx, "preview badge image", "media", badgeImage, "err", err)

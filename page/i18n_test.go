@@ -1,4 +1,4 @@
-package api
+package page
 
 import (
 	"net/http/httptest"
@@ -19,17 +19,17 @@ func TestPageMessages_SameKeys(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	require.Equal(t, keysOf(pageMessages[langEN]), keysOf(pageMessages[langKO]))
-	files, err := pageFS.ReadDir("templates/page")
+	require.Equal(t, keysOf(pageMessages[LangEN]), keysOf(pageMessages[LangKO]))
+	files, err := pageFS.ReadDir("templates")
 	require.NoError(t, err)
 	used := regexp.MustCompile(`\.T "([^"]+)"`)
 	n := 0
 	for _, f := range files {
-		src, err := pageFS.ReadFile("templates/page/" + f.Name())
+		src, err := pageFS.ReadFile("templates/" + f.Name())
 		require.NoError(t, err)
 		for _, m := range used.FindAllStringSubmatch(string(src), -1) {
 			n++
-			require.Contains(t, pageMessages[langEN], m[1], "%s asks for a missing message", f.Name())
+			require.Contains(t, pageMessages[LangEN], m[1], "%s asks for a missing message", f.Name())
 		}
 	}
 	require.Greater(t, n, 10)
@@ -50,6 +50,6 @@ func TestPickLang(t *testing.T) {
 	} {
 		r := httptest.NewRequest("GET", "/verify/x?"+c.query, nil)
 		r.Header.Set("Accept-Language", c.header)
-		require.Equal(t, c.want, pickLang(r), "%q %q", c.query, c.header)
+		require.Equal(t, c.want, PickLang(r), "%q %q", c.query, c.header)
 	}
 }

@@ -1,4 +1,4 @@
-package api
+package page
 
 import (
 	"encoding/json"
@@ -81,7 +81,7 @@ func evidenceItems(ev []credential.Evidence) []pageEvidence {
 // factRows are the page's details list in two groups: what the credential signs and what only the issuer's
 // records say (the program, the serial number, a revocation's date and reason, and whatever the credential does
 // not state or could not be verified for).
-func (h *handler) factRows(row db.GetBadgePageRow, f shownFacts, lang string) (signed, records []pageField) {
+func (h *Handler) factRows(row db.GetBadgePageRow, f shownFacts, lang string) (signed, records []pageField) {
 	a := row.Assertion
 	add := func(isSigned bool, key, value string) {
 		if isSigned {

@@ -1,4 +1,4 @@
-package api
+package page
 
 import (
 	"encoding/json"
@@ -51,10 +51,10 @@ type pageView struct {
 	IssuerName, IssuerURL     string
 	IssuerLogo, IssuerLogoAlt string
 	LinkedIn                  string       // empty: not offered (the badge is not valid)
-	Shares                    []pageShare  // the share buttons (page_share.go)
+	Shares                    []pageShare  // the share buttons (share.go)
 	CopyURL                   string       // the link offered for copying
 	Embed                     string       // the embed snippet's HTML, shown as text to copy
-	share                     shareContent // what a share says; the counting redirect (share.go) answers with it
+	share                     shareContent // what a share says; the counting redirect (share_redirect.go) answers with it
 	Downloads                 []pageLink
 	Languages                 []pageLink
 	Checks                    []pageCheck
@@ -73,7 +73,7 @@ func (v pageView) T(key string, args ...any) string { return msg(v.Lang, key, ar
 
 // buildPage turns an assertion and its assessment into the page's view in lang. The names and dates it shows are
 // the verified credential's where it states them (shownFacts), and the details list says which are.
-func (h *handler) buildPage(row db.GetBadgePageRow, as assessment, lang string) pageView {
+func (h *Handler) buildPage(row db.GetBadgePageRow, as assessment, lang string) pageView {
 	displayNames(&row)
 	a := row.Assertion
 	issuerName := row.OrgName
@@ -84,7 +84,7 @@ func (h *handler) buildPage(row db.GetBadgePageRow, as assessment, lang string) 
 	v := pageView{Lang: lang, BadgeName: f.Badge, BadgeText: row.BadgeDescription,
 		BadgeImage: "/media/" + row.BadgeImageID.String() + "/medium", BadgeAlt: msg(lang, "page.badgeImage", f.Badge),
 		AwardedTo: msg(lang, "page.awardedTo", f.Recipient), IssuerName: issuerName,
-		CredentialURL: h.urls().CredentialID(a.ID), Footer: msg(lang, "page.footer")}
+		CredentialURL: h.urls.CredentialID(a.ID), Footer: msg(lang, "page.footer")}
 	if !f.RecipientSigned {
 		v.AwardedTo = msg(lang, "page.awardedToRecords", f.Recipient)
 	}
@@ -110,12 +110,12 @@ func (h *handler) buildPage(row db.GetBadgePageRow, as assessment, lang string) 
 	v.SignedFields, v.RecordFields = h.factRows(row, f, lang)
 	v.Evidence, v.EvidenceSigned = evidenceItems(f.Evidence), f.EvidenceSigned
 
-	var crit []criterion
+	var crit []db.Criterion
 	_ = json.Unmarshal(row.BadgeCriteria, &crit) // written by the badge handlers from the same type
 	for _, c := range crit {
 		v.Criteria = append(v.Criteria, pageField{msg(lang, "criteria."+c.Category), c.Value})
 	}
-	var skills []skill
+	var skills []db.Skill
 	_ = json.Unmarshal(row.BadgeSkills, &skills)
 	for _, s := range skills {
 		if name := safetext.Display(cmpOr(s.SkillName, s.ServiceSkillID)); name != "" {
@@ -131,14 +131,14 @@ func (h *handler) buildPage(row db.GetBadgePageRow, as assessment, lang string) 
 	v.Downloads = h.pageDownloads(a, lang)
 	linkedInAdd := ""
 	if v.Verdict.Kind == "valid" {
-		linkedInAdd = linkedInURL(f, a.SerialNumber, h.urls().VerifyURL(a.ID), h.loc)
+		linkedInAdd = linkedInURL(f, a.SerialNumber, h.urls.VerifyURL(a.ID), h.loc)
 	}
 	h.addSharing(&v, a.ID, f, linkedInAdd)
 	v.Description = v.Verdict.Title + ". " + truncateRunes(row.BadgeDescription, 200)
-	// The preview image is the social card of the badge in its present state (page_preview.go), in the page's language.
-	v.Meta = pageMeta{Title: v.Title, Description: v.Description, URL: h.urls().VerifyURL(a.ID),
+	// The preview image is the social card of the badge in its present state (preview.go), in the page's language.
+	v.Meta = pageMeta{Title: v.Title, Description: v.Description, URL: h.urls.VerifyURL(a.ID),
 		Image: h.previewURL(a.ID, lang), ImageAlt: msg(lang, "embed.alt", f.Badge, f.Recipient, f.Issuer),
-		Locale: map[string]string{langEN: "en_US", langKO: "ko_KR"}[lang]}
+		Locale: map[string]string{LangEN: "en_US", LangKO: "ko_KR"}[lang]}
 	v.Languages = languageLinks(lang)
 	return v
 }
@@ -160,7 +160,7 @@ func displayNames(row *db.GetBadgePageRow) {
 // pageVerdict decides the page's first sentence (and the certificate's stamp). A replacement or a revocation
 // says what the issuer did; a failed check means the page cannot vouch for the badge; an expiry only dates it.
 // A valid badge's sentence names the recipient as signed only when the credential signs the name.
-func (h *handler) pageVerdict(row db.GetBadgePageRow, as assessment, f shownFacts, lang string) verdict {
+func (h *Handler) pageVerdict(row db.GetBadgePageRow, as assessment, f shownFacts, lang string) verdict {
 	a := row.Assertion
 	switch {
 	case a.Mode == apikey.ModeTest:
@@ -169,7 +169,7 @@ func (h *handler) pageVerdict(row db.GetBadgePageRow, as assessment, f shownFact
 	case a.State == "REISSUED":
 		v := verdict{Kind: "replaced", Title: msg(lang, "verdict.replaced"), Detail: msg(lang, "verdict.replacedDetail")}
 		if a.ReplacedBy != nil {
-			v.Detail, v.Link, v.LinkText = msg(lang, "verdict.replacedBy"), h.urls().VerifyURL(*a.ReplacedBy), msg(lang, "verdict.replacementLink")
+			v.Detail, v.Link, v.LinkText = msg(lang, "verdict.replacedBy"), h.urls.VerifyURL(*a.ReplacedBy), msg(lang, "verdict.replacementLink")
 		}
 		return v
 	case a.State == "REVOKED" || as.failed("check.status") && a.RevokedAt != nil:
@@ -198,8 +198,8 @@ func (h *handler) pageVerdict(row db.GetBadgePageRow, as assessment, f shownFact
 // pageDownloads are the artifacts of an assertion the page links: what exists of baked image, JSON and receipt.
 // Not the PDF certificate: its link carries the recipient's token, and the page is public (a shared URL would
 // hand the certificate to anyone); the recipient has the link in the mail, the integrator the API route.
-func (h *handler) pageDownloads(a db.Assertion, lang string) []pageLink {
-	u := h.urls()
+func (h *Handler) pageDownloads(a db.Assertion, lang string) []pageLink {
+	u := h.urls
 	var out []pageLink
 	if a.BakedKey != nil && a.BakedContentType != nil {
 		kind := strings.ToUpper(strings.TrimPrefix(strings.TrimSuffix(*a.BakedContentType, "+xml"), "image/"))

@@ -1,22 +1,11 @@
-package api
+package page
 
 import (
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/badged/badged/internal/issuer"
 )
-
-// urls builds the public URLs of the page; a handler without an issuer service (API tests) derives them from the
-// public base URL the same way.
-func (h *handler) urls() *issuer.Service {
-	if h.issuer != nil {
-		return h.issuer
-	}
-	return &issuer.Service{BaseURL: h.baseURL}
-}
 
 // linkedInURL is LinkedIn's "add a certification to your profile" link for the badge. Parameters are added in a
 // fixed order, each value query-escaped; dates are the month and year in the service time zone, of the facts the

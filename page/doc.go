@@ -1,0 +1,9 @@
+// Package page is the public badge page of an issued assertion (/verify/{id}, and /credentials/{id} asked for
+// HTML) and what is drawn from the same facts and verdict: the social preview image, the PDF certificate and the
+// counting share redirect. It checks the badge as a verifier would (assess.go), decides what to say first
+// (view.go), says it in English or Korean (i18n.go) and renders the templates in templates/.
+//
+// It may import db, the domain libraries under internal/ (internal/web for what it shares with the API) and the
+// standard library; never api (api mounts its Handler) nor chi: it reads its path values with
+// http.Request.PathValue, which chi sets.
+package page
