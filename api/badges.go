@@ -3,33 +3,11 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
-)
-
-// Badge enums and limits of the contract ("Badge" table) plus our caps on list sizes.
-var (
-	criteriaCategories = []string{"PARTICIPATION_ATTENDANCE", "COMPLETION", "SCORE_GRADE", "SUBMISSION_APPROVAL",
-		"RECORD_ACHIEVEMENT", "AWARD_SELECTION", "OTHER"}
-	badgeCategories = []string{"COMPLETION", "AWARD", "CERTIFICATION", "CURRICULAR", "EXTRACURRICULAR", "SEMINAR", "OTHER"}
-	skillLanguages  = []string{"en", "ko"}
-)
-
-const (
-	maxCriteria        = 20
-	maxSkills          = 50
-	maxCriterionLen    = 2000
-	maxExpiryMonths    = 1200
-	skillCustom        = "CUSTOM"
-	skillService       = "SERVICE_SKILL"
-	expiryRelative     = "RELATIVE"
-	expiryFixed        = "FIXED"
-	maxServiceSkillLen = 100
 )
 
 type expirationPolicy struct {
@@ -42,13 +20,13 @@ type badgeResponse struct {
 	ID                string            `json:"id"`
 	Name              string            `json:"name"`
 	Description       string            `json:"description"`
-	Criteria          []db.Criterion       `json:"criteria"`
+	Criteria          []db.Criterion    `json:"criteria"`
 	CategoryCode      string            `json:"categoryCode"`
 	PublishStatusCode string            `json:"publishStatusCode"`
 	ExpirationPolicy  *expirationPolicy `json:"expirationPolicy"`
 	Image             imageResponse     `json:"image"`
 	SignatureImage    *imageResponse    `json:"signatureImage"`
-	Skills            []db.Skill           `json:"skills"`
+	Skills            []db.Skill        `json:"skills"`
 	ProgramIDs        []string          `json:"programIds"`
 	ExpiryReminders   *[]int32          `json:"expiryReminders,omitempty"` // v3 only
 	CreatedAt         string            `json:"createdAt"`
@@ -72,164 +50,6 @@ func (h *handler) toBadgeResponse(v version, b db.Badge, programIDs []uuid.UUID)
 		ExpiryReminders: expiryRemindersOf(v, b.ExpiryReminders),
 		CreatedAt:       v.formatTime(b.CreatedAt, h.loc), UpdatedAt: v.formatTime(b.UpdatedAt, h.loc),
 	}
-}
-
-// badgeInput is a create or update body; each field may be absent (PATCH rule 1).
-type badgeInput struct {
-	name, description, category opt[string]
-	criteria                    opt[[]db.Criterion]
-	skills                      opt[[]db.Skill]
-	policy                      opt[expiryPolicy]
-	imageID, signatureImageID   opt[uuid.UUID]
-	programIDs                  opt[[]uuid.UUID]
-	reminders                   opt[[]int32] // v3 only (badge_reminders.go)
-}
-
-// expiryPolicy is the stored form of an expiration policy.
-type expiryPolicy struct {
-	kind    string
-	months  *int32
-	fixedAt *time.Time
-}
-
-func readBadgeInput(o *object) badgeInput {
-	allowed := []string{"name", "description", "criteria", "categoryCode", "expirationPolicy", "imageId",
-		"signatureImageId", "skills", "programIds"}
-	if o.v == v3 {
-		allowed = append(allowed, "expiryReminders")
-	}
-	o.only(allowed...)
-	in := badgeInput{
-		name:             o.text("name", textRule{max: maxNameLen}),
-		description:      o.text("description", textRule{max: maxDescriptionLen, multiline: true}),
-		category:         o.enum("categoryCode", false, badgeCategories...),
-		imageID:          o.id("imageId", false),
-		signatureImageID: o.id("signatureImageId", true),
-		programIDs:       o.ids("programIds", maxLinkedIDs),
-		policy:           readExpiry(o),
-	}
-	if o.v == v3 {
-		in.reminders = readExpiryReminders(o)
-	}
-	var crit []db.Criterion
-	if o.objects("criteria", 1, maxCriteria, func(i int, c *object) {
-		c.only("category", "value")
-		cat := c.enum("category", false, criteriaCategories...)
-		val := c.text("value", textRule{max: maxCriterionLen, multiline: true})
-		requireFields(c, map[string]bool{"category": cat.Set, "value": val.Set})
-		crit = append(crit, db.Criterion{Category: cat.Val, Value: val.Val})
-	}) {
-		in.criteria = opt[[]db.Criterion]{Set: true, Val: crit}
-	}
-	var skills []db.Skill
-	if o.objects("skills", 1, maxSkills, func(i int, s *object) {
-		skills = append(skills, readSkill(s))
-	}) {
-		in.skills = opt[[]db.Skill]{Set: true, Val: skills}
-	}
-	return in
-}
-
-// readSkill enforces PATCH rule 7: CUSTOM sends only skillName; SERVICE_SKILL only serviceSkillId and language.
-// An explicit null for a field of the other kind counts as not sent.
-func readSkill(s *object) db.Skill {
-	s.only("sourceType", "skillName", "serviceSkillId", "language")
-	kind := s.enum("sourceType", false, skillCustom, skillService)
-	if !kind.Set {
-		requireFields(s, map[string]bool{"sourceType": false})
-		return db.Skill{}
-	}
-	forbid := func(kind string, names ...string) {
-		for _, n := range names {
-			if s.has(n) && !s.null(n) {
-				s.fail(n, "must not be sent with sourceType "+kind)
-			}
-		}
-	}
-	out := db.Skill{SourceType: kind.Val}
-	switch kind.Val {
-	case skillCustom:
-		forbid(skillCustom, "serviceSkillId", "language")
-		name := s.text("skillName", textRule{max: maxNameLen})
-		requireFields(s, map[string]bool{"skillName": name.Set})
-		out.SkillName = &name.Val
-	case skillService:
-		forbid(skillService, "skillName")
-		id := s.text("serviceSkillId", textRule{max: maxServiceSkillLen})
-		lang := s.enum("language", false, skillLanguages...)
-		requireFields(s, map[string]bool{"serviceSkillId": id.Set, "language": lang.Set})
-		out.ServiceSkillID, out.Language = &id.Val, &lang.Val
-	}
-	return out
-}
-
-// readExpiry reads expirationPolicy: null clears it (PATCH rule 2); {relativeExpirationMonths: N} is the
-// contract's relative policy; {type: FIXED, fixedExpiredAt: …} is our shape of the FIXED kind the contract names.
-func readExpiry(o *object) opt[expiryPolicy] {
-	p, f := o.object("expirationPolicy", true)
-	if p == nil {
-		return opt[expiryPolicy]{Set: f.Set, Null: f.Null}
-	}
-	p.only("type", "relativeExpirationMonths", "fixedExpiredAt")
-	kind := p.enum("type", false, expiryRelative, expiryFixed)
-	months := p.integer("relativeExpirationMonths", true, 1, maxExpiryMonths)
-	fixed := p.datetime("fixedExpiredAt", true)
-	k := expiryRelative
-	if kind.Set {
-		k = kind.Val
-	}
-	switch {
-	case k == expiryRelative && (!months.Set || months.Null):
-		if !p.has("relativeExpirationMonths") || months.Null {
-			p.fail("relativeExpirationMonths", "is required for a relative policy")
-		}
-		return opt[expiryPolicy]{}
-	case k == expiryRelative && fixed.Set && !fixed.Null:
-		p.fail("fixedExpiredAt", "must not be sent with a relative policy")
-		return opt[expiryPolicy]{}
-	case k == expiryFixed && (!fixed.Set || fixed.Null):
-		if !p.has("fixedExpiredAt") || fixed.Null {
-			p.fail("fixedExpiredAt", "is required when type is FIXED")
-		}
-		return opt[expiryPolicy]{}
-	case k == expiryFixed && months.Set && !months.Null:
-		p.fail("relativeExpirationMonths", "must not be sent when type is FIXED")
-		return opt[expiryPolicy]{}
-	case k == expiryRelative:
-		m := int32(months.Val)
-		return opt[expiryPolicy]{Set: true, Val: expiryPolicy{kind: k, months: &m}}
-	default:
-		t := fixed.Val
-		return opt[expiryPolicy]{Set: true, Val: expiryPolicy{kind: k, fixedAt: &t}}
-	}
-}
-
-// apply merges the input into b: omitted keeps, null clears (only nullable fields accept null).
-func (in badgeInput) apply(b *db.Badge) error {
-	setVal(&b.Name, in.name)
-	setVal(&b.Description, in.description)
-	setVal(&b.CategoryCode, in.category)
-	setVal(&b.ImageID, in.imageID)
-	setPtr(&b.SignatureImageID, in.signatureImageID)
-	if in.policy.Set {
-		b.ExpirationKind, b.ExpirationMonths, b.ExpirationFixedAt = nil, nil, nil
-		if !in.policy.Null {
-			kind := in.policy.Val.kind
-			b.ExpirationKind, b.ExpirationMonths, b.ExpirationFixedAt = &kind, in.policy.Val.months, in.policy.Val.fixedAt
-		}
-	}
-	var err error
-	if in.criteria.Set {
-		if b.Criteria, err = json.Marshal(in.criteria.Val); err != nil {
-			return fmt.Errorf("encode criteria: %w", err)
-		}
-	}
-	if in.skills.Set {
-		if b.Skills, err = json.Marshal(in.skills.Val); err != nil {
-			return fmt.Errorf("encode skills: %w", err)
-		}
-	}
-	return nil
 }
 
 func (h *handler) checkBadge(ctx context.Context, q *db.Queries, org uuid.UUID, b db.Badge, programIDs []uuid.UUID) error {
@@ -308,92 +128,6 @@ func (h *handler) createBadge(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// linkBadge makes the badge's program links exactly programIDs; programs see the same rows as badgeIds.
-func linkBadge(ctx context.Context, q *db.Queries, org, badge uuid.UUID, programIDs []uuid.UUID) error {
-	if err := q.UnlinkBadgePrograms(ctx, db.UnlinkBadgeProgramsParams{OrgID: org, BadgeID: badge, Keep: nonNil(programIDs)}); err != nil {
-		return err
-	}
-	for _, p := range programIDs {
-		if err := q.LinkProgramBadge(ctx, db.LinkProgramBadgeParams{OrgID: org, ProgramID: p, BadgeID: badge}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func programIDsOf(ctx context.Context, q *db.Queries, org uuid.UUID, badges ...uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
-	rows, err := q.ListProgramIDsOfBadges(ctx, db.ListProgramIDsOfBadgesParams{OrgID: org, BadgeIds: badges})
-	if err != nil {
-		return nil, err
-	}
-	return groupLinks(rows, func(l db.ListProgramIDsOfBadgesRow) (uuid.UUID, uuid.UUID) { return l.BadgeID, l.ProgramID }), nil
-}
-
-func (h *handler) getBadge(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "badgeId")
-	if err != nil {
-		return err
-	}
-	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
-	b, err := h.db.GetBadge(r.Context(), db.GetBadgeParams{OrgID: org, ID: id.UUID})
-	if db.IsNotFound(err) {
-		err = newError(codeBadgeNotFound, "badge %s not found", id)
-	}
-	if err != nil {
-		return err
-	}
-	links, err := programIDsOf(r.Context(), h.db.Queries, org, b.ID)
-	if err != nil {
-		return err
-	}
-	h.ok(w, h.toBadgeResponse(v, b, links[b.ID]))
-	return nil
-}
-
-func (h *handler) listBadges(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	page, err := parsePage(q)
-	if err != nil {
-		return err
-	}
-	order, err := parseSort(q, "createdAt", "updatedAt", "name")
-	if err != nil {
-		return err
-	}
-	category, err := queryEnum(q, "categoryCode", badgeCategories...)
-	if err != nil {
-		return err
-	}
-	programID, err := queryUUID(q, "programId")
-	if err != nil {
-		return err
-	}
-	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
-	total, err := h.db.CountBadges(r.Context(), db.CountBadgesParams{OrgID: org, CategoryCode: category, ProgramID: programID})
-	if err != nil {
-		return err
-	}
-	params := db.ListBadgesParams{OrgID: org, CategoryCode: category, ProgramID: programID, IDDesc: order.idDesc(),
-		Lim: int32(page.size), Off: page.offset()}
-	params.Sort1, params.Desc1 = order.at(0)
-	params.Sort2, params.Desc2 = order.at(1)
-	params.Sort3, params.Desc3 = order.at(2)
-	rows, err := h.db.ListBadges(r.Context(), params)
-	if err != nil {
-		return err
-	}
-	items, err := withLinks(rows, func(b db.Badge) uuid.UUID { return b.ID },
-		func(ids []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
-			return programIDsOf(r.Context(), h.db.Queries, org, ids...)
-		},
-		func(b db.Badge, programs []uuid.UUID) badgeResponse { return h.toBadgeResponse(v, b, programs) })
-	if err != nil {
-		return err
-	}
-	okList(h, w, page, total, items)
-	return nil
-}
-
 // updateBadge applies the eight PATCH rules: the reader enforces types, nulls and the skill field sets; apply
 // keeps omitted fields; the merged badge is checked as a whole before it is written.
 func (h *handler) updateBadge(w http.ResponseWriter, r *http.Request) error {
@@ -456,26 +190,51 @@ func (h *handler) updateBadge(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// badges is the shared scaffold's view of badges (links.go): they link programs.
+func (h *handler) badges() linked[db.Badge, badgeResponse] {
+	return linked[db.Badge, badgeResponse]{param: "badgeId",
+		notFound: func(id uuidValue) error { return newError(codeBadgeNotFound, "badge %s not found", id) },
+		id:       func(b db.Badge) uuid.UUID { return b.ID },
+		links:    programIDsOf,
+		response: h.toBadgeResponse,
+		unlink:   linkBadge}
+}
+
+func (h *handler) getBadge(w http.ResponseWriter, r *http.Request) error {
+	return getLinked(h, w, r, h.badges(), func(ctx context.Context, org, id uuid.UUID) (db.Badge, error) {
+		return h.db.GetBadge(ctx, db.GetBadgeParams{OrgID: org, ID: id})
+	})
+}
+
+func (h *handler) listBadges(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	lq, err := parseListQuery(q)
+	if err != nil {
+		return err
+	}
+	category, err := queryEnum(q, "categoryCode", badgeCategories...)
+	if err != nil {
+		return err
+	}
+	programID, err := queryUUID(q, "programId")
+	if err != nil {
+		return err
+	}
+	count := func(ctx context.Context, org uuid.UUID) (int64, error) {
+		return h.db.CountBadges(ctx, db.CountBadgesParams{OrgID: org, CategoryCode: category, ProgramID: programID})
+	}
+	list := func(ctx context.Context, org uuid.UUID, a listArgs) ([]db.Badge, error) {
+		return h.db.ListBadges(ctx, db.ListBadgesParams{OrgID: org, CategoryCode: category, ProgramID: programID,
+			Sort1: a.sort1, Desc1: a.desc1, Sort2: a.sort2, Desc2: a.desc2, Sort3: a.sort3, Desc3: a.desc3,
+			IDDesc: a.idDesc, Lim: a.lim, Off: a.off})
+	}
+	return listLinked(h, w, r, h.badges(), lq, count, list)
+}
+
 // deleteBadge removes the badge and its program links; issued assertions keep their own copy of the badge.
 func (h *handler) deleteBadge(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "badgeId")
-	if err != nil {
-		return err
-	}
-	org := principalOf(r.Context()).OrgID
-	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
-		n, err := q.DeleteBadge(r.Context(), db.DeleteBadgeParams{OrgID: org, ID: id.UUID})
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return newError(codeBadgeNotFound, "badge %s not found", id)
-		}
-		return q.UnlinkBadgePrograms(r.Context(), db.UnlinkBadgeProgramsParams{OrgID: org, BadgeID: id.UUID, Keep: []uuid.UUID{}})
-	})
-	if err != nil {
-		return err
-	}
-	h.ok(w, deletedResponse{ID: id.String(), Deleted: true})
-	return nil
+	return deleteLinked(h, w, r, h.badges(),
+		func(ctx context.Context, q *db.Queries, org, id uuid.UUID) (int64, error) {
+			return q.DeleteBadge(ctx, db.DeleteBadgeParams{OrgID: org, ID: id})
+		})
 }

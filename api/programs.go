@@ -102,18 +102,6 @@ func (h *handler) checkProgram(ctx context.Context, q *db.Queries, org uuid.UUID
 	return checkBadgesExist(ctx, q, org, badgeIDs)
 }
 
-// checkImage reports a field error when the image is not an upload of the organization.
-func (h *handler) checkImage(ctx context.Context, q *db.Queries, org uuid.UUID, field string, id *uuid.UUID) (*fieldError, error) {
-	if id == nil {
-		return nil, nil
-	}
-	_, err := q.GetMediaFile(ctx, db.GetMediaFileParams{OrgID: org, ID: *id})
-	if db.IsNotFound(err) {
-		return &fieldError{Field: field, Message: "no image with id " + id.String() + " in this organization; upload it with POST /media-files/images"}, nil
-	}
-	return nil, err
-}
-
 func checkBadgesExist(ctx context.Context, q *db.Queries, org uuid.UUID, ids []uuid.UUID) error {
 	if len(ids) == 0 {
 		return nil
@@ -160,88 +148,6 @@ func (h *handler) createProgram(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	h.ok(w, h.toProgramResponse(v, out, badgeIDs))
-	return nil
-}
-
-// linkProgram makes the program's links exactly badgeIDs.
-func linkProgram(ctx context.Context, q *db.Queries, org, program uuid.UUID, badgeIDs []uuid.UUID) error {
-	if err := q.UnlinkProgramBadges(ctx, db.UnlinkProgramBadgesParams{OrgID: org, ProgramID: program, Keep: nonNil(badgeIDs)}); err != nil {
-		return err
-	}
-	for _, b := range badgeIDs {
-		if err := q.LinkProgramBadge(ctx, db.LinkProgramBadgeParams{OrgID: org, ProgramID: program, BadgeID: b}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (h *handler) getProgram(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "programId")
-	if err != nil {
-		return err
-	}
-	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
-	p, err := h.db.GetProgram(r.Context(), db.GetProgramParams{OrgID: org, ID: id.UUID})
-	if db.IsNotFound(err) {
-		err = newError(codeProgramNotFound, "program %s not found", id)
-	}
-	if err != nil {
-		return err
-	}
-	links, err := badgeIDsOf(r.Context(), h.db.Queries, org, p.ID)
-	if err != nil {
-		return err
-	}
-	h.ok(w, h.toProgramResponse(v, p, links[p.ID]))
-	return nil
-}
-
-func badgeIDsOf(ctx context.Context, q *db.Queries, org uuid.UUID, programs ...uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
-	rows, err := q.ListBadgeIDsOfPrograms(ctx, db.ListBadgeIDsOfProgramsParams{OrgID: org, ProgramIds: programs})
-	if err != nil {
-		return nil, err
-	}
-	return groupLinks(rows, func(l db.ListBadgeIDsOfProgramsRow) (uuid.UUID, uuid.UUID) { return l.ProgramID, l.BadgeID }), nil
-}
-
-func (h *handler) listPrograms(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	page, err := parsePage(q)
-	if err != nil {
-		return err
-	}
-	order, err := parseSort(q, "createdAt", "updatedAt", "name")
-	if err != nil {
-		return err
-	}
-	category, err := queryEnum(q, "categoryCode", programCategories...)
-	if err != nil {
-		return err
-	}
-	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
-	total, err := h.db.CountPrograms(r.Context(), db.CountProgramsParams{OrgID: org, CategoryCode: category})
-	if err != nil {
-		return err
-	}
-	params := db.ListProgramsParams{OrgID: org, CategoryCode: category, IDDesc: order.idDesc(),
-		Lim: int32(page.size), Off: page.offset()}
-	params.Sort1, params.Desc1 = order.at(0)
-	params.Sort2, params.Desc2 = order.at(1)
-	params.Sort3, params.Desc3 = order.at(2)
-	rows, err := h.db.ListPrograms(r.Context(), params)
-	if err != nil {
-		return err
-	}
-	items, err := withLinks(rows, func(p db.Program) uuid.UUID { return p.ID },
-		func(ids []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
-			return badgeIDsOf(r.Context(), h.db.Queries, org, ids...)
-		},
-		func(p db.Program, badges []uuid.UUID) programResponse { return h.toProgramResponse(v, p, badges) })
-	if err != nil {
-		return err
-	}
-	okList(h, w, page, total, items)
 	return nil
 }
 
@@ -300,31 +206,47 @@ func (h *handler) updateProgram(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-type deletedResponse struct {
-	ID      string `json:"id"`
-	Deleted bool   `json:"deleted"`
+// programs is the shared scaffold's view of programs (links.go): they link badges.
+func (h *handler) programs() linked[db.Program, programResponse] {
+	return linked[db.Program, programResponse]{param: "programId",
+		notFound: func(id uuidValue) error { return newError(codeProgramNotFound, "program %s not found", id) },
+		id:       func(p db.Program) uuid.UUID { return p.ID },
+		links:    badgeIDsOf,
+		response: h.toProgramResponse,
+		unlink:   linkProgram}
+}
+
+func (h *handler) getProgram(w http.ResponseWriter, r *http.Request) error {
+	return getLinked(h, w, r, h.programs(), func(ctx context.Context, org, id uuid.UUID) (db.Program, error) {
+		return h.db.GetProgram(ctx, db.GetProgramParams{OrgID: org, ID: id})
+	})
+}
+
+func (h *handler) listPrograms(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	lq, err := parseListQuery(q)
+	if err != nil {
+		return err
+	}
+	category, err := queryEnum(q, "categoryCode", programCategories...)
+	if err != nil {
+		return err
+	}
+	count := func(ctx context.Context, org uuid.UUID) (int64, error) {
+		return h.db.CountPrograms(ctx, db.CountProgramsParams{OrgID: org, CategoryCode: category})
+	}
+	list := func(ctx context.Context, org uuid.UUID, a listArgs) ([]db.Program, error) {
+		return h.db.ListPrograms(ctx, db.ListProgramsParams{OrgID: org, CategoryCode: category,
+			Sort1: a.sort1, Desc1: a.desc1, Sort2: a.sort2, Desc2: a.desc2, Sort3: a.sort3, Desc3: a.desc3,
+			IDDesc: a.idDesc, Lim: a.lim, Off: a.off})
+	}
+	return listLinked(h, w, r, h.programs(), lq, count, list)
 }
 
 // deleteProgram removes the program and its badge links. Assertions issued under it keep their copy of the name.
 func (h *handler) deleteProgram(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "programId")
-	if err != nil {
-		return err
-	}
-	org := principalOf(r.Context()).OrgID
-	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
-		n, err := q.DeleteProgram(r.Context(), db.DeleteProgramParams{OrgID: org, ID: id.UUID})
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return newError(codeProgramNotFound, "program %s not found", id)
-		}
-		return q.UnlinkProgramBadges(r.Context(), db.UnlinkProgramBadgesParams{OrgID: org, ProgramID: id.UUID, Keep: []uuid.UUID{}})
-	})
-	if err != nil {
-		return err
-	}
-	h.ok(w, deletedResponse{ID: id.String(), Deleted: true})
-	return nil
+	return deleteLinked(h, w, r, h.programs(),
+		func(ctx context.Context, q *db.Queries, org, id uuid.UUID) (int64, error) {
+			return q.DeleteProgram(ctx, db.DeleteProgramParams{OrgID: org, ID: id})
+		})
 }
