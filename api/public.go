@@ -9,10 +9,8 @@ import (
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/apikey"
-	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/stats"
 	"github.com/badged/badged/internal/web"
-	"github.com/badged/badged/internal/webhook"
 )
 
 // publicAssertion loads an assertion for the public routes: only one whose credential was issued exists there.
@@ -130,58 +128,4 @@ func (h *handler) writePublicJSON(w http.ResponseWriter, contentType string, v a
 func wantsHTML(r *http.Request) bool {
 	accept := r.Header.Get("Accept")
 	return strings.Contains(accept, "text/html") && !strings.Contains(accept, "json")
-}
-
-// cancelAssertion revokes an issued assertion: REVOKED, and its status-list bit set so every verifier sees it.
-// Cancelling a REVOKED assertion again answers it unchanged (a safe retry; the first reason stays); other states
-// are AST022.
-func (h *handler) cancelAssertion(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "assertionId")
-	if err != nil {
-		return err
-	}
-	reason, err := h.readCancelReason(w, r)
-	if err != nil {
-		return err
-	}
-	sc, err := scopeOf(r.Context())
-	if err != nil {
-		return err
-	}
-	v := versionOf(r.Context())
-	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
-		// Locked like a reissue's original (LockReissueOriginal), so a cancel and a reissue of it take turns.
-		cur, err := q.LockReissueOriginal(r.Context(), db.LockReissueOriginalParams{OrgID: sc.Org, ID: id.UUID, Mode: sc.Mode})
-		if db.IsNotFound(err) {
-			return newError(codeAssertionMissing, "assertion %s not found", id)
-		}
-		if err != nil {
-			return err
-		}
-		if cur.State == "REVOKED" {
-			return nil
-		}
-		// A replacement in flight would be issued valid after its original was revoked; cancel after it ends.
-		if err := refusePending(r.Context(), q, cur.ID, "cancelled"); err != nil {
-			return err
-		}
-		a, err := q.RevokeAssertion(r.Context(), db.RevokeAssertionParams{OrgID: sc.Org, ID: id.UUID, Mode: sc.Mode, Reason: reason})
-		if db.IsNotFound(err) {
-			state := effectiveState(cur.State, cur.ExpiredAt, h.now())
-			return newError(codeCancelState, "assertion %s is %s; only ISSUED or RECEIVED assertions can be cancelled", id, state)
-		}
-		if err != nil {
-			return err
-		}
-		if a.StatusListID != nil && a.StatusListIndex != nil {
-			if err := issuer.Revoke(r.Context(), q, *a.StatusListID, int(*a.StatusListIndex)); err != nil {
-				return err
-			}
-		}
-		return webhook.RecordAssertionRevoked(r.Context(), q, a) // in the revoking transaction
-	})
-	if err != nil {
-		return err
-	}
-	return h.getAssertionAs(w, r, v, sc, id.UUID)
 }
