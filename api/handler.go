@@ -233,6 +233,21 @@ func pathID(r *http.Request, name string) (uuidValue, error) {
 	return uuidValue{id}, nil
 }
 
+// scopedPair reads the ids of a resource and of one of its own (a badge's renewal, an assertion's offer) and the
+// key's scope, in that order: a malformed id is answered before the scope is looked at.
+func scopedPair(r *http.Request, parent, child string) (uuidValue, uuidValue, scope, error) {
+	p, err := pathID(r, parent)
+	if err != nil {
+		return uuidValue{}, uuidValue{}, scope{}, err
+	}
+	c, err := pathID(r, child)
+	if err != nil {
+		return uuidValue{}, uuidValue{}, scope{}, err
+	}
+	sc, err := scopeOf(r.Context())
+	return p, c, sc, err
+}
+
 func quoteShort(s string) string {
 	if len(s) > 40 {
 		s = s[:40] + "…"

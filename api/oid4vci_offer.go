@@ -128,15 +128,7 @@ func (h *handler) createCredentialOffer(w http.ResponseWriter, r *http.Request) 
 // withdrawCredentialOffer: DELETE /public/v3/assertions/{assertionId}/credential-offers/{offerId}. The offer URI,
 // its codes and its access tokens stop working; copies already issued stay (cancel the assertion to revoke them).
 func (h *handler) withdrawCredentialOffer(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "assertionId")
-	if err != nil {
-		return err
-	}
-	offer, err := pathID(r, "offerId")
-	if err != nil {
-		return err
-	}
-	sc, err := scopeOf(r.Context())
+	id, offer, sc, err := scopedPair(r, "assertionId", "offerId")
 	if err != nil {
 		return err
 	}

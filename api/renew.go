@@ -121,26 +121,14 @@ func (h *handler) recordRenewal(ctx context.Context, sc scope, v version, orig d
 			return err
 		}
 		debit := creditDebit(sc.Mode, 1)
-		created, err := q.CreateIssuance(ctx, db.CreateIssuanceParams{ID: uuid.New(), OrgID: sc.Org, BadgeID: cur.BadgeID,
-			ProgramID: cur.ProgramID, ApiVersion: int16(v), Mode: sc.Mode, IdempotencyKey: key, RequestHash: hash,
-			IssuedAt: issuedAt, ExpiredAt: until, AssertionCount: 1, CreditsDebited: int32(debit),
-			WorkflowID: workflows.IssuanceWorkflowID(sc.Mode, sc.Org, cur.BadgeID, key), BodySha256: bodySum})
-		if db.IsNotFound(err) {
-			// The key was taken meanwhile by another request of the badge (a retry of this one waits for the lock).
-			prev, err := q.GetIssuanceByKey(ctx, byKey)
-			if err != nil {
-				return err
-			}
-			out = prev
-			return sameRequest(prev, hash)
-		}
-		if err != nil {
+		created, taken, err := createRenewalIssuance(ctx, q, db.CreateIssuanceParams{ID: uuid.New(), OrgID: sc.Org,
+			BadgeID: cur.BadgeID, ProgramID: cur.ProgramID, ApiVersion: int16(v), Mode: sc.Mode, IdempotencyKey: key,
+			RequestHash: hash, IssuedAt: issuedAt, ExpiredAt: until, AssertionCount: 1, CreditsDebited: int32(debit),
+			WorkflowID: workflows.IssuanceWorkflowID(sc.Mode, sc.Org, cur.BadgeID, key), BodySha256: bodySum}, byKey)
+		if taken || err != nil {
+			out = created
 			return err
 		}
-		if err := q.MarkIssuanceRenewal(ctx, created.ID); err != nil {
-			return err
-		}
-		created.Renewal = true
 		first, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: 1})
 		if db.IsNotFound(err) {
 			return newError(codeNoCredits, "a renewal needs 1 issuance credit and the organization has none")

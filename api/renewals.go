@@ -134,25 +134,14 @@ func (h *handler) recordRenewals(ctx context.Context, sc scope, v version, badge
 		}
 		n := len(originals)
 		debit := creditDebit(sc.Mode, n)
-		created, err := q.CreateIssuance(ctx, db.CreateIssuanceParams{ID: uuid.New(), OrgID: sc.Org, BadgeID: badgeID,
-			ProgramID: originals[0].ProgramID, ApiVersion: int16(v), Mode: sc.Mode, IdempotencyKey: key, RequestHash: hash,
-			IssuedAt: issuedAt, ExpiredAt: until, AssertionCount: int32(n), CreditsDebited: int32(debit),
-			WorkflowID: workflows.IssuanceWorkflowID(sc.Mode, sc.Org, badgeID, key), BodySha256: bodySum})
-		if db.IsNotFound(err) {
-			prev, err := q.GetIssuanceByKey(ctx, byKey)
-			if err != nil {
-				return err
-			}
-			out = prev
-			return sameRequest(prev, hash)
-		}
-		if err != nil {
+		created, taken, err := createRenewalIssuance(ctx, q, db.CreateIssuanceParams{ID: uuid.New(), OrgID: sc.Org,
+			BadgeID: badgeID, ProgramID: originals[0].ProgramID, ApiVersion: int16(v), Mode: sc.Mode, IdempotencyKey: key,
+			RequestHash: hash, IssuedAt: issuedAt, ExpiredAt: until, AssertionCount: int32(n), CreditsDebited: int32(debit),
+			WorkflowID: workflows.IssuanceWorkflowID(sc.Mode, sc.Org, badgeID, key), BodySha256: bodySum}, byKey)
+		if taken || err != nil {
+			out = created
 			return err
 		}
-		if err := q.MarkIssuanceRenewal(ctx, created.ID); err != nil {
-			return err
-		}
-		created.Renewal = true
 		first, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: int64(n)})
 		if db.IsNotFound(err) {
 			return newError(codeNoCredits, "the organization has fewer issuance credits than the %d renewals need", n)
@@ -262,6 +251,29 @@ func (h *handler) answerRenewals(w http.ResponseWriter, r *http.Request, v versi
 	return h.writeRenewal(w, r, v, iss)
 }
 
+// createRenewalIssuance writes the issuance of a renewal, marked as one. When the idempotency key was taken
+// meanwhile by another request of the badge (a retry of this one waits for the lock), taken is true and the issuance
+// is that request's; err then says whether it was the same request (sameRequest).
+func createRenewalIssuance(ctx context.Context, q *db.Queries, p db.CreateIssuanceParams,
+	byKey db.GetIssuanceByKeyParams) (iss db.Issuance, taken bool, err error) {
+	created, err := q.CreateIssuance(ctx, p)
+	if db.IsNotFound(err) {
+		prev, err := q.GetIssuanceByKey(ctx, byKey)
+		if err != nil {
+			return db.Issuance{}, false, err
+		}
+		return prev, true, sameRequest(prev, p.RequestHash)
+	}
+	if err != nil {
+		return db.Issuance{}, false, err
+	}
+	if err := q.MarkIssuanceRenewal(ctx, created.ID); err != nil {
+		return db.Issuance{}, false, err
+	}
+	created.Renewal = true
+	return created, false, nil
+}
+
 func (h *handler) writeRenewal(w http.ResponseWriter, r *http.Request, v version, iss db.Issuance) error {
 	rows, err := h.db.CountIssuanceOutcomes(r.Context(), iss.ID)
 	if err != nil {
@@ -278,15 +290,7 @@ func (h *handler) writeRenewal(w http.ResponseWriter, r *http.Request, v version
 // getRenewal is GET /public/v3/badges/{badgeId}/renewals/{renewalId}: a renewal's progress. The id is its
 // issuance's; an issuance that is not a renewal of this badge is ISS001.
 func (h *handler) getRenewal(w http.ResponseWriter, r *http.Request) error {
-	badgeID, err := pathID(r, "badgeId")
-	if err != nil {
-		return err
-	}
-	id, err := pathID(r, "renewalId")
-	if err != nil {
-		return err
-	}
-	sc, err := scopeOf(r.Context())
+	badgeID, id, sc, err := scopedPair(r, "badgeId", "renewalId")
 	if err != nil {
 		return err
 	}
