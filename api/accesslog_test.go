@@ -16,6 +16,7 @@ import (
 	"github.com/badged/badged/db/dbtest"
 	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/blob"
+	"github.com/badged/badged/internal/syncbuf"
 )
 
 // The access log line of a request names the ids an operator searches by: the organization and key of the caller
@@ -25,7 +26,7 @@ func TestAccessLog_CarriesIDs(t *testing.T) {
 	d := dbtest.New(t)
 	store, err := blob.NewLocal(t.TempDir())
 	require.NoError(t, err)
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	srv := httptest.NewServer(validateContract(t, api.NewHandler(api.Deps{DB: d, Blob: store, PublicBaseURL: baseURL,
 		Log: slog.New(slog.NewJSONHandler(&logs, nil))})))
 	e := &env{d: d, srv: srv}

@@ -1,13 +1,11 @@
 package api_test
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
@@ -18,6 +16,7 @@ import (
 	"github.com/badged/badged/db/dbtest"
 	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/blob"
+	"github.com/badged/badged/internal/syncbuf"
 )
 
 // leakCase is one request organization B makes with organization A's identifiers. path is relative to the version
@@ -265,31 +264,13 @@ func headerValues(h http.Header) []string {
 	return out
 }
 
-// lockedBuffer is a log sink the server goroutines write while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestLeak_NoKeyInLogs sends requests with valid, wrong, malformed and rate-limited keys through the handler with
 // a debug-level logger and checks that no key text, nor the secret part of one, is ever logged.
 func TestLeak_NoKeyInLogs(t *testing.T) {
 	d := dbtest.New(t)
 	store, err := blob.NewLocal(t.TempDir())
 	require.NoError(t, err)
-	var logs lockedBuffer
+	var logs syncbuf.Buffer // the server goroutines write it while the test reads it
 	srv := httptest.NewServer(validateContract(t, api.NewHandler(api.Deps{DB: d, Blob: store, PublicBaseURL: baseURL,
 		RateLimit: api.RateLimit{PerSecond: 0.001, Burst: 4},
 		Log:       slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})))

@@ -16,8 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/badged/badged/db"
-	"github.com/badged/badged/internal/credential"
-	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/oid4vci"
 )
 
@@ -199,29 +197,5 @@ func (f *walletFixture) copies(tb testing.TB) int {
 // RECEIVED.
 func (f *pageFixture) mustSignAssertionWithStatus(tb testing.TB, id uuid.UUID) {
 	tb.Helper()
-	ctx := context.Background()
-	a, err := f.d.GetBadgePage(ctx, id)
-	require.NoError(tb, err)
-	as := a.Assertion
-	require.NotNil(tb, as.StatusListID)
-	in := credential.BuildInput{ID: f.iss.CredentialID(as.ID), ValidFrom: as.IssuedAt, Name: a.BadgeName,
-		Issuer:    credential.Issuer{ID: f.iss.IssuerID(as.OrgID, as.Mode), Name: a.OrgName, URL: baseURL},
-		Recipient: credential.Recipient{Email: *as.RecipientEmail, Salt: "s", Name: as.RecipientName},
-		Achievement: credential.Achievement{ID: f.iss.AchievementID(as.BadgeID), Name: a.BadgeName,
-			Description: a.BadgeDescription, CriteriaNarrative: "Lead a team"},
-		Status: &credential.StatusEntry{ListCredential: f.iss.StatusListURL(*as.StatusListID), Index: int(*as.StatusListIndex)}}
-	if as.ExpiredAt != nil {
-		in.ValidUntil = *as.ExpiredAt
-	}
-	doc, err := credential.Build(in)
-	require.NoError(tb, err)
-	signer, err := f.iss.Signer(ctx, as.OrgID, as.Mode)
-	require.NoError(tb, err)
-	signed, err := signer.Sign(ctx, doc, as.IssuedAt)
-	require.NoError(tb, err)
-	key := issuer.CredentialKey(as.ID.String())
-	_, err = f.store.PutIfAbsent(ctx, key, signed, "application/json")
-	require.NoError(tb, err)
-	_, err = f.d.Pool.Exec(ctx, "UPDATE assertions SET credential_key = $2, state = 'RECEIVED' WHERE id = $1", as.ID, key)
-	require.NoError(tb, err)
+	f.signAssertion(tb, id, true, true)
 }

@@ -46,6 +46,13 @@ func newPageFixture(tb testing.TB) *pageFixture {
 // were) and marks it RECEIVED.
 func (f *pageFixture) mustSignAssertion(tb testing.TB, id uuid.UUID, withName bool) []byte {
 	tb.Helper()
+	return f.signAssertion(tb, id, withName, false)
+}
+
+// signAssertion signs the assertion as the sign step does (its evidence included), with the recipient's name when
+// withName and its status list entry when withStatus, stores the credential and marks the assertion RECEIVED.
+func (f *pageFixture) signAssertion(tb testing.TB, id uuid.UUID, withName, withStatus bool) []byte {
+	tb.Helper()
 	ctx := context.Background()
 	a, err := f.d.GetBadgePage(ctx, id)
 	require.NoError(tb, err)
@@ -57,6 +64,10 @@ func (f *pageFixture) mustSignAssertion(tb testing.TB, id uuid.UUID, withName bo
 			Description: a.BadgeDescription, CriteriaNarrative: "Lead a team"}}
 	if withName {
 		in.Recipient.Name = as.RecipientName
+	}
+	if withStatus {
+		require.NotNil(tb, as.StatusListID)
+		in.Status = &credential.StatusEntry{ListCredential: f.iss.StatusListURL(*as.StatusListID), Index: int(*as.StatusListIndex)}
 	}
 	if as.ExpiredAt != nil {
 		in.ValidUntil = *as.ExpiredAt

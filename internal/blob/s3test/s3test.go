@@ -2,7 +2,6 @@
 package s3test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/badged/badged/internal/syncbuf"
 )
 
 // Binary is the server executable that Start looks for on PATH and in $(go env GOPATH)/bin.
@@ -38,7 +38,7 @@ type Server struct {
 	Dir       string // the posix backend's root; each bucket is a subdirectory
 
 	cmd      *exec.Cmd
-	output   *syncBuffer
+	output   *syncbuf.Buffer // the server's output, from two writers
 	exited   chan struct{}
 	stopOnce sync.Once
 }
@@ -82,7 +82,7 @@ func start(bin, dir string) (*Server, error) {
 		AccessKey: "badgedtestroot",
 		SecretKey: "badgedtestsecret0123456789",
 		Dir:       dir,
-		output:    &syncBuffer{},
+		output:    &syncbuf.Buffer{},
 		exited:    make(chan struct{}),
 	}
 	s.cmd = exec.Command(bin,
@@ -188,22 +188,4 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// syncBuffer collects the server's output from two writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
