@@ -1,5 +1,3 @@
-// Package api is the HTTP edge of badged: the route table of /public/v2 and /public/v3, authentication, request
-// decoding and the contract's response and error bodies. It is the only package that imports chi.
 package api
 
 import (

@@ -88,7 +88,7 @@ func originOf(base string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// badgePage is the public badge page at /verify/{id} (v2's credentialUrl, and v3's for browsers). It checks the
+// BadgePage is the public badge page at /verify/{id} (v2's credentialUrl, and v3's for browsers). It checks the
 // badge itself and says first, plainly, whether it is valid. A revoked, expired or replaced badge is still a
 // page that exists (200): the page is the answer, and a link preview or an archived link must show it; the
 // machine-readable state is at /credentials/{id}/status. An unknown id is a 404 page in the same design.
