@@ -52,6 +52,16 @@ func (h *handler) toBadgeResponse(v version, b db.Badge, programIDs []uuid.UUID)
 	}
 }
 
+// badges is the shared scaffold's view of badges (linked.go).
+func (h *handler) badges() linked[db.Badge, badgeResponse] {
+	return linked[db.Badge, badgeResponse]{param: "badgeId", code: codeBadgeNotFound, noun: "badge",
+		links: programIDsOf, unlink: linkBadge, response: h.toBadgeResponse,
+		id: func(b db.Badge) uuid.UUID { return b.ID },
+		get: func(ctx context.Context, org, id uuid.UUID) (db.Badge, error) {
+			return h.db.GetBadge(ctx, db.GetBadgeParams{OrgID: org, ID: id})
+		}}
+}
+
 func (h *handler) checkBadge(ctx context.Context, q *db.Queries, org uuid.UUID, b db.Badge, programIDs []uuid.UUID) error {
 	var fields []fieldError
 	for _, img := range []struct {
@@ -190,29 +200,13 @@ func (h *handler) updateBadge(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// badges is the shared scaffold's view of badges (links.go): they link programs.
-func (h *handler) badges() linked[db.Badge, badgeResponse] {
-	return linked[db.Badge, badgeResponse]{param: "badgeId",
-		notFound: func(id uuidValue) error { return newError(codeBadgeNotFound, "badge %s not found", id) },
-		id:       func(b db.Badge) uuid.UUID { return b.ID },
-		links:    programIDsOf,
-		response: h.toBadgeResponse,
-		unlink:   linkBadge}
-}
-
 func (h *handler) getBadge(w http.ResponseWriter, r *http.Request) error {
-	return getLinked(h, w, r, h.badges(), func(ctx context.Context, org, id uuid.UUID) (db.Badge, error) {
-		return h.db.GetBadge(ctx, db.GetBadgeParams{OrgID: org, ID: id})
-	})
+	return getLinked(h, w, r, h.badges())
 }
 
 func (h *handler) listBadges(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	lq, err := parseListQuery(q)
-	if err != nil {
-		return err
-	}
-	category, err := queryEnum(q, "categoryCode", badgeCategories...)
+	lq, err := parseListQuery(q, badgeCategories)
 	if err != nil {
 		return err
 	}
@@ -220,15 +214,13 @@ func (h *handler) listBadges(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	count := func(ctx context.Context, org uuid.UUID) (int64, error) {
-		return h.db.CountBadges(ctx, db.CountBadgesParams{OrgID: org, CategoryCode: category, ProgramID: programID})
-	}
-	list := func(ctx context.Context, org uuid.UUID, a listArgs) ([]db.Badge, error) {
-		return h.db.ListBadges(ctx, db.ListBadgesParams{OrgID: org, CategoryCode: category, ProgramID: programID,
-			Sort1: a.sort1, Desc1: a.desc1, Sort2: a.sort2, Desc2: a.desc2, Sort3: a.sort3, Desc3: a.desc3,
-			IDDesc: a.idDesc, Lim: a.lim, Off: a.off})
-	}
-	return listLinked(h, w, r, h.badges(), lq, count, list)
+	return listLinked(h, w, r, h.badges(), lq, h.db.CountBadges, h.db.ListBadges,
+		func(org uuid.UUID, a listArgs) (db.CountBadgesParams, db.ListBadgesParams) {
+			return db.CountBadgesParams{OrgID: org, CategoryCode: lq.category, ProgramID: programID},
+				db.ListBadgesParams{OrgID: org, CategoryCode: lq.category, ProgramID: programID, Sort1: a.sort1,
+					Desc1: a.desc1, Sort2: a.sort2, Desc2: a.desc2, Sort3: a.sort3, Desc3: a.desc3, IDDesc: a.idDesc,
+					Lim: a.lim, Off: a.off}
+		})
 }
 
 // deleteBadge removes the badge and its program links; issued assertions keep their own copy of the badge.

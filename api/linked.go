@@ -15,9 +15,11 @@ import (
 
 // linked is what the scaffold needs to know of badges (badges.go) or programs (programs.go).
 type linked[R, T any] struct {
-	param    string                   // the path parameter of an id
-	notFound func(id uuidValue) error // BDG001 or PRG001
-	id       func(R) uuid.UUID
+	param string // the path parameter of an id
+	code  string // the not-found code: BDG001 or PRG001
+	noun  string // what the not-found message calls a row
+	id    func(R) uuid.UUID
+	get   func(ctx context.Context, org, id uuid.UUID) (R, error)
 	// links are the ids each row links (programIDsOf, badgeIDsOf).
 	links    func(ctx context.Context, q *db.Queries, org uuid.UUID, ids ...uuid.UUID) (map[uuid.UUID][]uuid.UUID, error)
 	response func(v version, row R, links []uuid.UUID) T
@@ -25,15 +27,18 @@ type linked[R, T any] struct {
 	unlink func(ctx context.Context, q *db.Queries, org, id uuid.UUID, keep []uuid.UUID) error
 }
 
-// getLinked answers one row, read by get, with the ids it links.
-func getLinked[R, T any](h *handler, w http.ResponseWriter, r *http.Request, k linked[R, T],
-	get func(ctx context.Context, org, id uuid.UUID) (R, error)) error {
+func (k linked[R, T]) notFound(id uuidValue) error {
+	return newError(k.code, "%s %s not found", k.noun, id)
+}
+
+// getLinked answers one row with the ids it links.
+func getLinked[R, T any](h *handler, w http.ResponseWriter, r *http.Request, k linked[R, T]) error {
 	id, err := pathID(r, k.param)
 	if err != nil {
 		return err
 	}
 	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
-	row, err := get(r.Context(), org, id.UUID)
+	row, err := k.get(r.Context(), org, id.UUID)
 	if db.IsNotFound(err) {
 		err = k.notFound(id)
 	}
@@ -48,19 +53,25 @@ func getLinked[R, T any](h *handler, w http.ResponseWriter, r *http.Request, k l
 	return nil
 }
 
-// listQuery is a list request of badges or programs: the page, and the order by the keys both sort on.
+// listQuery is a list request of badges or programs: the page, the order by the keys both sort on, and the
+// categoryCode filter (nil: any).
 type listQuery struct {
-	page  pageRequest
-	order sortOrders
+	page     pageRequest
+	order    sortOrders
+	category *string
 }
 
-func parseListQuery(q url.Values) (listQuery, error) {
+func parseListQuery(q url.Values, categories []string) (listQuery, error) {
 	page, err := parsePage(q)
 	if err != nil {
 		return listQuery{}, err
 	}
 	order, err := parseSort(q, "createdAt", "updatedAt", "name")
-	return listQuery{page: page, order: order}, err
+	if err != nil {
+		return listQuery{}, err
+	}
+	category, err := queryEnum(q, "categoryCode", categories...)
+	return listQuery{page: page, order: order, category: category}, err
 }
 
 // listArgs are the order and the window of a list query, as ListBadges and ListPrograms take them.
@@ -78,16 +89,18 @@ func (lq listQuery) args() listArgs {
 	return a
 }
 
-// listLinked answers a page of rows, each with the ids it links: count and list apply the resource's filters.
-func listLinked[R, T any](h *handler, w http.ResponseWriter, r *http.Request, k linked[R, T], lq listQuery,
-	count func(ctx context.Context, org uuid.UUID) (int64, error),
-	list func(ctx context.Context, org uuid.UUID, a listArgs) ([]R, error)) error {
+// listLinked answers a page of rows, each with the ids it links: params gives the resource's count and list
+// queries their arguments (its filters, and the order and window of a).
+func listLinked[R, T, CP, LP any](h *handler, w http.ResponseWriter, r *http.Request, k linked[R, T], lq listQuery,
+	count func(context.Context, CP) (int64, error), list func(context.Context, LP) ([]R, error),
+	params func(org uuid.UUID, a listArgs) (CP, LP)) error {
 	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
-	total, err := count(r.Context(), org)
+	cp, lp := params(org, lq.args())
+	total, err := count(r.Context(), cp)
 	if err != nil {
 		return err
 	}
-	rows, err := list(r.Context(), org, lq.args())
+	rows, err := list(r.Context(), lp)
 	if err != nil {
 		return err
 	}

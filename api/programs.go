@@ -46,6 +46,16 @@ func (h *handler) toProgramResponse(v version, p db.Program, badgeIDs []uuid.UUI
 	}
 }
 
+// programs is the shared scaffold's view of programs (linked.go).
+func (h *handler) programs() linked[db.Program, programResponse] {
+	return linked[db.Program, programResponse]{param: "programId", code: codeProgramNotFound, noun: "program",
+		links: badgeIDsOf, unlink: linkProgram, response: h.toProgramResponse,
+		id: func(p db.Program) uuid.UUID { return p.ID },
+		get: func(ctx context.Context, org, id uuid.UUID) (db.Program, error) {
+			return h.db.GetProgram(ctx, db.GetProgramParams{OrgID: org, ID: id})
+		}}
+}
+
 // programInput is a create or update body; each field may be absent.
 type programInput struct {
 	name, description, url, category opt[string]
@@ -206,41 +216,22 @@ func (h *handler) updateProgram(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// programs is the shared scaffold's view of programs (links.go): they link badges.
-func (h *handler) programs() linked[db.Program, programResponse] {
-	return linked[db.Program, programResponse]{param: "programId",
-		notFound: func(id uuidValue) error { return newError(codeProgramNotFound, "program %s not found", id) },
-		id:       func(p db.Program) uuid.UUID { return p.ID },
-		links:    badgeIDsOf,
-		response: h.toProgramResponse,
-		unlink:   linkProgram}
-}
-
 func (h *handler) getProgram(w http.ResponseWriter, r *http.Request) error {
-	return getLinked(h, w, r, h.programs(), func(ctx context.Context, org, id uuid.UUID) (db.Program, error) {
-		return h.db.GetProgram(ctx, db.GetProgramParams{OrgID: org, ID: id})
-	})
+	return getLinked(h, w, r, h.programs())
 }
 
 func (h *handler) listPrograms(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	lq, err := parseListQuery(q)
+	lq, err := parseListQuery(r.URL.Query(), programCategories)
 	if err != nil {
 		return err
 	}
-	category, err := queryEnum(q, "categoryCode", programCategories...)
-	if err != nil {
-		return err
-	}
-	count := func(ctx context.Context, org uuid.UUID) (int64, error) {
-		return h.db.CountPrograms(ctx, db.CountProgramsParams{OrgID: org, CategoryCode: category})
-	}
-	list := func(ctx context.Context, org uuid.UUID, a listArgs) ([]db.Program, error) {
-		return h.db.ListPrograms(ctx, db.ListProgramsParams{OrgID: org, CategoryCode: category,
-			Sort1: a.sort1, Desc1: a.desc1, Sort2: a.sort2, Desc2: a.desc2, Sort3: a.sort3, Desc3: a.desc3,
-			IDDesc: a.idDesc, Lim: a.lim, Off: a.off})
-	}
-	return listLinked(h, w, r, h.programs(), lq, count, list)
+	return listLinked(h, w, r, h.programs(), lq, h.db.CountPrograms, h.db.ListPrograms,
+		func(org uuid.UUID, a listArgs) (db.CountProgramsParams, db.ListProgramsParams) {
+			return db.CountProgramsParams{OrgID: org, CategoryCode: lq.category},
+				db.ListProgramsParams{OrgID: org, CategoryCode: lq.category, Sort1: a.sort1, Desc1: a.desc1,
+					Sort2: a.sort2, Desc2: a.desc2, Sort3: a.sort3, Desc3: a.desc3, IDDesc: a.idDesc, Lim: a.lim,
+					Off: a.off}
+		})
 }
 
 // deleteProgram removes the program and its badge links. Assertions issued under it keep their copy of the name.
