@@ -160,6 +160,9 @@ func readExpiry(o *object) opt[expiryPolicy] {
 	}
 }
 
+// links are the programs the body links the badge to.
+func (in badgeInput) links() opt[[]uuid.UUID] { return in.programIDs }
+
 // apply merges the input into b: omitted keeps, null clears (only nullable fields accept null).
 func (in badgeInput) apply(b *db.Badge) error {
 	setVal(&b.Name, in.name)

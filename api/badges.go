@@ -55,7 +55,7 @@ func (h *handler) toBadgeResponse(v version, b db.Badge, programIDs []uuid.UUID)
 // badges is the shared scaffold's view of badges (linked.go).
 func (h *handler) badges() linked[db.Badge, badgeResponse] {
 	return linked[db.Badge, badgeResponse]{param: "badgeId", code: codeBadgeNotFound, noun: "badge",
-		links: programIDsOf, unlink: linkBadge, response: h.toBadgeResponse,
+		links: programIDsOf, setLinks: linkBadge, response: h.toBadgeResponse,
 		id: func(b db.Badge) uuid.UUID { return b.ID },
 		get: func(ctx context.Context, org, id uuid.UUID) (db.Badge, error) {
 			return h.db.GetBadge(ctx, db.GetBadgeParams{OrgID: org, ID: id})
@@ -93,111 +93,56 @@ func (h *handler) checkBadge(ctx context.Context, q *db.Queries, org uuid.UUID, 
 }
 
 func (h *handler) createBadge(w http.ResponseWriter, r *http.Request) error {
-	o, err := h.decodeBody(w, r, maxJSONBody)
-	if err != nil {
-		return err
+	required := func(in badgeInput) map[string]bool {
+		return map[string]bool{"name": in.name.Set, "description": in.description.Set, "criteria": in.criteria.Set,
+			"categoryCode": in.category.Set, "imageId": in.imageID.Set, "skills": in.skills.Set}
 	}
-	in := readBadgeInput(o)
-	requireFields(o, map[string]bool{"name": in.name.Set, "description": in.description.Set,
-		"criteria": in.criteria.Set, "categoryCode": in.category.Set, "imageId": in.imageID.Set, "skills": in.skills.Set})
-	if err := o.err(); err != nil {
-		return err
-	}
-	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
-	b := db.Badge{ID: uuid.New(), OrgID: org}
-	if err := in.apply(&b); err != nil {
-		return err
-	}
-	programIDs := in.programIDs.Val
-	var out db.Badge
-	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
-		if err := h.checkBadge(r.Context(), q, org, b, programIDs); err != nil {
-			return err
-		}
-		var err error
-		out, err = q.CreateBadge(r.Context(), db.CreateBadgeParams{ID: b.ID, OrgID: org, Name: b.Name,
-			Description: b.Description, Criteria: b.Criteria, CategoryCode: b.CategoryCode,
-			ExpirationKind: b.ExpirationKind, ExpirationMonths: b.ExpirationMonths,
-			ExpirationFixedAt: b.ExpirationFixedAt, ImageID: b.ImageID, SignatureImageID: b.SignatureImageID,
-			Skills: b.Skills})
-		if err != nil {
-			return err
-		}
-		if in.reminders.Set && len(in.reminders.Val) > 0 {
-			if out, err = q.SetBadgeExpiryReminders(r.Context(), db.SetBadgeExpiryRemindersParams{OrgID: org, ID: b.ID,
-				Days: in.reminders.Val}); err != nil {
-				return err
+	return createLinked(h, w, r, h.badges(), readBadgeInput, required, badgeInput.links,
+		func(ctx context.Context, q *db.Queries, org uuid.UUID, in badgeInput) (db.Badge, error) {
+			b := db.Badge{ID: uuid.New(), OrgID: org}
+			if err := in.apply(&b); err != nil {
+				return b, err
 			}
-		}
-		return linkBadge(r.Context(), q, org, b.ID, programIDs)
-	})
-	if err != nil {
-		return err
-	}
-	h.ok(w, h.toBadgeResponse(v, out, programIDs))
-	return nil
+			if err := h.checkBadge(ctx, q, org, b, in.programIDs.Val); err != nil {
+				return b, err
+			}
+			out, err := q.CreateBadge(ctx, db.CreateBadgeParams{ID: b.ID, OrgID: org, Name: b.Name,
+				Description: b.Description, Criteria: b.Criteria, CategoryCode: b.CategoryCode,
+				ExpirationKind: b.ExpirationKind, ExpirationMonths: b.ExpirationMonths,
+				ExpirationFixedAt: b.ExpirationFixedAt, ImageID: b.ImageID, SignatureImageID: b.SignatureImageID,
+				Skills: b.Skills})
+			if err != nil || !in.reminders.Set || len(in.reminders.Val) == 0 {
+				return out, err
+			}
+			return q.SetBadgeExpiryReminders(ctx, db.SetBadgeExpiryRemindersParams{OrgID: org, ID: b.ID, Days: in.reminders.Val})
+		})
 }
 
 // updateBadge applies the eight PATCH rules: the reader enforces types, nulls and the skill field sets; apply
 // keeps omitted fields; the merged badge is checked as a whole before it is written.
 func (h *handler) updateBadge(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "badgeId")
-	if err != nil {
-		return err
+	lock := func(ctx context.Context, q *db.Queries, org, id uuid.UUID) (db.Badge, error) {
+		return q.GetBadgeForUpdate(ctx, db.GetBadgeForUpdateParams{OrgID: org, ID: id})
 	}
-	o, err := h.decodeBody(w, r, maxJSONBody)
-	if err != nil {
-		return err
-	}
-	in := readBadgeInput(o)
-	if err := o.err(); err != nil {
-		return err
-	}
-	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
-	var out db.Badge
-	var programIDs []uuid.UUID
-	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
-		b, err := q.GetBadgeForUpdate(r.Context(), db.GetBadgeForUpdateParams{OrgID: org, ID: id.UUID})
-		if db.IsNotFound(err) {
-			return newError(codeBadgeNotFound, "badge %s not found", id)
-		}
-		if err != nil {
-			return err
-		}
-		if err := in.apply(&b); err != nil {
-			return err
-		}
-		if err := h.checkBadge(r.Context(), q, org, b, in.programIDs.Val); err != nil {
-			return err
-		}
-		out, err = q.UpdateBadge(r.Context(), db.UpdateBadgeParams{OrgID: org, ID: b.ID, Name: b.Name,
-			Description: b.Description, Criteria: b.Criteria, CategoryCode: b.CategoryCode,
-			ExpirationKind: b.ExpirationKind, ExpirationMonths: b.ExpirationMonths,
-			ExpirationFixedAt: b.ExpirationFixedAt, ImageID: b.ImageID, SignatureImageID: b.SignatureImageID,
-			Skills: b.Skills})
-		if err != nil {
-			return err
-		}
-		if in.reminders.Set {
-			// A policy edit reschedules what has not been sent: the sweep reads the policy at each round.
-			if out, err = q.SetBadgeExpiryReminders(r.Context(), db.SetBadgeExpiryRemindersParams{OrgID: org, ID: b.ID,
-				Days: in.reminders.Val}); err != nil {
-				return err
+	return updateLinked(h, w, r, h.badges(), readBadgeInput, badgeInput.links, lock,
+		func(ctx context.Context, q *db.Queries, org uuid.UUID, in badgeInput, b db.Badge) (db.Badge, error) {
+			if err := in.apply(&b); err != nil {
+				return b, err
 			}
-		}
-		if in.programIDs.Set {
-			programIDs = in.programIDs.Val
-			return linkBadge(r.Context(), q, org, b.ID, programIDs)
-		}
-		links, err := programIDsOf(r.Context(), q, org, b.ID)
-		programIDs = links[b.ID]
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	h.ok(w, h.toBadgeResponse(v, out, programIDs))
-	return nil
+			if err := h.checkBadge(ctx, q, org, b, in.programIDs.Val); err != nil {
+				return b, err
+			}
+			out, err := q.UpdateBadge(ctx, db.UpdateBadgeParams{OrgID: org, ID: b.ID, Name: b.Name,
+				Description: b.Description, Criteria: b.Criteria, CategoryCode: b.CategoryCode,
+				ExpirationKind: b.ExpirationKind, ExpirationMonths: b.ExpirationMonths,
+				ExpirationFixedAt: b.ExpirationFixedAt, ImageID: b.ImageID, SignatureImageID: b.SignatureImageID,
+				Skills: b.Skills})
+			if err != nil || !in.reminders.Set {
+				return out, err
+			}
+			// A policy edit reschedules what has not been sent: the sweep reads the policy at each round.
+			return q.SetBadgeExpiryReminders(ctx, db.SetBadgeExpiryRemindersParams{OrgID: org, ID: b.ID, Days: in.reminders.Val})
+		})
 }
 
 func (h *handler) getBadge(w http.ResponseWriter, r *http.Request) error {

@@ -23,8 +23,8 @@ type linked[R, T any] struct {
 	// links are the ids each row links (programIDsOf, badgeIDsOf).
 	links    func(ctx context.Context, q *db.Queries, org uuid.UUID, ids ...uuid.UUID) (map[uuid.UUID][]uuid.UUID, error)
 	response func(v version, row R, links []uuid.UUID) T
-	// unlink makes the links of a row exactly keep (linkBadge, linkProgram).
-	unlink func(ctx context.Context, q *db.Queries, org, id uuid.UUID, keep []uuid.UUID) error
+	// setLinks makes the links of a row exactly keep (linkBadge, linkProgram).
+	setLinks func(ctx context.Context, q *db.Queries, org, id uuid.UUID, keep []uuid.UUID) error
 }
 
 func (k linked[R, T]) notFound(id uuidValue) error {
@@ -137,11 +137,94 @@ func deleteLinked[R, T any](h *handler, w http.ResponseWriter, r *http.Request, 
 		if n == 0 {
 			return k.notFound(id)
 		}
-		return k.unlink(r.Context(), q, org, id.UUID, nil)
+		return k.setLinks(r.Context(), q, org, id.UUID, nil)
 	})
 	if err != nil {
 		return err
 	}
 	h.ok(w, deletedResponse{ID: id.String(), Deleted: true})
+	return nil
+}
+
+// readInput reads a JSON body with read, records "is required" for each field required names as missing (nil: a
+// PATCH, where every field may be absent) and answers every problem of the body at once.
+func readInput[I any](h *handler, w http.ResponseWriter, r *http.Request, read func(*object) I,
+	required func(I) map[string]bool) (I, error) {
+	var in I
+	o, err := h.decodeBody(w, r, maxJSONBody)
+	if err != nil {
+		return in, err
+	}
+	in = read(o)
+	if required != nil {
+		requireFields(o, required(in))
+	}
+	return in, o.err()
+}
+
+// createLinked creates a row from a body (write checks and inserts it) and links it to exactly the ids the body
+// names, in one transaction.
+func createLinked[R, T, I any](h *handler, w http.ResponseWriter, r *http.Request, k linked[R, T],
+	read func(*object) I, required func(I) map[string]bool, ids func(I) opt[[]uuid.UUID],
+	write func(ctx context.Context, q *db.Queries, org uuid.UUID, in I) (R, error)) error {
+	in, err := readInput(h, w, r, read, required)
+	if err != nil {
+		return err
+	}
+	org := principalOf(r.Context()).OrgID
+	return writeLinked(h, w, r, k, opt[[]uuid.UUID]{Set: true, Val: ids(in).Val},
+		func(ctx context.Context, q *db.Queries) (R, error) { return write(ctx, q, org, in) })
+}
+
+// updateLinked applies a PATCH body to a row: lock reads it for update, write merges, checks and writes it, and
+// its links become the ids the body names, when it names any, in the same transaction.
+func updateLinked[R, T, I any](h *handler, w http.ResponseWriter, r *http.Request, k linked[R, T],
+	read func(*object) I, ids func(I) opt[[]uuid.UUID], lock func(ctx context.Context, q *db.Queries, org, id uuid.UUID) (R, error),
+	write func(ctx context.Context, q *db.Queries, org uuid.UUID, in I, row R) (R, error)) error {
+	id, err := pathID(r, k.param)
+	if err != nil {
+		return err
+	}
+	in, err := readInput(h, w, r, read, nil)
+	if err != nil {
+		return err
+	}
+	org := principalOf(r.Context()).OrgID
+	return writeLinked(h, w, r, k, ids(in), func(ctx context.Context, q *db.Queries) (R, error) {
+		row, err := lock(ctx, q, org, id.UUID)
+		if db.IsNotFound(err) {
+			return row, k.notFound(id)
+		}
+		if err != nil {
+			return row, err
+		}
+		return write(ctx, q, org, in, row)
+	})
+}
+
+// writeLinked runs write and then sets the written row's links to ids (when set) or reads them, in one
+// transaction, and answers the row with them.
+func writeLinked[R, T any](h *handler, w http.ResponseWriter, r *http.Request, k linked[R, T], ids opt[[]uuid.UUID],
+	write func(ctx context.Context, q *db.Queries) (R, error)) error {
+	org := principalOf(r.Context()).OrgID
+	var out R
+	var links []uuid.UUID
+	err := h.db.InTx(r.Context(), func(q *db.Queries) error {
+		var err error
+		if out, err = write(r.Context(), q); err != nil {
+			return err
+		}
+		if ids.Set {
+			links = ids.Val
+			return k.setLinks(r.Context(), q, org, k.id(out), ids.Val)
+		}
+		m, err := k.links(r.Context(), q, org, k.id(out))
+		links = m[k.id(out)]
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	h.ok(w, k.response(versionOf(r.Context()), out, links))
 	return nil
 }

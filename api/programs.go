@@ -49,7 +49,7 @@ func (h *handler) toProgramResponse(v version, p db.Program, badgeIDs []uuid.UUI
 // programs is the shared scaffold's view of programs (linked.go).
 func (h *handler) programs() linked[db.Program, programResponse] {
 	return linked[db.Program, programResponse]{param: "programId", code: codeProgramNotFound, noun: "program",
-		links: badgeIDsOf, unlink: linkProgram, response: h.toProgramResponse,
+		links: badgeIDsOf, setLinks: linkProgram, response: h.toProgramResponse,
 		id: func(p db.Program) uuid.UUID { return p.ID },
 		get: func(ctx context.Context, org, id uuid.UUID) (db.Program, error) {
 			return h.db.GetProgram(ctx, db.GetProgramParams{OrgID: org, ID: id})
@@ -80,6 +80,9 @@ func readProgramInput(o *object) programInput {
 		badgeIDs:    o.ids("badgeIds", maxLinkedIDs),
 	}
 }
+
+// links are the badges the body links the program to.
+func (in programInput) links() opt[[]uuid.UUID] { return in.badgeIDs }
 
 // apply merges the input into p: an omitted field keeps its value, null clears it.
 func (in programInput) apply(p *db.Program) {
@@ -127,93 +130,36 @@ func checkBadgesExist(ctx context.Context, q *db.Queries, org uuid.UUID, ids []u
 }
 
 func (h *handler) createProgram(w http.ResponseWriter, r *http.Request) error {
-	o, err := h.decodeBody(w, r, maxJSONBody)
-	if err != nil {
-		return err
+	required := func(in programInput) map[string]bool {
+		return map[string]bool{"name": in.name.Set, "categoryCode": in.category.Set, "imageId": in.imageID.Set}
 	}
-	in := readProgramInput(o)
-	requireFields(o, map[string]bool{"name": in.name.Set, "categoryCode": in.category.Set, "imageId": in.imageID.Set})
-	if err := o.err(); err != nil {
-		return err
-	}
-	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
-	p := db.Program{ID: uuid.New(), OrgID: org}
-	in.apply(&p)
-	badgeIDs := in.badgeIDs.Val
-	var out db.Program
-	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
-		if err := h.checkProgram(r.Context(), q, org, p, badgeIDs); err != nil {
-			return err
-		}
-		var err error
-		out, err = q.CreateProgram(r.Context(), db.CreateProgramParams{ID: p.ID, OrgID: org, Name: p.Name,
-			Description: p.Description, Url: p.Url, CategoryCode: p.CategoryCode, StartsAt: p.StartsAt,
-			EndsAt: p.EndsAt, VisibleOnOrgPage: p.VisibleOnOrgPage, ImageID: p.ImageID})
-		if err != nil {
-			return err
-		}
-		return linkProgram(r.Context(), q, org, p.ID, badgeIDs)
-	})
-	if err != nil {
-		return err
-	}
-	h.ok(w, h.toProgramResponse(v, out, badgeIDs))
-	return nil
+	return createLinked(h, w, r, h.programs(), readProgramInput, required, programInput.links,
+		func(ctx context.Context, q *db.Queries, org uuid.UUID, in programInput) (db.Program, error) {
+			p := db.Program{ID: uuid.New(), OrgID: org}
+			in.apply(&p)
+			if err := h.checkProgram(ctx, q, org, p, in.badgeIDs.Val); err != nil {
+				return p, err
+			}
+			return q.CreateProgram(ctx, db.CreateProgramParams{ID: p.ID, OrgID: org, Name: p.Name,
+				Description: p.Description, Url: p.Url, CategoryCode: p.CategoryCode, StartsAt: p.StartsAt,
+				EndsAt: p.EndsAt, VisibleOnOrgPage: p.VisibleOnOrgPage, ImageID: p.ImageID})
+		})
 }
 
 func (h *handler) updateProgram(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "programId")
-	if err != nil {
-		return err
+	lock := func(ctx context.Context, q *db.Queries, org, id uuid.UUID) (db.Program, error) {
+		return q.GetProgramForUpdate(ctx, db.GetProgramForUpdateParams{OrgID: org, ID: id})
 	}
-	o, err := h.decodeBody(w, r, maxJSONBody)
-	if err != nil {
-		return err
-	}
-	in := readProgramInput(o)
-	if err := o.err(); err != nil {
-		return err
-	}
-	org, v := principalOf(r.Context()).OrgID, versionOf(r.Context())
-	var out db.Program
-	var badgeIDs []uuid.UUID
-	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
-		p, err := q.GetProgramForUpdate(r.Context(), db.GetProgramForUpdateParams{OrgID: org, ID: id.UUID})
-		if db.IsNotFound(err) {
-			return newError(codeProgramNotFound, "program %s not found", id)
-		}
-		if err != nil {
-			return err
-		}
-		in.apply(&p)
-		if in.badgeIDs.Set {
-			badgeIDs = in.badgeIDs.Val
-		} else {
-			links, err := badgeIDsOf(r.Context(), q, org, p.ID)
-			if err != nil {
-				return err
+	return updateLinked(h, w, r, h.programs(), readProgramInput, programInput.links, lock,
+		func(ctx context.Context, q *db.Queries, org uuid.UUID, in programInput, p db.Program) (db.Program, error) {
+			in.apply(&p)
+			if err := h.checkProgram(ctx, q, org, p, in.badgeIDs.Val); err != nil {
+				return p, err
 			}
-			badgeIDs = links[p.ID]
-		}
-		if err := h.checkProgram(r.Context(), q, org, p, in.badgeIDs.Val); err != nil {
-			return err
-		}
-		out, err = q.UpdateProgram(r.Context(), db.UpdateProgramParams{OrgID: org, ID: p.ID, Name: p.Name,
-			Description: p.Description, Url: p.Url, CategoryCode: p.CategoryCode, StartsAt: p.StartsAt,
-			EndsAt: p.EndsAt, VisibleOnOrgPage: p.VisibleOnOrgPage, ImageID: p.ImageID})
-		if err != nil {
-			return err
-		}
-		if in.badgeIDs.Set {
-			return linkProgram(r.Context(), q, org, p.ID, badgeIDs)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	h.ok(w, h.toProgramResponse(v, out, badgeIDs))
-	return nil
+			return q.UpdateProgram(ctx, db.UpdateProgramParams{OrgID: org, ID: p.ID, Name: p.Name,
+				Description: p.Description, Url: p.Url, CategoryCode: p.CategoryCode, StartsAt: p.StartsAt,
+				EndsAt: p.EndsAt, VisibleOnOrgPage: p.VisibleOnOrgPage, ImageID: p.ImageID})
+		})
 }
 
 func (h *handler) getProgram(w http.ResponseWriter, r *http.Request) error {
