@@ -79,17 +79,9 @@ func (h *handler) checkBadge(ctx context.Context, q *db.Queries, org uuid.UUID, 
 	if len(fields) > 0 {
 		return fieldsError(fields)
 	}
-	if len(programIDs) == 0 {
-		return nil
-	}
-	n, err := q.CountLivePrograms(ctx, db.CountLiveProgramsParams{OrgID: org, Ids: programIDs})
-	if err != nil {
-		return err
-	}
-	if int(n) != len(programIDs) {
-		return newError(codeProgramNotFound, "one or more programIds do not name a program of this organization")
-	}
-	return nil
+	return checkAllLive(programIDs, func() (int64, error) {
+		return q.CountLivePrograms(ctx, db.CountLiveProgramsParams{OrgID: org, Ids: programIDs})
+	}, newError(codeProgramNotFound, "one or more programIds do not name a program of this organization"))
 }
 
 func (h *handler) createBadge(w http.ResponseWriter, r *http.Request) error {

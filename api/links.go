@@ -82,6 +82,22 @@ func badgeIDsOf(ctx context.Context, q *db.Queries, org uuid.UUID, programs ...u
 	return groupLinks(rows, func(l db.ListBadgeIDsOfProgramsRow) (uuid.UUID, uuid.UUID) { return l.ProgramID, l.BadgeID }), nil
 }
 
+// checkAllLive answers missing unless every id names a live row of the organization (count counts those that
+// do); no ids need no query.
+func checkAllLive(ids []uuid.UUID, count func() (int64, error), missing error) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	n, err := count()
+	if err != nil {
+		return err
+	}
+	if int(n) != len(ids) {
+		return missing
+	}
+	return nil
+}
+
 // checkImage reports a field error when the image is not an upload of the organization (a badge's image and
 // signature image, a program's image).
 func (h *handler) checkImage(ctx context.Context, q *db.Queries, org uuid.UUID, field string, id *uuid.UUID) (*fieldError, error) {

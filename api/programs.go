@@ -116,17 +116,9 @@ func (h *handler) checkProgram(ctx context.Context, q *db.Queries, org uuid.UUID
 }
 
 func checkBadgesExist(ctx context.Context, q *db.Queries, org uuid.UUID, ids []uuid.UUID) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	n, err := q.CountLiveBadges(ctx, db.CountLiveBadgesParams{OrgID: org, Ids: ids})
-	if err != nil {
-		return err
-	}
-	if int(n) != len(ids) {
-		return newError(codeBadgeNotFound, "one or more badgeIds do not name a badge of this organization")
-	}
-	return nil
+	return checkAllLive(ids, func() (int64, error) {
+		return q.CountLiveBadges(ctx, db.CountLiveBadgesParams{OrgID: org, Ids: ids})
+	}, newError(codeBadgeNotFound, "one or more badgeIds do not name a badge of this organization"))
 }
 
 func (h *handler) createProgram(w http.ResponseWriter, r *http.Request) error {

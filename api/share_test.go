@@ -28,12 +28,7 @@ func TestSharePreview(t *testing.T) {
 	f := newPageFixture(t)
 	now := time.Now().UTC().Truncate(time.Second)
 	f.clock.Set(now)
-	body := strings.TrimSuffix(issuanceBody(f.vars["{program}"], rcpt("김하늘", "sky@example.com")), "}") +
-		`,"issuedAt":"` + now.Add(-time.Hour).Format(time.RFC3339) + `"}`
-	iss := jstr(t, f.mustIssue(t, "v3", "{badge1m}", "manager", uuid.NewString(), body), "id")
-	var id uuid.UUID
-	require.NoError(t, f.d.Pool.QueryRow(context.Background(), "SELECT id FROM assertions WHERE issuance_id = $1", uuid.MustParse(iss)).Scan(&id))
-	f.mustSignAssertion(t, id, true)
+	id := f.issueSignedTo(t, "김하늘", "sky@example.com", now.Add(-time.Hour))
 
 	deps := issuanceDeps(t, f.d, f.starter, f.clock.Now)
 	deps.Blob, deps.Issuer, deps.Metrics = f.store, f.iss, metrics.New()
@@ -134,12 +129,7 @@ func TestShareLinks(t *testing.T) {
 	f := newPageFixture(t)
 	now := time.Now().UTC().Truncate(time.Second)
 	f.clock.Set(now)
-	body := strings.TrimSuffix(issuanceBody(f.vars["{program}"], rcpt("Alex Kim", "alex@example.com")), "}") +
-		`,"issuedAt":"` + now.Add(-time.Hour).Format(time.RFC3339) + `"}`
-	iss := jstr(t, f.mustIssue(t, "v3", "{badge1m}", "manager", uuid.NewString(), body), "id")
-	var id uuid.UUID
-	require.NoError(t, f.d.Pool.QueryRow(context.Background(), "SELECT id FROM assertions WHERE issuance_id = $1", uuid.MustParse(iss)).Scan(&id))
-	f.mustSignAssertion(t, id, true)
+	id := f.issueSignedTo(t, "Alex Kim", "alex@example.com", now.Add(-time.Hour))
 	page := baseURL + "/verify/" + id.String()
 	href := func(p, anchor string) string {
 		i := strings.Index(p, `id="`+anchor+`"`)
@@ -192,4 +182,17 @@ func TestShareLinks(t *testing.T) {
 	require.True(t, strings.HasPrefix(subject, "취소됨: "), subject)
 	p = f.page(t, "/verify/"+id.String()+"?lang=en")
 	require.True(t, strings.HasPrefix(query(href(p, "share-x")).Get("text"), "REVOKED: the “Team lead” badge of Alex Kim"))
+}
+
+// issueSignedTo issues one assertion of {badge1m} to name and email, issued at issuedAt, and signs it as the sign
+// step does, the name included.
+func (f *pageFixture) issueSignedTo(tb testing.TB, name, email string, issuedAt time.Time) uuid.UUID {
+	tb.Helper()
+	body := strings.TrimSuffix(issuanceBody(f.vars["{program}"], rcpt(name, email)), "}") +
+		`,"issuedAt":"` + issuedAt.Format(time.RFC3339) + `"}`
+	iss := jstr(tb, f.mustIssue(tb, "v3", "{badge1m}", "manager", uuid.NewString(), body), "id")
+	var id uuid.UUID
+	require.NoError(tb, f.d.Pool.QueryRow(context.Background(), "SELECT id FROM assertions WHERE issuance_id = $1", uuid.MustParse(iss)).Scan(&id))
+	f.mustSignAssertion(tb, id, true)
+	return id
 }
