@@ -12,6 +12,7 @@ import (
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/chain"
 	"github.com/badged/badged/internal/chain/devchain"
+	"github.com/badged/badged/internal/chain/pgstore"
 	"github.com/badged/badged/internal/issuer"
 )
 
@@ -42,7 +43,7 @@ func TestWalletSweep_AnchorsCopies(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	an, err := chain.New(chain.Config{RPCURL: c.URL(), PrivateKey: c.PrivateKeyHex(), ChainID: devchain.ChainID,
-		ReceiptTimeout: 30 * time.Second, PollInterval: 5 * time.Millisecond}, ChainStore{DB: f.DB})
+		ReceiptTimeout: 30 * time.Second, PollInterval: 5 * time.Millisecond}, pgstore.Store{DB: f.DB})
 	require.NoError(t, err)
 	t.Cleanup(an.Close)
 
@@ -105,7 +106,7 @@ func TestWalletSweep_ResumesAssignedAnchor(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	an, err := chain.New(chain.Config{RPCURL: c.URL(), PrivateKey: c.PrivateKeyHex(), ChainID: devchain.ChainID,
-		ReceiptTimeout: 30 * time.Second, PollInterval: 5 * time.Millisecond}, ChainStore{DB: f.DB})
+		ReceiptTimeout: 30 * time.Second, PollInterval: 5 * time.Millisecond}, pgstore.Store{DB: f.DB})
 	require.NoError(t, err)
 	t.Cleanup(an.Close)
 	_, live := f.mustIssuance(t, "live", 3, recipient{State: "ISSUED"})
