@@ -41,7 +41,7 @@ type Activities struct {
 	// MessageDomain is the right side of Message-IDs (the SMTP sender's domain), recorded before sending.
 	MessageDomain string
 	// MailFromName is the From display name pattern of mails, "{org}" standing for the organization's name
-	// (SMTP_FROM_NAME); empty means DefaultMailFromName.
+	// (SMTP_FROM_NAME); empty means notice.DefaultFromName.
 	MailFromName string
 	Policy       *retrypolicy.Policy
 	Location     *time.Location
