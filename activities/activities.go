@@ -47,7 +47,7 @@ type Activities struct {
 	Location     *time.Location
 	Log          *slog.Logger
 	Metrics      *metrics.Metrics // nil records nothing
-	// AnchorWait is how long a credential waits for others to share its anchor transaction (anchorpool.go);
+	// AnchorWait is how long a credential waits for others to share its anchor transaction (internal/anchorpool);
 	// zero means DefaultAnchorWait.
 	AnchorWait time.Duration
 	// AnchorMinWait is how long a batch waits at least, even when no other credential is on its way (ANCHOR_MIN_WAIT):
@@ -56,8 +56,8 @@ type Activities struct {
 	AnchorMinWait time.Duration
 	Webhooks      Webhooks // webhook deliveries (webhook.go)
 
-	images  imageCache // badge images read by bake (see images.go)
-	anchors anchorPool // credentials waiting for an anchor transaction (anchorpool.go)
+	images  imageCache  // badge images read by bake (see images.go)
+	anchors anchorState // the anchor step's pool and flights (anchorpool.go)
 }
 
 // uncodedCode classes an error that carries no errorCode: a failed HTTP call to another system (*url.Error) is
