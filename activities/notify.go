@@ -20,15 +20,10 @@ const NotifyWorkers = 4
 // with the same Message-ID, which the recipient's mail system recognises. Test-mode issuances deliver to the
 // outbox only.
 func (a *Activities) NotifyRecipients(ctx context.Context, in StepBatch) (StepResult, error) {
-	return a.runStep(ctx, "notify", in, a.notifyRecipients)
+	return a.runStep(ctx, "notify", in, a.onChunk(StepUploaded, a.notifyRecipients))
 }
 
-func (a *Activities) notifyRecipients(ctx context.Context, ids []uuid.UUID) (failures, error) {
-	rows, failed, err := a.loadChunk(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	todo := rows.at(StepUploaded)
+func (a *Activities) notifyRecipients(ctx context.Context, todo chunk, failed failures) (failures, error) {
 	if len(todo) == 0 {
 		return failed, nil
 	}

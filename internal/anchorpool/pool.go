@@ -97,7 +97,7 @@ func (p *Pool) Expect(ids []uuid.UUID) {
 
 // GiveUp records that ids are not on their way to the anchor step any more (they reached it without needing an
 // assignment, or their step failed: a retry expects them again), and sends the waiting batch if it is now ready.
-// Giving up ids that are not expected is a no-op.
+// Ids that are not expected change nothing, but a batch that became ready meanwhile goes.
 func (p *Pool) GiveUp(ids []uuid.UUID) {
 	if len(ids) == 0 {
 		return
@@ -106,11 +106,7 @@ func (p *Pool) GiveUp(ids []uuid.UUID) {
 	for _, id := range ids {
 		delete(p.headed, id)
 	}
-	batch := p.settleLocked()
-	p.mu.Unlock()
-	if batch != nil {
-		go p.assign(batch)
-	}
+	p.settleAndUnlock()
 }
 
 // Join adds ids to the waiting batch and returns where the batch's outcome will be sent (once, buffered).
@@ -127,11 +123,7 @@ func (p *Pool) Join(ids, arrived []uuid.UUID) <-chan error {
 	for _, id := range arrived {
 		delete(p.headed, id)
 	}
-	batch := p.settleLocked()
-	p.mu.Unlock()
-	if batch != nil {
-		go p.assign(batch)
-	}
+	p.settleAndUnlock()
 	return w.done
 }
 
@@ -151,6 +143,16 @@ func (p *Pool) Waiting() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.n
+}
+
+// settleAndUnlock sends the waiting batch if it is ready (see settleLocked) and releases p.mu, which is held; the
+// assignment runs on its own goroutine, so neither the caller nor the lock waits for it.
+func (p *Pool) settleAndUnlock() {
+	batch := p.settleLocked()
+	p.mu.Unlock()
+	if batch != nil {
+		go p.assign(batch)
+	}
 }
 
 // settleLocked takes the waiting batch when it is ready to go, or arms the timer for the moment it will be at the
