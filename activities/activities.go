@@ -3,6 +3,10 @@
 // failure as data, so the workflow retries just those by their failure class. Each step is idempotent: it derives
 // object keys, the chain transaction and the message id from the assertion id, and records its result in Postgres
 // before the next step starts, so a retry or a worker crash never signs, anchors, uploads or notifies twice.
+//
+// It holds the steps only: what a step uses but is not one lives in internal/ (the Postgres chain store in
+// internal/chain/pgstore, the anchor batching in internal/anchorpool, the messages in internal/notice). It may
+// import db, internal/* and the Temporal SDK's activity package; workflows and temporal import it, never the reverse.
 package activities
 
 import (
