@@ -77,7 +77,7 @@ func adminNotification(ctx context.Context, cfg config.Config, args []string, st
 		return err
 	}
 	r := notice.Resender{DB: d, Notifier: notifier, Outbox: outbox, Domain: domain, BaseURL: cfg.PublicBaseURL, Log: slog.Default(),
-		Mail: &notice.Composer{Issuer: issuer.New(d, nil, cfg.PublicBaseURL), Blob: store, Location: cfg.TimeZone,
+		Mail: &notice.Composer{Issuer: issuer.New(d, nil, cfg.PublicBaseURL), Blob: store, DB: d, Location: cfg.TimeZone,
 			FromName: cfg.SMTPFromName, Log: slog.Default()}}
 	out, err := r.Resend(ctx, *assertion, *request)
 	if err != nil {
