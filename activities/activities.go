@@ -3,6 +3,10 @@
 // failure as data, so the workflow retries just those by their failure class. Each step is idempotent: it derives
 // object keys, the chain transaction and the message id from the assertion id, and records its result in Postgres
 // before the next step starts, so a retry or a worker crash never signs, anchors, uploads or notifies twice.
+//
+// It holds the steps only: what a step uses but is not one lives in internal/ (the Postgres chain store in
+// internal/chain/pgstore, the anchor batching in internal/anchorpool, the messages in internal/notice). It may
+// import db, internal/* and the Temporal SDK's activity package; workflows and temporal import it, never the reverse.
 package activities
 
 import (
@@ -41,13 +45,13 @@ type Activities struct {
 	// MessageDomain is the right side of Message-IDs (the SMTP sender's domain), recorded before sending.
 	MessageDomain string
 	// MailFromName is the From display name pattern of mails, "{org}" standing for the organization's name
-	// (SMTP_FROM_NAME); empty means DefaultMailFromName.
+	// (SMTP_FROM_NAME); empty means notice.DefaultFromName.
 	MailFromName string
 	Policy       *retrypolicy.Policy
 	Location     *time.Location
 	Log          *slog.Logger
 	Metrics      *metrics.Metrics // nil records nothing
-	// AnchorWait is how long a credential waits for others to share its anchor transaction (anchorpool.go);
+	// AnchorWait is how long a credential waits for others to share its anchor transaction (internal/anchorpool);
 	// zero means DefaultAnchorWait.
 	AnchorWait time.Duration
 	// AnchorMinWait is how long a batch waits at least, even when no other credential is on its way (ANCHOR_MIN_WAIT):
@@ -56,8 +60,8 @@ type Activities struct {
 	AnchorMinWait time.Duration
 	Webhooks      Webhooks // webhook deliveries (webhook.go)
 
-	images  imageCache // badge images read by bake (see images.go)
-	anchors anchorPool // credentials waiting for an anchor transaction (anchorpool.go)
+	images  imageCache  // badge images read by bake (see images.go)
+	anchors anchorState // the anchor step's pool and flights (anchorpool.go)
 }
 
 // uncodedCode classes an error that carries no errorCode: a failed HTTP call to another system (*url.Error) is

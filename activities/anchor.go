@@ -18,7 +18,7 @@ const anchorSettleTimeout = 2 * time.Minute
 // AnchorCredentials puts the SHA-256 of each signed credential on chain. Credentials that wait for an anchor in
 // this worker at the same time (any chunk, batch or issuance) share ONE transaction carrying the root of a Merkle
 // tree of their digests, and each keeps its inclusion proof, as Blockcerts does: one transaction and a few dozen
-// gas per credential instead of ~22,000 (see anchorpool.go for the wait). A credential is assigned to its
+// gas per credential instead of ~22,000 (see internal/anchorpool for the wait). A credential is assigned to its
 // transaction in Postgres before the transaction is signed, so a retry after a crash waits for the same
 // transaction. Test-mode issuances and a service without a chain record the step as skipped.
 func (a *Activities) AnchorCredentials(ctx context.Context, in StepBatch) (StepResult, error) {
@@ -27,8 +27,8 @@ func (a *Activities) AnchorCredentials(ctx context.Context, in StepBatch) (StepR
 
 func (a *Activities) anchorCredentials(ctx context.Context, ids []uuid.UUID) (failures, error) {
 	// The chunk has arrived at the anchor step: on every path, an early error included, the anchor pool must stop
-	// holding other credentials back for it (gather and the giveUp below tell it sooner; a second time is a no-op).
-	defer a.giveUp(ids)
+	// holding other credentials back for it (Gather and the GiveUp below tell it sooner; a second time is a no-op).
+	defer a.anchorPool().GiveUp(ids)
 	rows, err := a.DB.ListAnchorState(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("load anchor state: %w", err)
@@ -50,9 +50,9 @@ func (a *Activities) anchorCredentials(ctx context.Context, ids []uuid.UUID) (fa
 		}
 	}
 	if len(unassigned) == 0 {
-		a.giveUp(ids)
+		a.anchorPool().GiveUp(ids)
 	} else {
-		if err := a.gather(ctx, unassigned, ids); err != nil {
+		if err := a.anchorPool().Gather(ctx, unassigned, ids); err != nil {
 			return nil, err
 		}
 		if rows, err = a.DB.ListAnchorState(ctx, ids); err != nil {

@@ -3,8 +3,6 @@ package activities
 import (
 	"context"
 
-	"github.com/google/uuid"
-
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/baking"
 	"github.com/badged/badged/internal/issuer"
@@ -16,15 +14,10 @@ const storeWorkers = 8
 // BakeBadges embeds each signed credential in the badge image (PNG iTXt or SVG element; JPEG becomes PNG) and
 // stores the result under a key derived from the assertion id, which openbadgeImageUrl serves.
 func (a *Activities) BakeBadges(ctx context.Context, in StepBatch) (StepResult, error) {
-	return a.runStep(ctx, "bake", in, a.bakeBadges)
+	return a.runStep(ctx, "bake", in, a.onChunk(StepAnchored, a.bakeBadges))
 }
 
-func (a *Activities) bakeBadges(ctx context.Context, ids []uuid.UUID) (failures, error) {
-	rows, failed, err := a.loadChunk(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	todo := rows.at(StepAnchored)
+func (a *Activities) bakeBadges(ctx context.Context, todo chunk, failed failures) (failures, error) {
 	keys, types := make([]string, len(todo)), make([]string, len(todo))
 	errs := forEach(ctx, len(todo), storeWorkers, func(ctx context.Context, i int) error {
 		as := todo[i].Assertion

@@ -21,17 +21,13 @@ const lockTimeout = "5s"
 // incomplete recipients, DUPLICATE_ISSUANCE when the recipient already holds (or is being given) this badge,
 // BADGE_IMAGE_MISSING when the badge image cannot be found.
 func (a *Activities) CheckRecipients(ctx context.Context, in StepBatch) (StepResult, error) {
-	return a.headedForAnchor(ctx, "check", in, a.checkRecipients)
+	return a.headedForAnchor(ctx, "check", in, a.onChunk(StepPending, a.checkRecipients))
 }
 
-func (a *Activities) checkRecipients(ctx context.Context, ids []uuid.UUID) (failures, error) {
-	rows, failed, err := a.loadChunk(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
+func (a *Activities) checkRecipients(ctx context.Context, rows chunk, failed failures) (failures, error) {
 	images := map[uuid.UUID]error{} // one look-up per badge image, not per recipient
 	var todo []db.Assertion
-	for _, row := range rows.at(StepPending) {
+	for _, row := range rows {
 		as := row.Assertion
 		if err := recipientComplete(as); err != nil {
 			failed[as.ID] = err

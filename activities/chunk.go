@@ -13,9 +13,10 @@ import (
 // chunk is what the steps read about a chunk of recipients, in one round trip.
 type chunk []db.ListPipelineAssertionsRow
 
-// loadChunk reads the assertions of ids. An id that names no assertion fails alone (the workflow only passes ids
-// it read from the database, so this would be a bug, and it must not hide the others' progress).
-func (a *Activities) loadChunk(ctx context.Context, ids []uuid.UUID) (chunk, failures, error) {
+// loadChunk reads the assertions of ids and returns those whose last completed step is after (see chunk.at):
+// the recipients a step still has to run on. An id that names no assertion fails alone (the workflow only passes
+// ids it read from the database, so this would be a bug, and it must not hide the others' progress).
+func (a *Activities) loadChunk(ctx context.Context, ids []uuid.UUID, after string) (chunk, failures, error) {
 	rows, err := a.DB.ListPipelineAssertions(ctx, ids)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load assertions: %w", err)
@@ -32,7 +33,7 @@ func (a *Activities) loadChunk(ctx context.Context, ids []uuid.UUID) (chunk, fai
 			}
 		}
 	}
-	return rows, failed, nil
+	return chunk(rows).at(after), failed, nil
 }
 
 // at returns the rows whose last completed step is step, that is, the recipients still to run the next one.

@@ -2,14 +2,12 @@ package activities
 
 import (
 	"context"
-	"errors"
-	"io"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
-	"github.com/badged/badged/internal/blob"
+	"github.com/badged/badged/internal/notice"
 	"github.com/badged/badged/internal/notify"
 )
 
@@ -22,15 +20,10 @@ const NotifyWorkers = 4
 // with the same Message-ID, which the recipient's mail system recognises. Test-mode issuances deliver to the
 // outbox only.
 func (a *Activities) NotifyRecipients(ctx context.Context, in StepBatch) (StepResult, error) {
-	return a.runStep(ctx, "notify", in, a.notifyRecipients)
+	return a.runStep(ctx, "notify", in, a.onChunk(StepUploaded, a.notifyRecipients))
 }
 
-func (a *Activities) notifyRecipients(ctx context.Context, ids []uuid.UUID) (failures, error) {
-	rows, failed, err := a.loadChunk(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	todo := rows.at(StepUploaded)
+func (a *Activities) notifyRecipients(ctx context.Context, todo chunk, failed failures) (failures, error) {
 	if len(todo) == 0 {
 		return failed, nil
 	}
@@ -74,17 +67,11 @@ func (a *Activities) notifyRecipients(ctx context.Context, ids []uuid.UUID) (fai
 // send delivers one recipient's message and records the outcome on its notifications row.
 func (a *Activities) send(ctx context.Context, row db.ListPipelineAssertionsRow) error {
 	as := row.Assertion
-	n := a.notification(ctx, as, row.BadgeName, row.OrgName)
-	if err := a.attachWalletOffer(ctx, as, &n); err != nil {
+	n, err := a.mail().IssueNotice(ctx, as, row.BadgeName, row.OrgName)
+	if err != nil {
 		return persistErr("create wallet offer", err)
 	}
-	var err error
-	if as.Mode == "test" || a.Notifier == nil {
-		_, err = a.Outbox.Send(ctx, n)
-	} else {
-		_, err = a.Notifier.Notify(ctx, n)
-	}
-	if err != nil {
+	if err := notice.Deliver(ctx, a.Notifier, a.Outbox, as.Mode, n); err != nil {
 		msg := err.Error()
 		if ferr := a.DB.MarkNotificationFailed(ctx, db.MarkNotificationFailedParams{AssertionID: as.ID, LastError: &msg}); ferr != nil {
 			a.logger(ctx, assertionSubject{as.ID, as.IssuanceID}).WarnContext(ctx, "record notification failure", "err", ferr)
@@ -97,72 +84,11 @@ func (a *Activities) send(ctx context.Context, row db.ListPipelineAssertionsRow)
 	return nil
 }
 
-// MaxInlineBadge caps the baked image a mail carries inline: a baked PNG up to this size goes in the mail (the
-// recipient then holds the verifiable badge itself); a larger one, or an SVG (which mail clients do not show), is
-// linked instead, so a message stays well under common 10-25 MB limits.
-const MaxInlineBadge = 1 << 20
-
-// DefaultMailFromName is the From display name pattern when MailFromName is empty.
-const DefaultMailFromName = "{org} via badged"
-
-// BuildNotification builds the message the worker sends, for `badged admin notification resend`: the same wallet
-// offer included (a.DB set). It is a function, not a method: every exported method of Activities is registered as
-// a Temporal activity.
-func BuildNotification(ctx context.Context, a *Activities, as db.Assertion, badgeName, orgName string) (notify.Notification, error) {
-	n := a.notification(ctx, as, badgeName, orgName)
-	if a.DB == nil {
-		return n, nil
-	}
-	return n, a.attachWalletOffer(ctx, as, &n)
-}
-
-// notification builds a recipient's message: the organization's name as the From display name (the address is
-// the deployment's), the expiry, the badge page and the recipient's PDF certificate, the baked badge inline (when
-// Blob is set), in the language the names are written in (notify.LocaleFor). It needs Issuer, Location,
-// MailFromName and Log only, so `badged admin notification resend` builds the same message.
-func (a *Activities) notification(ctx context.Context, as db.Assertion, badgeName, orgName string) notify.Notification {
-	pattern := a.MailFromName
-	if pattern == "" {
-		pattern = DefaultMailFromName
-	}
-	n := notify.Notification{AssertionID: as.ID.String(), Channel: notify.Channel(as.ReceiveType),
-		Locale:        notify.LocaleFor(as.RecipientName, orgName, badgeName),
-		RecipientName: as.RecipientName, Email: deref(as.RecipientEmail), Phone: deref(as.RecipientPhone),
-		BadgeName: badgeName, IssuerName: orgName,
-		BadgeImageURL:  a.Issuer.BaseURL + "/credentials/" + as.ID.String() + "/image",
-		VerifyURL:      a.Issuer.VerifyURL(as.ID),
-		CertificateURL: a.Issuer.CertificateURL(as.ID, as.CertificateToken),
-		ExpiresAt:      as.ExpiredAt, Location: a.Location,
-		FromName: notify.FromDisplayName(pattern, orgName)}
-	if a.Blob != nil && as.ReceiveType == string(notify.Email) && as.BakedKey != nil && as.BakedContentType != nil && *as.BakedContentType == "image/png" {
-		img, err := a.readInline(ctx, *as.BakedKey)
-		if err != nil {
-			// The link still shows the badge: a mail without the inline copy beats no mail.
-			a.Log.WarnContext(ctx, "inline badge image left out", "assertionId", as.ID, "err", err)
-		}
-		n.BadgeImage, n.BadgeImageType = img, "image/png"
-	}
-	return n
-}
-
-// readInline reads a stored image for a mail, or nil when it is larger than MaxInlineBadge.
-func (a *Activities) readInline(ctx context.Context, key string) ([]byte, error) {
-	rc, info, err := a.Blob.Get(ctx, key)
-	if errors.Is(err, blob.ErrNotFound) || (err == nil && info.Size > MaxInlineBadge) {
-		if rc != nil {
-			rc.Close()
-		}
-		return nil, err
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, MaxInlineBadge+1))
-	if err != nil || len(b) > MaxInlineBadge {
-		return nil, err
-	}
-	return b, nil
+// mail is the composer of this worker's messages (internal/notice), from the fields the steps share. A method,
+// not an exported one: every exported method of Activities is registered as a Temporal activity.
+func (a *Activities) mail() notice.Composer {
+	return notice.Composer{Issuer: a.Issuer, Blob: a.Blob, DB: a.DB, Location: a.Location, FromName: a.MailFromName,
+		Log: a.Log}
 }
 
 // recordSent marks the notification SENT, retrying for up to sentRecordWindow: the message has left, and a retry

@@ -34,7 +34,7 @@ func TestNotification_FromAssertion(t *testing.T) {
 	f.acts.Location = seoul
 
 	as := f.mustAssertion(t, ids[0])
-	n := f.acts.notification(ctx, as, "Go Expert", "Badged Academy")
+	n := f.acts.mail().Notice(ctx, as, "Go Expert", "Badged Academy")
 	require.Equal(t, "ko", n.Locale)
 	require.Equal(t, "Badged Academy via badged", n.FromName)
 	require.Equal(t, "https://badges.example/verify/"+as.ID.String(), n.VerifyURL)
@@ -42,7 +42,7 @@ func TestNotification_FromAssertion(t *testing.T) {
 	require.Equal(t, baked, n.BadgeImage)
 	require.True(t, n.ExpiresAt.Equal(exp))
 
-	other := f.acts.notification(ctx, f.mustAssertion(t, ids[1]), "Go Expert", "Badged Academy")
+	other := f.acts.mail().Notice(ctx, f.mustAssertion(t, ids[1]), "Go Expert", "Badged Academy")
 	require.Equal(t, "en", other.Locale)
 	require.Nil(t, other.BadgeImage, "no baked image stored: the mail links it")
 	require.Nil(t, other.ExpiresAt)
@@ -52,7 +52,7 @@ func TestNotification_FromAssertion(t *testing.T) {
 	s, err := notify.NewSMTP(notify.SMTPConfig{Host: srv.Host, Port: srv.Port, TLS: notify.TLSNone, Auth: notify.AuthNone,
 		From: "badged <noreply@badged.example>", Timeout: 5 * time.Second, TLSConfig: &tls.Config{MinVersion: tls.VersionTLS12}})
 	require.NoError(t, err)
-	_, err = s.Send(ctx, f.acts.notification(ctx, as, "Go Expert", "Badged Academy"))
+	_, err = s.Send(ctx, f.acts.mail().Notice(ctx, as, "Go Expert", "Badged Academy"))
 	require.NoError(t, err)
 	msgs := srv.Messages()
 	require.Len(t, msgs, 1)

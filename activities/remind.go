@@ -11,6 +11,7 @@ import (
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/errcode"
+	"github.com/badged/badged/internal/notice"
 	"github.com/badged/badged/internal/notify"
 )
 
@@ -181,16 +182,11 @@ func (a *Activities) sendReminder(ctx context.Context, in ReminderSweep, k remin
 	}
 	inline := as
 	inline.BakedKey = nil // a reminder links the badge page; it does not carry the image again
-	n := a.notification(ctx, inline, row.BadgeName, row.OrgName)
+	n := a.mail().Notice(ctx, inline, row.BadgeName, row.OrgName)
 	n.CertificateURL = ""
 	n.Reminder = &notify.Reminder{DaysBefore: int(k.days)}
 	n.Reminder.RenewURL = RenewalLink(row.OrgRenewalUrl, as.ID)
-	var err error
-	if as.Mode == "test" || a.Notifier == nil {
-		_, err = a.Outbox.Send(ctx, n)
-	} else {
-		_, err = a.Notifier.Notify(ctx, n)
-	}
+	err := notice.Deliver(ctx, a.Notifier, a.Outbox, as.Mode, n)
 	if err == nil {
 		return "SENT", a.recordReminderSent(ctx, k, now)
 	}

@@ -8,8 +8,6 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/credential"
 )
@@ -19,15 +17,10 @@ import (
 // upload step, once anchored and baked. The proof's created time is the issue time and Ed25519 is deterministic, so a retry signs to the same
 // bytes. Signing is CPU work: the chunk is signed on every core, then recorded in one statement.
 func (a *Activities) SignCredentials(ctx context.Context, in StepBatch) (StepResult, error) {
-	return a.headedForAnchor(ctx, "sign", in, a.signCredentials)
+	return a.headedForAnchor(ctx, "sign", in, a.onChunk(StepChecked, a.signCredentials))
 }
 
-func (a *Activities) signCredentials(ctx context.Context, ids []uuid.UUID) (failures, error) {
-	rows, failed, err := a.loadChunk(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	todo := rows.at(StepChecked)
+func (a *Activities) signCredentials(ctx context.Context, todo chunk, failed failures) (failures, error) {
 	if len(todo) == 0 {
 		return failed, nil
 	}

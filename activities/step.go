@@ -20,6 +20,22 @@ type failures map[uuid.UUID]error
 // whole chunk (the chunk could not be read or recorded), which every recipient then fails with.
 type stepFunc func(ctx context.Context, ids []uuid.UUID) (failures, error)
 
+// chunkFunc runs a step on the recipients of a chunk that completed the step before it (todo), adding to failed
+// (which holds the chunk's unknown ids) the recipients that fail it; loadChunk read them.
+type chunkFunc func(ctx context.Context, todo chunk, failed failures) (failures, error)
+
+// onChunk is the stepFunc that reads the chunk, keeps the rows whose last completed step is after, and runs run
+// on them: the shape of every step but the anchor step, which reads the chain's state instead.
+func (a *Activities) onChunk(after string, run chunkFunc) stepFunc {
+	return func(ctx context.Context, ids []uuid.UUID) (failures, error) {
+		todo, failed, err := a.loadChunk(ctx, ids, after)
+		if err != nil {
+			return nil, err
+		}
+		return run(ctx, todo, failed)
+	}
+}
+
 // runStep runs a step on a StepBatch and turns the failures into the StepResult the workflow acts on: each
 // recipient's errorCode and, from the retry policy table, whether and after which delay it is tried again. This is
 // the one place where a step's errors meet the policy, the logs and the metrics. Only a cancelled or expired

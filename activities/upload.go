@@ -3,8 +3,6 @@ package activities
 import (
 	"context"
 
-	"github.com/google/uuid"
-
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/issuer"
 )
@@ -13,15 +11,10 @@ import (
 // serves. It runs after the credential is anchored and baked, so nothing is public before its anchor exists; the
 // baked image was stored by the bake step. (The PDF certificate is rendered on its first download.)
 func (a *Activities) PublishCredentials(ctx context.Context, in StepBatch) (StepResult, error) {
-	return a.runStep(ctx, "upload", in, a.publishCredentials)
+	return a.runStep(ctx, "upload", in, a.onChunk(StepBaked, a.publishCredentials))
 }
 
-func (a *Activities) publishCredentials(ctx context.Context, ids []uuid.UUID) (failures, error) {
-	rows, failed, err := a.loadChunk(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	todo := rows.at(StepBaked)
+func (a *Activities) publishCredentials(ctx context.Context, todo chunk, failed failures) (failures, error) {
 	errs := forEach(ctx, len(todo), storeWorkers, func(ctx context.Context, i int) error {
 		as := todo[i].Assertion
 		_, err := a.Blob.PutIfAbsent(ctx, issuer.CredentialKey(as.ID.String()), as.CredentialJson, "application/vc+ld+json")

@@ -75,13 +75,13 @@ func TestNotify_WalletOffer(t *testing.T) {
 	// Test mode, and an organization that turned wallet offers off: no offer.
 	_, test := f.mustIssuance(t, "test", 3, recipient{Step: StepUploaded})
 	n := notify.Notification{}
-	require.NoError(t, f.acts.attachWalletOffer(ctx, f.mustAssertion(t, test[0]), &n))
+	require.NoError(t, f.acts.mail().AttachWalletOffer(ctx, f.mustAssertion(t, test[0]), &n))
 	require.Nil(t, n.Wallet)
 	off := false
 	_, err = f.DB.UpdateOrganizationProfile(ctx, db.UpdateOrganizationProfileParams{ID: f.OrgID, WalletOffers: &off})
 	require.NoError(t, err)
 	_, live := f.mustIssuance(t, "live", 3, recipient{Step: StepUploaded})
-	require.NoError(t, f.acts.attachWalletOffer(ctx, f.mustAssertion(t, live[0]), &n))
+	require.NoError(t, f.acts.mail().AttachWalletOffer(ctx, f.mustAssertion(t, live[0]), &n))
 	require.Nil(t, n.Wallet)
 	require.Empty(t, offers(live[0]))
 }

@@ -1,18 +1,15 @@
 package activities
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
-	"github.com/badged/badged/internal/chain"
+	"github.com/badged/badged/internal/anchorpool"
 	"github.com/badged/badged/internal/metrics"
 )
 
@@ -108,7 +105,7 @@ func (s WalletSweep) PurgeOnce(ctx context.Context) (db.PurgeWalletSecretsRow, e
 }
 
 // AnchorOnce finishes the copies' anchor transactions a previous pass left unmined, then assigns the pending
-// copies (up to maxAnchorBatch) to a new one and sends it, waiting until it is mined. It returns how many copies
+// copies (up to anchorpool.MaxBatch) to a new one and sends it, waiting until it is mined. It returns how many copies
 // it anchored. The assignment commits before the transaction is signed, so a crash in between leaves an anchor
 // key the next pass sends (the chain store's nonce reservation makes the key's transaction one, whatever the retries).
 func (s WalletSweep) AnchorOnce(ctx context.Context) (int, error) {
@@ -134,29 +131,20 @@ func (s WalletSweep) AnchorOnce(ctx context.Context) (int, error) {
 }
 
 // assign gives the pending copies (oldest first) the anchor key and each its Merkle inclusion proof, in one
-// transaction; the leaves are in digest byte order, the order ListWalletAnchorMembers reads them back in.
+// transaction (see merkleAssignment).
 func (s WalletSweep) assign(ctx context.Context, key string) (int, error) {
 	var assigned int
 	err := s.DB.InTx(ctx, func(q *db.Queries) error {
-		rows, err := q.LockPendingWalletCopies(ctx, maxAnchorBatch)
+		rows, err := q.LockPendingWalletCopies(ctx, anchorpool.MaxBatch)
 		if err != nil || len(rows) == 0 {
 			return err
 		}
-		slices.SortFunc(rows, func(x, y db.LockPendingWalletCopiesRow) int {
-			return bytes.Compare(x.CredentialSha256, y.CredentialSha256)
+		p := db.AssignWalletAnchorParams{AnchorKey: key}
+		p.Ids, p.Proofs, err = merkleAssignment(rows, func(r db.LockPendingWalletCopiesRow) (uuid.UUID, []byte) {
+			return r.ID, r.CredentialSha256
 		})
-		digests := make([][32]byte, len(rows))
-		for i, r := range rows {
-			copy(digests[i][:], r.CredentialSha256)
-		}
-		_, proofs := chain.BuildMerkle(digests)
-		p := db.AssignWalletAnchorParams{AnchorKey: key, Ids: make([]uuid.UUID, len(rows)), Proofs: make([]string, len(rows))}
-		for i, r := range rows {
-			proof, err := json.Marshal(proofs[i])
-			if err != nil {
-				return err
-			}
-			p.Ids[i], p.Proofs[i] = r.ID, string(proof)
+		if err != nil {
+			return err
 		}
 		n, err := q.AssignWalletAnchor(ctx, p)
 		if err == nil && int(n) != len(rows) {

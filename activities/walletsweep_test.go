@@ -12,6 +12,7 @@ import (
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/chain"
 	"github.com/badged/badged/internal/chain/devchain"
+	"github.com/badged/badged/internal/chain/pgstore"
 	"github.com/badged/badged/internal/issuer"
 )
 
@@ -32,19 +33,26 @@ func (f *fixture) walletCopy(t *testing.T, assertion uuid.UUID, mode string, bod
 	return id
 }
 
+// devAnchorer is an Anchorer on a dev chain of its own, storing its transactions in the fixture's database.
+func (f *fixture) devAnchorer(t *testing.T) *chain.Anchorer {
+	t.Helper()
+	c, err := devchain.Start(devchain.Config{BlockInterval: 50 * time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	an, err := chain.New(chain.Config{RPCURL: c.URL(), PrivateKey: c.PrivateKeyHex(), ChainID: devchain.ChainID,
+		ReceiptTimeout: 30 * time.Second, PollInterval: 5 * time.Millisecond}, pgstore.Store{DB: f.DB})
+	require.NoError(t, err)
+	t.Cleanup(an.Close)
+	return an
+}
+
 // TestWalletSweep_AnchorsCopies anchors claimed live copies on the dev chain in one Merkle-root transaction; each
 // copy's receipt (what /credentials/{copyId}/receipt serves) checks against its bytes and the transaction data.
 // A test-mode copy is never anchored, and a second pass finds nothing to do.
 func TestWalletSweep_AnchorsCopies(t *testing.T) {
 	f := mustFixture(t)
 	ctx := context.Background()
-	c, err := devchain.Start(devchain.Config{BlockInterval: 50 * time.Millisecond})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	an, err := chain.New(chain.Config{RPCURL: c.URL(), PrivateKey: c.PrivateKeyHex(), ChainID: devchain.ChainID,
-		ReceiptTimeout: 30 * time.Second, PollInterval: 5 * time.Millisecond}, ChainStore{DB: f.DB})
-	require.NoError(t, err)
-	t.Cleanup(an.Close)
+	an := f.devAnchorer(t)
 
 	_, live := f.mustIssuance(t, "live", 3, recipient{State: "ISSUED"})
 	_, test := f.mustIssuance(t, "test", 3, recipient{State: "ISSUED"})
@@ -101,13 +109,7 @@ func TestWalletSweep_AnchorsCopies(t *testing.T) {
 func TestWalletSweep_ResumesAssignedAnchor(t *testing.T) {
 	f := mustFixture(t)
 	ctx := context.Background()
-	c, err := devchain.Start(devchain.Config{BlockInterval: 50 * time.Millisecond})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	an, err := chain.New(chain.Config{RPCURL: c.URL(), PrivateKey: c.PrivateKeyHex(), ChainID: devchain.ChainID,
-		ReceiptTimeout: 30 * time.Second, PollInterval: 5 * time.Millisecond}, ChainStore{DB: f.DB})
-	require.NoError(t, err)
-	t.Cleanup(an.Close)
+	an := f.devAnchorer(t)
 	_, live := f.mustIssuance(t, "live", 3, recipient{State: "ISSUED"})
 	id := f.walletCopy(t, live[0], "live", `{"copy":"orphan"}`)
 	s := WalletSweep{DB: f.DB, Anchor: an, Log: quietLog()}

@@ -29,6 +29,7 @@ import (
 	"github.com/badged/badged/internal/blob"
 	"github.com/badged/badged/internal/chain"
 	"github.com/badged/badged/internal/chain/devchain"
+	"github.com/badged/badged/internal/chain/pgstore"
 	"github.com/badged/badged/internal/credential"
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/notify"
@@ -156,7 +157,7 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	tb.Cleanup(workerDB.Close)
 	anchorer, err := chain.New(chain.Config{RPCURL: s.Chain.URL(), PrivateKey: s.Chain.PrivateKeyHex(),
 		ChainID: devchain.ChainID, PollInterval: 20 * time.Millisecond, ReceiptTimeout: 20 * time.Second},
-		activities.ChainStore{DB: workerDB})
+		pgstore.Store{DB: workerDB})
 	require.NoError(tb, err)
 	s.Issuer.Anchoring = &issuer.AnchorAccount{ChainID: devchain.ChainID, Address: anchorer.From()}
 	s.Acts = &activities.Activities{DB: workerDB, Blob: store, Issuer: issuer.New(workerDB, ring, s.BaseURL), Anchor: anchorer,

@@ -20,6 +20,7 @@ import (
 	"github.com/badged/badged/cmd/badged/internal/config"
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/db/dbtest"
+	"github.com/badged/badged/internal/notice"
 	"github.com/badged/badged/internal/notify"
 	"github.com/badged/badged/internal/retrypolicy"
 	"github.com/badged/badged/temporal"
@@ -153,12 +154,12 @@ func TestInspectIssuanceCapsFailures(t *testing.T) {
 	require.Equal(t, "http://ui/namespaces/default/workflows/issuance%2F"+f.Issuance.ID.String(), out.TemporalUIURL)
 }
 
-func newTestResender(t *testing.T, d *db.DB) (resender, string) {
+func newTestResender(t *testing.T, d *db.DB) (notice.Resender, string) {
 	t.Helper()
 	dir := t.TempDir()
 	outbox, err := notify.NewOutbox(dir, "badged <no-reply@badged.example>")
 	require.NoError(t, err)
-	return resender{DB: d, Notifier: &notify.Notifier{Email: outbox, Kakao: outbox}, Outbox: outbox,
+	return notice.Resender{DB: d, Notifier: &notify.Notifier{Email: outbox, Kakao: outbox}, Outbox: outbox,
 		Domain: "badged.example", BaseURL: "https://badged.example", Log: quietLogger()}, dir
 }
 
@@ -183,7 +184,7 @@ func TestResendNotificationIdempotent(t *testing.T) {
 	})
 	r, dir := newTestResender(t, f.DB)
 
-	out, err := r.resend(ctx, f.IDs[0].String(), "TICKET-42")
+	out, err := r.Resend(ctx, f.IDs[0].String(), "TICKET-42")
 	require.NoError(t, err)
 	require.True(t, out.Sent)
 	require.Equal(t, 1, out.Attempts)
@@ -203,7 +204,7 @@ func TestResendNotificationIdempotent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			again, err := r.resend(ctx, f.IDs[0].String(), "TICKET-42")
+			again, err := r.Resend(ctx, f.IDs[0].String(), "TICKET-42")
 			if err == nil && again.Sent {
 				err = fmt.Errorf("request sent twice")
 			}
@@ -217,14 +218,14 @@ func TestResendNotificationIdempotent(t *testing.T) {
 	require.Len(t, outboxFiles(t, dir), 1)
 
 	// A new request is a new message.
-	out2, err := r.resend(ctx, f.IDs[0].String(), "TICKET-43")
+	out2, err := r.Resend(ctx, f.IDs[0].String(), "TICKET-43")
 	require.NoError(t, err)
 	require.True(t, out2.Sent)
 	require.NotEqual(t, out.MessageID, out2.MessageID)
 	require.Len(t, outboxFiles(t, dir), 2)
 
 	// A RECEIVED assertion keeps its state.
-	out3, err := r.resend(ctx, f.IDs[1].String(), "TICKET-42")
+	out3, err := r.Resend(ctx, f.IDs[1].String(), "TICKET-42")
 	require.NoError(t, err)
 	require.True(t, out3.Sent)
 	require.Equal(t, "RECEIVED", out3.State)
@@ -235,7 +236,7 @@ func TestResendNotificationV2KeepsIssued(t *testing.T) {
 		{State: "ISSUED", Step: "UPLOADED", ErrorCode: "EMAIL_SERVER_ERROR", Published: true},
 	})
 	r, _ := newTestResender(t, f.DB)
-	out, err := r.resend(context.Background(), f.IDs[0].String(), "T1")
+	out, err := r.Resend(context.Background(), f.IDs[0].String(), "T1")
 	require.NoError(t, err)
 	require.Equal(t, "ISSUED", out.State)
 	require.Empty(t, out.ErrorCode)
@@ -249,7 +250,7 @@ func TestResendNotificationFailureIsRetried(t *testing.T) {
 	r, dir := newTestResender(t, f.DB)
 	good := r.Notifier
 	r.Notifier = &notify.Notifier{} // no sender: NOTIFICATION_CHANNEL_UNSUPPORTED
-	_, err := r.resend(ctx, f.IDs[0].String(), "T1")
+	_, err := r.Resend(ctx, f.IDs[0].String(), "T1")
 	require.ErrorContains(t, err, "NOTIFICATION_CHANNEL_UNSUPPORTED")
 	rec, err := f.DB.LockNotificationResend(ctx, db.LockNotificationResendParams{AssertionID: f.IDs[0], RequestID: "T1"})
 	require.NoError(t, err)
@@ -260,7 +261,7 @@ func TestResendNotificationFailureIsRetried(t *testing.T) {
 	require.Equal(t, "ISSUED", cur.State)
 
 	r.Notifier = good
-	out, err := r.resend(ctx, f.IDs[0].String(), "T1")
+	out, err := r.Resend(ctx, f.IDs[0].String(), "T1")
 	require.NoError(t, err)
 	require.True(t, out.Sent)
 	require.Equal(t, 2, out.Attempts)
@@ -281,13 +282,13 @@ func TestResendNotificationRefused(t *testing.T) {
 		{"processing", f.IDs[1].String(), "T", "without a published credential"},
 		{"unpublished", f.IDs[2].String(), "T", "without a published credential"},
 		{"no request", f.IDs[0].String(), " ", "--request is required"},
-		{"long request", f.IDs[0].String(), strings.Repeat("x", maxResendRequestLen+1), "at most"},
+		{"long request", f.IDs[0].String(), strings.Repeat("x", notice.MaxResendRequestLen+1), "at most"},
 		{"bad id", "x", "T", "must be an assertion id"},
 		{"unknown", uuid.NewString(), "T", "no assertion"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := r.resend(context.Background(), tc.assertion, tc.request)
+			_, err := r.Resend(context.Background(), tc.assertion, tc.request)
 			require.ErrorContains(t, err, tc.want)
 		})
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/blob"
 	"github.com/badged/badged/internal/chain"
+	"github.com/badged/badged/internal/chain/pgstore"
 	"github.com/badged/badged/internal/credential"
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/notify"
@@ -122,7 +123,7 @@ func newAnchorer(cfg config.Config, d *db.DB, log *slog.Logger) (*chain.Anchorer
 		return nil, nil
 	}
 	return chain.New(chain.Config{RPCURL: cfg.ChainRPCURL, PrivateKey: cfg.ChainPrivateKey, To: cfg.ChainTo, ChainID: cfg.ChainID},
-		activities.ChainStore{DB: d})
+		pgstore.Store{DB: d})
 }
 
 // newActivities builds the worker's dependencies.

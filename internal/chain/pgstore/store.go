@@ -1,4 +1,4 @@
-package activities
+package pgstore
 
 import (
 	"context"
@@ -9,13 +9,13 @@ import (
 	"github.com/badged/badged/internal/chain"
 )
 
-// ChainStore is chain.TxStore on Postgres (tables chain_txs and chain_nonces), shared by every worker.
-type ChainStore struct{ DB *db.DB }
+// Store is chain.TxStore on Postgres (tables chain_txs and chain_nonces), shared by every worker.
+type Store struct{ DB *db.DB }
 
-var _ chain.TxStore = ChainStore{}
+var _ chain.TxStore = Store{}
 
 // Load implements chain.TxStore.
-func (s ChainStore) Load(ctx context.Context, key string) (chain.Pending, bool, error) {
+func (s Store) Load(ctx context.Context, key string) (chain.Pending, bool, error) {
 	row, err := s.DB.GetChainTx(ctx, key)
 	if db.IsNotFound(err) || (err == nil && row.RawTx == nil) {
 		return chain.Pending{}, false, nil
@@ -28,7 +28,7 @@ func (s ChainStore) Load(ctx context.Context, key string) (chain.Pending, bool, 
 
 // ReserveNonce implements chain.TxStore: one transaction locks the sender's counter and records key → nonce; a
 // unique violation on the key means a racing worker reserved first, and its nonce is returned.
-func (s ChainStore) ReserveNonce(ctx context.Context, key, from string, floor uint64) (uint64, error) {
+func (s Store) ReserveNonce(ctx context.Context, key, from string, floor uint64) (uint64, error) {
 	if row, err := s.DB.GetChainTx(ctx, key); err == nil {
 		return uint64(row.Nonce), nil
 	} else if !db.IsNotFound(err) {
@@ -57,7 +57,7 @@ func (s ChainStore) ReserveNonce(ctx context.Context, key, from string, floor ui
 }
 
 // SaveSigned implements chain.TxStore: first writer wins, and only the key's reservation of p.Nonce is signed.
-func (s ChainStore) SaveSigned(ctx context.Context, key string, p chain.Pending) (chain.Pending, error) {
+func (s Store) SaveSigned(ctx context.Context, key string, p chain.Pending) (chain.Pending, error) {
 	chainID := int64(p.ChainID)
 	if err := s.DB.SaveChainSigned(ctx, db.SaveChainSignedParams{AnchorKey: key, TxHash: &p.TxHash, RawTx: p.RawTx,
 		Digest: p.Digest[:], ChainID: &chainID, Sender: p.From, Nonce: int64(p.Nonce)}); err != nil {
@@ -75,7 +75,7 @@ func (s ChainStore) SaveSigned(ctx context.Context, key string, p chain.Pending)
 
 // MarkMined implements chain.TxStore. The credentials already anchored under key get the block too, in the same
 // transaction: it differs from theirs only when the node lost the transaction and mined it again.
-func (s ChainStore) MarkMined(ctx context.Context, key string, block uint64) error {
+func (s Store) MarkMined(ctx context.Context, key string, block uint64) error {
 	b := int64(block)
 	return s.DB.InTx(ctx, func(q *db.Queries) error {
 		n, err := q.MarkChainMined(ctx, db.MarkChainMinedParams{AnchorKey: key, BlockNumber: &b})
@@ -90,7 +90,7 @@ func (s ChainStore) MarkMined(ctx context.Context, key string, block uint64) err
 }
 
 // Unsettled implements chain.TxStore.
-func (s ChainStore) Unsettled(ctx context.Context, from string, lo, hi uint64) ([]chain.Reservation, error) {
+func (s Store) Unsettled(ctx context.Context, from string, lo, hi uint64) ([]chain.Reservation, error) {
 	rows, err := s.DB.ListChainUnsettled(ctx, db.ListChainUnsettledParams{Sender: from, Lo: int64(lo), Hi: int64(hi)})
 	if err != nil {
 		return nil, fmt.Errorf("list unsettled nonces: %w", err)
@@ -103,7 +103,7 @@ func (s ChainStore) Unsettled(ctx context.Context, from string, lo, hi uint64) (
 }
 
 // Reservations implements chain.TxStore.
-func (s ChainStore) Reservations(ctx context.Context, from string, lo, hi uint64) ([]chain.Reservation, error) {
+func (s Store) Reservations(ctx context.Context, from string, lo, hi uint64) ([]chain.Reservation, error) {
 	rows, err := s.DB.ListChainReservations(ctx, db.ListChainReservationsParams{Sender: from, Lo: int64(lo), Hi: int64(hi)})
 	if err != nil {
 		return nil, fmt.Errorf("list reserved nonces: %w", err)
@@ -116,7 +116,7 @@ func (s ChainStore) Reservations(ctx context.Context, from string, lo, hi uint64
 }
 
 // ForgetMined implements chain.TxStore.
-func (s ChainStore) ForgetMined(ctx context.Context, from string, lo, hi uint64) error {
+func (s Store) ForgetMined(ctx context.Context, from string, lo, hi uint64) error {
 	if _, err := s.DB.ForgetChainMined(ctx, db.ForgetChainMinedParams{Sender: from, Lo: int64(lo), Hi: int64(hi)}); err != nil {
 		return fmt.Errorf("forget mined blocks: %w", err)
 	}
@@ -125,7 +125,7 @@ func (s ChainStore) ForgetMined(ctx context.Context, from string, lo, hi uint64)
 
 // ReplaceAbandoned implements chain.TxStore: the release and the filler's insert are one transaction, and the
 // filler's row is read back afterwards, so a repair that lost the race returns the winner's filler.
-func (s ChainStore) ReplaceAbandoned(ctx context.Context, key string, filler chain.Pending) (chain.Pending, bool, error) {
+func (s Store) ReplaceAbandoned(ctx context.Context, key string, filler chain.Pending) (chain.Pending, bool, error) {
 	fk := chain.FillerKey(filler.From, filler.Nonce)
 	err := s.DB.InTx(ctx, func(q *db.Queries) error {
 		n, err := q.ReleaseChainReservation(ctx, db.ReleaseChainReservationParams{AnchorKey: key, Sender: filler.From,

@@ -1,4 +1,4 @@
-package activities
+package pgstore
 
 import (
 	"context"
@@ -22,7 +22,7 @@ const sender = "0x00000000000000000000000000000000000000A1"
 
 func TestChainStoreReserveNonce(t *testing.T) {
 	ctx := context.Background()
-	s := ChainStore{DB: dbtest.New(t)}
+	s := Store{DB: dbtest.New(t)}
 
 	n, err := s.ReserveNonce(ctx, "k1", sender, 5)
 	require.NoError(t, err)
@@ -44,7 +44,7 @@ func TestChainStoreReserveNonce(t *testing.T) {
 
 func TestChainStoreReserveNonceRace(t *testing.T) {
 	ctx := context.Background()
-	s := ChainStore{DB: dbtest.New(t)}
+	s := Store{DB: dbtest.New(t)}
 
 	t.Run("ten keys", func(t *testing.T) {
 		got := race(t, 10, func(i int) (uint64, error) { return s.ReserveNonce(ctx, fmt.Sprintf("key-%d", i), sender, 0) })
@@ -89,7 +89,7 @@ func race(t *testing.T, n int, fn func(i int) (uint64, error)) []uint64 {
 
 func TestChainStoreSaveSignedAndMarkMined(t *testing.T) {
 	ctx := context.Background()
-	s := ChainStore{DB: dbtest.New(t)}
+	s := Store{DB: dbtest.New(t)}
 
 	_, err := s.SaveSigned(ctx, "nobody", chain.Pending{From: sender, TxHash: "0x01", RawTx: []byte{1}})
 	require.ErrorIs(t, err, chain.ErrNotReserved, "saving without a reservation")
@@ -126,7 +126,7 @@ func TestChainStoreSaveSignedAndMarkMined(t *testing.T) {
 
 func TestChainStoreUnsettledAndReplaceAbandoned(t *testing.T) {
 	ctx := context.Background()
-	s := ChainStore{DB: dbtest.New(t)}
+	s := Store{DB: dbtest.New(t)}
 	for i := range 5 {
 		_, err := s.ReserveNonce(ctx, fmt.Sprintf("k%d", i), sender, 0)
 		require.NoError(t, err)
@@ -200,10 +200,10 @@ func TestChainStoreUnsettledAndReplaceAbandoned(t *testing.T) {
 	require.ErrorIs(t, err, chain.ErrNotReserved, "the old nonce is refused on the new reservation too")
 }
 
-// gapFixture is a dev chain and a Postgres ChainStore, fresh per test, and a way to start workers on them.
+// gapFixture is a dev chain and a Postgres Store, fresh per test, and a way to start workers on them.
 type gapFixture struct {
 	chain *devchain.Chain
-	store ChainStore
+	store Store
 }
 
 func newGapFixture(t *testing.T, blockInterval time.Duration) gapFixture {
@@ -211,7 +211,7 @@ func newGapFixture(t *testing.T, blockInterval time.Duration) gapFixture {
 	c, err := devchain.Start(devchain.Config{BlockInterval: blockInterval})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
-	return gapFixture{chain: c, store: ChainStore{DB: dbtest.New(t)}}
+	return gapFixture{chain: c, store: Store{DB: dbtest.New(t)}}
 }
 
 // worker starts an Anchorer on the fixture's chain, with store (the fixture's unless overridden).
@@ -233,10 +233,10 @@ func (f gapFixture) nonceOf(t *testing.T, key string) uint64 {
 }
 
 // diesAfterSave is a worker that dies right after SaveSigned: the transaction is stored, never broadcast.
-type diesAfterSave struct{ ChainStore }
+type diesAfterSave struct{ Store }
 
 func (s diesAfterSave) SaveSigned(ctx context.Context, key string, p chain.Pending) (chain.Pending, error) {
-	if _, err := s.ChainStore.SaveSigned(ctx, key, p); err != nil {
+	if _, err := s.Store.SaveSigned(ctx, key, p); err != nil {
 		return chain.Pending{}, err
 	}
 	return chain.Pending{}, errors.New("worker died")
