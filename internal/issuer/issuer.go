@@ -29,6 +29,8 @@ type Service struct {
 	// Anchoring names the chain account that sends anchor transactions, so the controller document can name it;
 	// nil when this deployment anchors nothing.
 	Anchoring *AnchorAccount
+
+	opened keyCache // the issuer keys opened so far (keycache.go)
 }
 
 // New returns a Service.
@@ -100,6 +102,9 @@ func (s *Service) Key(ctx context.Context, org uuid.UUID, mode string) (ed25519.
 	if mode != apikey.ModeLive && mode != apikey.ModeTest {
 		return nil, errcode.New(errcode.IssuerKeyGenerationFailed, fmt.Sprintf("no issuer of mode %q", mode))
 	}
+	if k, ok := s.opened.load("ed25519", org, mode); ok {
+		return k.(ed25519.PrivateKey), nil
+	}
 	k, err := s.DB.GetIssuerKey(ctx, db.GetIssuerKeyParams{OrgID: org, Mode: mode})
 	if db.IsNotFound(err) {
 		pub, sealed, gerr := credential.GenerateIssuerKey(s.Keyring)
@@ -114,7 +119,12 @@ func (s *Service) Key(ctx context.Context, org uuid.UUID, mode string) (ed25519.
 	if err != nil {
 		return nil, errcode.Wrap(errcode.IssuerKeyGenerationFailed, "load issuer key", err)
 	}
-	return credential.OpenIssuerKey(s.Keyring, []byte(k.SealedKey))
+	key, err := credential.OpenIssuerKey(s.Keyring, []byte(k.SealedKey))
+	if err != nil {
+		return nil, err
+	}
+	s.opened.store("ed25519", org, mode, key)
+	return key, nil
 }
 
 // PublicKey returns the public key of the organization's issuer of mode; found is false before its first

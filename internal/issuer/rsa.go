@@ -6,7 +6,6 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"fmt"
-	"sync"
 
 	"github.com/google/uuid"
 
@@ -21,22 +20,13 @@ var rsaKeyAAD = []byte("issuer-rsa-pkcs8")
 // rsaBits is the size of the RS256 keys (RFC 7518 asks at least 2048).
 const rsaBits = 2048
 
-// rsaKeys caches opened RSA keys per issuer: parsing PKCS#8 and the CRT precomputation cost more than the signature.
-var rsaKeys sync.Map // rsaCacheKey -> *rsa.PrivateKey
-
-type rsaCacheKey struct {
-	org  uuid.UUID
-	mode string
-}
-
 // RSAKey returns the RS256 key of the organization's issuer of mode (OB 3.0 asks JWT issuers for RS256), creating
 // it on first use. Concurrent first uses keep exactly one key.
 func (s *Service) RSAKey(ctx context.Context, org uuid.UUID, mode string) (*rsa.PrivateKey, error) {
 	if mode != apikey.ModeLive && mode != apikey.ModeTest {
 		return nil, errcode.New(errcode.IssuerKeyGenerationFailed, fmt.Sprintf("no issuer of mode %q", mode))
 	}
-	ck := rsaCacheKey{org, mode}
-	if k, ok := rsaKeys.Load(ck); ok {
+	if k, ok := s.opened.load("rsa", org, mode); ok {
 		return k.(*rsa.PrivateKey), nil
 	}
 	row, err := s.DB.GetIssuerRSAKey(ctx, db.GetIssuerRSAKeyParams{OrgID: org, Mode: mode})
@@ -80,7 +70,7 @@ func (s *Service) RSAKey(ctx context.Context, org uuid.UUID, mode string) (*rsa.
 	if !ok {
 		return nil, errcode.New(errcode.CredentialSigningFailed, "sealed rsa key is not RSA")
 	}
-	rsaKeys.Store(ck, priv)
+	s.opened.store("rsa", org, mode, priv)
 	return priv, nil
 }
 
