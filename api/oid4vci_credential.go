@@ -42,7 +42,7 @@ type credentialRequest struct {
 // used and assertion.claimed recorded in one transaction that commits before the answer: a copy the wallet holds is
 // always one the database knows. A refusal writes nothing.
 func (h *handler) credential(w http.ResponseWriter, r *http.Request) {
-	tok, berr := h.bearer(r)
+	tok, o, berr := h.bearerOffer(r)
 	if berr != nil {
 		h.bearerFailure(w, r, berr)
 		return
@@ -80,11 +80,6 @@ func (h *handler) credential(w http.ResponseWriter, r *http.Request) {
 		h.oauthError(w, 0, oid4vci.Errorf(oid4vci.InvalidProof, "one jwt proof of the holder's key is required (proofs.jwt)"))
 		return
 	}
-	o, err := h.db.GetLiveOffer(r.Context(), tok.OfferID)
-	if err != nil {
-		h.protocolFailure(w, r, err)
-		return
-	}
 	off := o.CredentialOffer
 	if p := offerProblem(o); p != "" && !(off.UsedAt != nil && off.WithdrawnAt == nil && sameToken(off.UsedByToken, tok.TokenHash) && offerProblem(withoutUse(o)) == "") {
 		h.oauthError(w, http.StatusUnauthorized, oid4vci.Errorf(oid4vci.InvalidToken, "%s", p))
@@ -110,45 +105,37 @@ func (h *handler) credential(w http.ResponseWriter, r *http.Request) {
 	notification := secret(18)
 	var refusal *oid4vci.Error
 	var status int
+	// The digest the copy's anchor receipt names: the credential as the wallet holds it (the compact JWT's bytes,
+	// or the ldp_vc JSON as answered).
+	sum := sha256.Sum256(raw)
+	if jwt, ok := issued.(string); ok {
+		sum = sha256.Sum256([]byte(jwt))
+	}
 	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
-		n, err := q.ConsumeWalletNonce(r.Context(), proof.Nonce)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			refusal = oid4vci.Errorf(oid4vci.InvalidNonce, "the nonce is unknown, expired or already used; get a fresh one from the nonce endpoint")
-			return errRefused
-		}
-		usedBy, err := q.MarkOfferUsed(r.Context(), db.MarkOfferUsedParams{ID: off.ID, TokenHash: tok.TokenHash})
-		if err != nil {
-			return err
-		}
-		if !sameToken(usedBy, tok.TokenHash) {
-			refusal, status = oid4vci.Errorf(oid4vci.InvalidToken, "the offer was used"), http.StatusUnauthorized
-			return errRefused
-		}
-		// The digest the copy's anchor receipt names: the credential as the wallet holds it (the compact JWT's
-		// bytes, or the ldp_vc JSON as answered).
-		sum := sha256.Sum256(raw)
-		if jwt, ok := issued.(string); ok {
-			sum = sha256.Sum256([]byte(jwt))
-		}
-		c, err := q.CreateWalletCredential(r.Context(), db.CreateWalletCredentialParams{ID: copyID, AssertionID: off.AssertionID,
-			OfferID: off.ID, OrgID: off.OrgID, TokenHash: tok.TokenHash, ConfigurationID: cfg, Format: format,
-			HolderDid: proof.HolderDID, Credential: raw, CredentialSha256: sum[:], NotificationID: notification,
+		// The nonce, the offer's use and the copy in one statement (ClaimWalletCopy); a refusal rolls it back.
+		c, err := q.ClaimWalletCopy(r.Context(), db.ClaimWalletCopyParams{Nonce: proof.Nonce, TokenHash: tok.TokenHash,
+			OfferID: off.ID, ID: copyID, AssertionID: off.AssertionID, OrgID: off.OrgID, ConfigurationID: cfg,
+			Format: format, HolderDid: proof.HolderDID, Credential: raw, CredentialSha256: sum[:],
+			NotificationID: notification,
 			// A live copy waits for the worker's next wallet anchor batch; the claim itself never waits for a chain.
 			AnchorPending: off.Mode == apikey.ModeLive})
-		if db.IsNotFound(err) {
+		switch {
+		case err != nil:
+			return err
+		case !c.NonceConsumed:
+			refusal = oid4vci.Errorf(oid4vci.InvalidNonce, "the nonce is unknown, expired or already used; get a fresh one from the nonce endpoint")
+			return errRefused
+		case !sameToken(c.UsedByToken, tok.TokenHash):
+			refusal, status = oid4vci.Errorf(oid4vci.InvalidToken, "the offer was used"), http.StatusUnauthorized
+			return errRefused
+		case c.CreatedAt == nil:
 			refusal = oid4vci.Errorf(oid4vci.InvalidCredentialRequest, "this access token already received a credential of %s", cfg)
 			return errRefused
-		}
-		if err != nil {
-			return err
 		}
 		data := webhook.AssertionData{AssertionID: off.AssertionID, IssuanceID: o.IssuanceID, BadgeID: o.BadgeID,
 			ProgramID: o.ProgramID, StateCode: o.AssertionState, ErrorCode: o.AssertionErrorCode, Mode: off.Mode}
 		return webhook.RecordAssertionClaimed(r.Context(), q, off.OrgID, data, webhook.ClaimedCopy{
-			CredentialID: copyURN(copyID), Format: format, HolderDID: proof.HolderDID, ClaimedAt: c.CreatedAt})
+			CredentialID: copyURN(copyID), Format: format, HolderDID: proof.HolderDID, ClaimedAt: *c.CreatedAt})
 	})
 	switch {
 	case refusal != nil:

@@ -97,21 +97,50 @@ func (h *handler) nonce(w http.ResponseWriter, r *http.Request) {
 	h.writeProtocolJSON(w, http.StatusOK, map[string]string{"c_nonce": n}, false)
 }
 
-// bearer reads the access token of a credential or notification request; a refusal is 401 with WWW-Authenticate.
+// bearer reads the access token of a notification request; a refusal is 401 with WWW-Authenticate.
 func (h *handler) bearer(r *http.Request) (db.WalletAccessToken, *oid4vci.Error) {
-	auth := r.Header.Get("Authorization")
-	scheme, tok, ok := strings.Cut(auth, " ")
+	hash, berr := bearerHash(r)
+	if berr != nil {
+		return db.WalletAccessToken{}, berr
+	}
+	t, err := h.db.GetWalletAccessToken(r.Context(), hash)
+	return t, tokenLookupError(err)
+}
+
+// bearerOffer reads the access token of a credential request together with its offer (GetTokenOffer, one round
+// trip); the refusals are bearer's.
+func (h *handler) bearerOffer(r *http.Request) (db.WalletAccessToken, db.GetLiveOfferRow, *oid4vci.Error) {
+	hash, berr := bearerHash(r)
+	if berr != nil {
+		return db.WalletAccessToken{}, db.GetLiveOfferRow{}, berr
+	}
+	t, err := h.db.GetTokenOffer(r.Context(), hash)
+	if berr := tokenLookupError(err); berr != nil {
+		return db.WalletAccessToken{}, db.GetLiveOfferRow{}, berr
+	}
+	return t.WalletAccessToken, db.GetLiveOfferRow{CredentialOffer: t.CredentialOffer, DbNow: t.DbNow,
+		AssertionState: t.AssertionState, AssertionExpiredAt: t.AssertionExpiredAt, CredentialKey: t.CredentialKey,
+		BadgeID: t.BadgeID, IssuanceID: t.IssuanceID, ProgramID: t.ProgramID, AssertionErrorCode: t.AssertionErrorCode}, nil
+}
+
+// bearerHash is the stored hash of the request's Bearer access token.
+func bearerHash(r *http.Request) ([]byte, *oid4vci.Error) {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" || len(tok) > 512 {
-		return db.WalletAccessToken{}, oid4vci.Errorf(oid4vci.InvalidToken, "an access token from the token endpoint is required (Authorization: Bearer)")
+		return nil, oid4vci.Errorf(oid4vci.InvalidToken, "an access token from the token endpoint is required (Authorization: Bearer)")
 	}
-	t, err := h.db.GetWalletAccessToken(r.Context(), hashSecret(strings.TrimSpace(tok)))
-	if db.IsNotFound(err) {
-		return t, oid4vci.Errorf(oid4vci.InvalidToken, "the access token is unknown or expired")
+	return hashSecret(strings.TrimSpace(tok)), nil
+}
+
+// tokenLookupError is the refusal of a failed access token lookup: unknown or expired, or the database's failure.
+func tokenLookupError(err error) *oid4vci.Error {
+	switch {
+	case err == nil:
+		return nil
+	case db.IsNotFound(err):
+		return oid4vci.Errorf(oid4vci.InvalidToken, "the access token is unknown or expired")
 	}
-	if err != nil {
-		return t, &oid4vci.Error{Code: "server_error", Description: err.Error()}
-	}
-	return t, nil
+	return &oid4vci.Error{Code: "server_error", Description: err.Error()}
 }
 
 // bearerFailure answers a bearer refusal: 401, or 500 when the database failed.

@@ -44,13 +44,18 @@ type Querier interface {
 	ClaimDueReminders(ctx context.Context, arg ClaimDueRemindersParams) ([]ClaimDueRemindersRow, error)
 	// The dispatcher's next events, locked for its transaction; other dispatchers skip them.
 	ClaimUndispatchedWebhookEvents(ctx context.Context, maxRows int32) ([]WebhookEvent, error)
+	// The writes of an OID4VCI claim in one statement (one round trip inside the claim's transaction): the proof's
+	// nonce is consumed (single use; a stale or made-up one deletes nothing), the offer used by this access token (the
+	// first request uses it for every other token) and the copy stored, each only if the one before it succeeded. The
+	// caller reads the refusal, in this order, from nonce_consumed (false: a stale or made-up nonce), used_by_token
+	// (another token used the offer) and created_at (NULL: this token already received a copy of this
+	// configuration), and rolls the transaction back.
+	ClaimWalletCopy(ctx context.Context, arg ClaimWalletCopyParams) (ClaimWalletCopyRow, error)
 	// A delivered resend of an issued credential whose notification had failed: the error code is cleared and a v3
 	// assertion becomes RECEIVED, as if the worker's notification had succeeded.
 	ClearNotificationError(ctx context.Context, id uuid.UUID) (int64, error)
 	// A challenge answers one presentation; a stale, made-up or another offer's one deletes nothing.
 	ConsumeExchangeChallenge(ctx context.Context, arg ConsumeExchangeChallengeParams) (int64, error)
-	// A nonce serves one credential request; a stale or made-up one deletes nothing.
-	ConsumeWalletNonce(ctx context.Context, nonce string) (int64, error)
 	CountAssertions(ctx context.Context, arg CountAssertionsParams) (int64, error)
 	// The total of a list filtered by nothing but its creation range [start_at, end_before): the whole UTC hours
 	// [whole_from, whole_to) from the trigger-kept hour counters, the partial hours at either end counted exactly
@@ -180,8 +185,9 @@ type Querier interface {
 	// OpenID4VCI offers, codes, tokens, nonces and wallet copies (migration 0020; api/oid4vci_*.go).
 	GetIssuerRSAKey(ctx context.Context, arg GetIssuerRSAKeyParams) (IssuerRsaKey, error)
 	GetLatestRedrive(ctx context.Context, issuanceID uuid.UUID) (IssuanceRedriveRun, error)
-	// An offer together with its assertion, for the offer URI, the token and the credential endpoints. The callers
-	// check every condition (withdrawn, used, expired, the assertion's state) and name the one that failed.
+	// An offer together with its assertion, for the offer URI and the token endpoint (the credential endpoint reads
+	// the same columns with its access token: GetTokenOffer). The callers check every condition (withdrawn, used,
+	// expired, the assertion's state) and name the one that failed.
 	GetLiveOffer(ctx context.Context, id uuid.UUID) (GetLiveOfferRow, error)
 	GetMediaFile(ctx context.Context, arg GetMediaFileParams) (MediaFile, error)
 	// Public image serving: media URLs carry no key, only the random id.
@@ -199,6 +205,9 @@ type Querier interface {
 	GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPublicAssertionRow, error)
 	GetReminder(ctx context.Context, arg GetReminderParams) (ExpiryReminder, error)
 	GetStatusList(ctx context.Context, id uuid.UUID) (StatusList, error)
+	// The credential endpoint's one read: a live access token (as GetWalletAccessToken) with its offer and the offer's
+	// assertion (the columns of GetLiveOffer), so a claim makes one round trip where it made two.
+	GetTokenOffer(ctx context.Context, tokenHash []byte) (GetTokenOfferRow, error)
 	GetWalletAccessToken(ctx context.Context, tokenHash []byte) (WalletAccessToken, error)
 	// The public anchor receipt of a wallet copy, once its transaction is mined.
 	GetWalletAnchorReceipt(ctx context.Context, id uuid.UUID) (GetWalletAnchorReceiptRow, error)

@@ -33,17 +33,77 @@ func (q *Queries) AssignWalletAnchor(ctx context.Context, arg AssignWalletAnchor
 	return result.RowsAffected(), nil
 }
 
-const consumeWalletNonce = `-- name: ConsumeWalletNonce :execrows
-DELETE FROM wallet_nonces WHERE nonce = $1 AND expires_at > now()
+const claimWalletCopy = `-- name: ClaimWalletCopy :one
+WITH nonce AS (
+    DELETE FROM wallet_nonces WHERE wallet_nonces.nonce = $1 AND wallet_nonces.expires_at > now()
+    RETURNING 1
+), used AS (
+    UPDATE credential_offers SET used_at = coalesce(used_at, now()), used_by_token = coalesce(used_by_token, $2::bytea)
+    WHERE credential_offers.id = $3 AND EXISTS (SELECT 1 FROM nonce)
+    RETURNING credential_offers.used_by_token
+), copy AS (
+    INSERT INTO wallet_credentials (id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did,
+                                    credential, credential_sha256, notification_id, anchor_pending)
+    SELECT $4, $5, $3, $6, $2::bytea,
+           $7, $8, $9, $10,
+           $11, $12, $13
+    FROM used WHERE used.used_by_token = $2::bytea
+    ON CONFLICT (token_hash, configuration_id) DO NOTHING
+    RETURNING wallet_credentials.created_at
+)
+SELECT n.consumed AS nonce_consumed, used.used_by_token, copy.created_at
+FROM (SELECT EXISTS (SELECT 1 FROM nonce) AS consumed) n
+LEFT JOIN used ON true
+LEFT JOIN copy ON true
 `
 
-// A nonce serves one credential request; a stale or made-up one deletes nothing.
-func (q *Queries) ConsumeWalletNonce(ctx context.Context, nonce string) (int64, error) {
-	result, err := q.db.Exec(ctx, consumeWalletNonce, nonce)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+type ClaimWalletCopyParams struct {
+	Nonce            string
+	TokenHash        []byte
+	OfferID          uuid.UUID
+	ID               uuid.UUID
+	AssertionID      uuid.UUID
+	OrgID            uuid.UUID
+	ConfigurationID  string
+	Format           string
+	HolderDid        string
+	Credential       []byte
+	CredentialSha256 []byte
+	NotificationID   string
+	AnchorPending    bool
+}
+
+type ClaimWalletCopyRow struct {
+	NonceConsumed bool
+	UsedByToken   []byte
+	CreatedAt     *time.Time
+}
+
+// The writes of an OID4VCI claim in one statement (one round trip inside the claim's transaction): the proof's
+// nonce is consumed (single use; a stale or made-up one deletes nothing), the offer used by this access token (the
+// first request uses it for every other token) and the copy stored, each only if the one before it succeeded. The
+// caller reads the refusal, in this order, from nonce_consumed (false: a stale or made-up nonce), used_by_token
+// (another token used the offer) and created_at (NULL: this token already received a copy of this
+// configuration), and rolls the transaction back.
+func (q *Queries) ClaimWalletCopy(ctx context.Context, arg ClaimWalletCopyParams) (ClaimWalletCopyRow, error) {
+	row := q.db.QueryRow(ctx, claimWalletCopy,
+		arg.Nonce,
+		arg.TokenHash,
+		arg.OfferID,
+		arg.ID,
+		arg.AssertionID,
+		arg.OrgID,
+		arg.ConfigurationID,
+		arg.Format,
+		arg.HolderDid,
+		arg.Credential,
+		arg.CredentialSha256,
+		arg.NotificationID,
+		arg.AnchorPending,
+	)
+	var i ClaimWalletCopyRow
+	err := row.Scan(&i.NonceConsumed, &i.UsedByToken, &i.CreatedAt)
+	return i, err
 }
 
 const createCredentialOffer = `-- name: CreateCredentialOffer :one
@@ -317,12 +377,69 @@ type GetLiveOfferRow struct {
 	AssertionErrorCode *string
 }
 
-// An offer together with its assertion, for the offer URI, the token and the credential endpoints. The callers
-// check every condition (withdrawn, used, expired, the assertion's state) and name the one that failed.
+// An offer together with its assertion, for the offer URI and the token endpoint (the credential endpoint reads
+// the same columns with its access token: GetTokenOffer). The callers check every condition (withdrawn, used,
+// expired, the assertion's state) and name the one that failed.
 func (q *Queries) GetLiveOffer(ctx context.Context, id uuid.UUID) (GetLiveOfferRow, error) {
 	row := q.db.QueryRow(ctx, getLiveOffer, id)
 	var i GetLiveOfferRow
 	err := row.Scan(
+		&i.CredentialOffer.ID,
+		&i.CredentialOffer.AssertionID,
+		&i.CredentialOffer.OrgID,
+		&i.CredentialOffer.Mode,
+		&i.CredentialOffer.TxCodeHash,
+		&i.CredentialOffer.TxCodeLen,
+		&i.CredentialOffer.ExpiresAt,
+		&i.CredentialOffer.UsedAt,
+		&i.CredentialOffer.UsedByToken,
+		&i.CredentialOffer.WithdrawnAt,
+		&i.CredentialOffer.CreatedAt,
+		&i.CredentialOffer.ForNotification,
+		&i.DbNow,
+		&i.AssertionState,
+		&i.AssertionExpiredAt,
+		&i.CredentialKey,
+		&i.BadgeID,
+		&i.IssuanceID,
+		&i.ProgramID,
+		&i.AssertionErrorCode,
+	)
+	return i, err
+}
+
+const getTokenOffer = `-- name: GetTokenOffer :one
+SELECT t.token_hash, t.offer_id, t.expires_at, t.created_at, o.id, o.assertion_id, o.org_id, o.mode, o.tx_code_hash, o.tx_code_len, o.expires_at, o.used_at, o.used_by_token, o.withdrawn_at, o.created_at, o.for_notification, now()::timestamptz AS db_now, a.state AS assertion_state, a.expired_at AS assertion_expired_at,
+       a.credential_key, a.badge_id, a.issuance_id, a.program_id, a.error_code AS assertion_error_code
+FROM wallet_access_tokens t
+JOIN credential_offers o ON o.id = t.offer_id
+JOIN assertions a ON a.id = o.assertion_id
+WHERE t.token_hash = $1 AND t.expires_at > now()
+`
+
+type GetTokenOfferRow struct {
+	WalletAccessToken  WalletAccessToken
+	CredentialOffer    CredentialOffer
+	DbNow              time.Time
+	AssertionState     string
+	AssertionExpiredAt *time.Time
+	CredentialKey      *string
+	BadgeID            uuid.UUID
+	IssuanceID         uuid.UUID
+	ProgramID          uuid.UUID
+	AssertionErrorCode *string
+}
+
+// The credential endpoint's one read: a live access token (as GetWalletAccessToken) with its offer and the offer's
+// assertion (the columns of GetLiveOffer), so a claim makes one round trip where it made two.
+func (q *Queries) GetTokenOffer(ctx context.Context, tokenHash []byte) (GetTokenOfferRow, error) {
+	row := q.db.QueryRow(ctx, getTokenOffer, tokenHash)
+	var i GetTokenOfferRow
+	err := row.Scan(
+		&i.WalletAccessToken.TokenHash,
+		&i.WalletAccessToken.OfferID,
+		&i.WalletAccessToken.ExpiresAt,
+		&i.WalletAccessToken.CreatedAt,
 		&i.CredentialOffer.ID,
 		&i.CredentialOffer.AssertionID,
 		&i.CredentialOffer.OrgID,

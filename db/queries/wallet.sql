@@ -18,12 +18,23 @@ WHERE id = $1 AND assertion_id = $2 AND org_id = $3 AND mode = $4
 RETURNING *;
 
 -- name: GetLiveOffer :one
--- An offer together with its assertion, for the offer URI, the token and the credential endpoints. The callers
--- check every condition (withdrawn, used, expired, the assertion's state) and name the one that failed.
+-- An offer together with its assertion, for the offer URI and the token endpoint (the credential endpoint reads
+-- the same columns with its access token: GetTokenOffer). The callers check every condition (withdrawn, used,
+-- expired, the assertion's state) and name the one that failed.
 SELECT sqlc.embed(o), now()::timestamptz AS db_now, a.state AS assertion_state, a.expired_at AS assertion_expired_at,
        a.credential_key, a.badge_id, a.issuance_id, a.program_id, a.error_code AS assertion_error_code
 FROM credential_offers o JOIN assertions a ON a.id = o.assertion_id
 WHERE o.id = $1;
+
+-- name: GetTokenOffer :one
+-- The credential endpoint's one read: a live access token (as GetWalletAccessToken) with its offer and the offer's
+-- assertion (the columns of GetLiveOffer), so a claim makes one round trip where it made two.
+SELECT sqlc.embed(t), sqlc.embed(o), now()::timestamptz AS db_now, a.state AS assertion_state, a.expired_at AS assertion_expired_at,
+       a.credential_key, a.badge_id, a.issuance_id, a.program_id, a.error_code AS assertion_error_code
+FROM wallet_access_tokens t
+JOIN credential_offers o ON o.id = t.offer_id
+JOIN assertions a ON a.id = o.assertion_id
+WHERE t.token_hash = $1 AND t.expires_at > now();
 
 -- name: CreatePreauthCode :exec
 INSERT INTO preauth_codes (code_hash, offer_id, expires_at) VALUES ($1, $2, now() + sqlc.arg(ttl_seconds)::int * interval '1 second');
@@ -43,10 +54,6 @@ SELECT * FROM wallet_access_tokens WHERE token_hash = $1 AND expires_at > now();
 -- name: CreateWalletNonce :exec
 INSERT INTO wallet_nonces (nonce, expires_at) VALUES ($1, now() + sqlc.arg(ttl_seconds)::int * interval '1 second');
 
--- name: ConsumeWalletNonce :execrows
--- A nonce serves one credential request; a stale or made-up one deletes nothing.
-DELETE FROM wallet_nonces WHERE nonce = $1 AND expires_at > now();
-
 -- name: MarkOfferUsed :one
 -- The first credential request uses the offer up for every other access token; returns the token that used it.
 UPDATE credential_offers SET used_at = coalesce(used_at, now()), used_by_token = coalesce(used_by_token, sqlc.arg(token_hash)::bytea)
@@ -59,6 +66,35 @@ INSERT INTO wallet_credentials (id, assertion_id, offer_id, org_id, token_hash, 
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 ON CONFLICT (token_hash, configuration_id) DO NOTHING
 RETURNING *;
+
+-- name: ClaimWalletCopy :one
+-- The writes of an OID4VCI claim in one statement (one round trip inside the claim's transaction): the proof's
+-- nonce is consumed (single use; a stale or made-up one deletes nothing), the offer used by this access token (the
+-- first request uses it for every other token) and the copy stored, each only if the one before it succeeded. The
+-- caller reads the refusal, in this order, from nonce_consumed (false: a stale or made-up nonce), used_by_token
+-- (another token used the offer) and created_at (NULL: this token already received a copy of this
+-- configuration), and rolls the transaction back.
+WITH nonce AS (
+    DELETE FROM wallet_nonces WHERE wallet_nonces.nonce = sqlc.arg(nonce) AND wallet_nonces.expires_at > now()
+    RETURNING 1
+), used AS (
+    UPDATE credential_offers SET used_at = coalesce(used_at, now()), used_by_token = coalesce(used_by_token, sqlc.arg(token_hash)::bytea)
+    WHERE credential_offers.id = sqlc.arg(offer_id) AND EXISTS (SELECT 1 FROM nonce)
+    RETURNING credential_offers.used_by_token
+), copy AS (
+    INSERT INTO wallet_credentials (id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did,
+                                    credential, credential_sha256, notification_id, anchor_pending)
+    SELECT sqlc.arg(id), sqlc.arg(assertion_id), sqlc.arg(offer_id), sqlc.arg(org_id), sqlc.arg(token_hash)::bytea,
+           sqlc.arg(configuration_id), sqlc.arg(format), sqlc.arg(holder_did), sqlc.arg(credential),
+           sqlc.arg(credential_sha256), sqlc.arg(notification_id), sqlc.arg(anchor_pending)
+    FROM used WHERE used.used_by_token = sqlc.arg(token_hash)::bytea
+    ON CONFLICT (token_hash, configuration_id) DO NOTHING
+    RETURNING wallet_credentials.created_at
+)
+SELECT n.consumed AS nonce_consumed, used.used_by_token, copy.created_at
+FROM (SELECT EXISTS (SELECT 1 FROM nonce) AS consumed) n
+LEFT JOIN used ON true
+LEFT JOIN copy ON true;
 
 -- name: ListWalletCredentials :many
 SELECT id, configuration_id, format, protocol, holder_did, notification_event, notified_at, created_at
