@@ -18,8 +18,9 @@ type RewrapResult struct {
 // RewrapKeys re-seals every stored issuer key, the organizations' Ed25519 keys and their RS256 keys alike, that is
 // sealed with another keyring entry than the primary one. It is the second half of a rotation of ISSUER_KEY_RING
 // (prepend the new entry, rewrap, then drop the old entry): a key still sealed under a dropped entry could not be
-// opened. Each key is swapped only if it is still the value read (compare and swap), so running it twice, or while
-// the service runs, is safe. A key that does not open with the ring is an error: the ring lacks its entry.
+// opened. Every key is re-sealed in memory before any is written, and the writes share one transaction: a key that
+// does not open with the ring (the ring lacks its entry) is an error and nothing is written. Each key is swapped
+// only if it is still the value read (compare and swap), so running it twice, or while the service runs, is safe.
 func (s *Service) RewrapKeys(ctx context.Context) (RewrapResult, error) {
 	res := RewrapResult{Rewrapped: map[string]int{}, Current: map[string]int{}, Raced: map[string]int{}}
 	if s.Keyring == nil {
@@ -29,6 +30,11 @@ func (s *Service) RewrapKeys(ctx context.Context) (RewrapResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("rewrap: list keys: %w", err)
 	}
+	type rewrap struct {
+		key    db.ListSealedIssuerKeysRow
+		sealed []byte
+	}
+	var todo []rewrap
 	for _, k := range keys {
 		old := []byte(k.SealedKey)
 		if !s.Keyring.NeedsRewrap(old) {
@@ -36,27 +42,42 @@ func (s *Service) RewrapKeys(ctx context.Context) (RewrapResult, error) {
 			continue
 		}
 		var sealed []byte
-		var n int64
 		switch k.Kind {
 		case "ed25519":
-			if sealed, err = credential.RewrapIssuerKey(s.Keyring, old); err == nil {
-				n, err = s.DB.RewrapIssuerKey(ctx, db.RewrapIssuerKeyParams{NewSealed: string(sealed), OrgID: k.OrgID, Mode: k.Mode, OldSealed: k.SealedKey})
-			}
+			sealed, err = credential.RewrapIssuerKey(s.Keyring, old)
 		case "rsa":
-			if sealed, err = s.rewrapRSA(old); err == nil {
-				n, err = s.DB.RewrapIssuerRSAKey(ctx, db.RewrapIssuerRSAKeyParams{NewSealed: string(sealed), OrgID: k.OrgID, Mode: k.Mode, OldSealed: k.SealedKey})
-			}
+			sealed, err = s.rewrapRSA(old)
 		default:
 			err = fmt.Errorf("unknown key kind %q", k.Kind)
 		}
 		if err != nil {
-			return res, fmt.Errorf("rewrap %s key of organization %s (%s): %w", k.Kind, k.OrgID, k.Mode, err)
+			return RewrapResult{}, fmt.Errorf("rewrap %s key of organization %s (%s): %w (nothing was rewrapped)", k.Kind, k.OrgID, k.Mode, err)
 		}
-		if n == 0 {
-			res.Raced[k.Kind]++
-			continue
+		todo = append(todo, rewrap{k, sealed})
+	}
+	err = s.DB.InTx(ctx, func(q *db.Queries) error {
+		for _, r := range todo {
+			k := r.key
+			var n int64
+			var err error
+			if k.Kind == "ed25519" {
+				n, err = q.RewrapIssuerKey(ctx, db.RewrapIssuerKeyParams{NewSealed: string(r.sealed), OrgID: k.OrgID, Mode: k.Mode, OldSealed: k.SealedKey})
+			} else {
+				n, err = q.RewrapIssuerRSAKey(ctx, db.RewrapIssuerRSAKeyParams{NewSealed: string(r.sealed), OrgID: k.OrgID, Mode: k.Mode, OldSealed: k.SealedKey})
+			}
+			if err != nil {
+				return fmt.Errorf("rewrap %s key of organization %s (%s): %w", k.Kind, k.OrgID, k.Mode, err)
+			}
+			if n == 0 {
+				res.Raced[k.Kind]++
+			} else {
+				res.Rewrapped[k.Kind]++
+			}
 		}
-		res.Rewrapped[k.Kind]++
+		return nil
+	})
+	if err != nil {
+		return RewrapResult{}, err
 	}
 	return res, nil
 }
