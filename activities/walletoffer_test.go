@@ -14,6 +14,7 @@ import (
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/notify"
 	"github.com/badged/badged/internal/notify/smtptest"
+	"github.com/badged/badged/internal/oid4vci"
 )
 
 // TestNotify_WalletOffer sends issue notices over the SMTP test server: a live v3 recipient's mail carries the
@@ -91,4 +92,73 @@ func TestNotify_WalletOffer(t *testing.T) {
 func decodeQP(t *testing.T, raw []byte) string {
 	t.Helper()
 	return strings.NewReplacer("=\r\n", "", "=3D", "=").Replace(string(raw))
+}
+
+// TestNotify_WalletOfferLapsed: a message sent after the notification offer's lifetime (oid4vci.OfferTTL; the
+// offer's expires_at is put in the past, the database's clock decides) carries a fresh offer, so its link works;
+// the lapsed one stays, expired, and later messages link the fresh one. An offer that was used or withdrawn, and
+// the offer of a cancelled (REVOKED) assertion, are not replaced.
+func TestNotify_WalletOfferLapsed(t *testing.T) {
+	f := mustFixture(t)
+	ctx := context.Background()
+	f.acts.Issuer = issuer.New(f.DB, nil, "https://badges.example")
+	_, ids := f.mustIssuance(t, "live", 3, recipient{Name: "Jane Doe", State: "ISSUED", Step: StepNotified},
+		recipient{Name: "Used Offer", State: "ISSUED", Step: StepNotified},
+		recipient{Name: "Withdrawn Offer", State: "ISSUED", Step: StepNotified},
+		recipient{Name: "Cancelled", State: "ISSUED", Step: StepNotified})
+	offer := func(id uuid.UUID) (uuid.UUID, *notify.WalletOffer) {
+		t.Helper()
+		var n notify.Notification
+		require.NoError(t, f.acts.mail().AttachWalletOffer(ctx, f.mustAssertion(t, id), &n))
+		require.NotNil(t, n.Wallet)
+		o, err := uuid.Parse(n.Wallet.PageURL[len("https://badges.example/oid4vci/offers/"):][:36])
+		require.NoError(t, err)
+		return o, n.Wallet
+	}
+	lapse := func(o uuid.UUID, also string) {
+		t.Helper()
+		_, err := f.DB.Pool.Exec(ctx, `UPDATE credential_offers SET expires_at = now() - interval '1 second'`+also+` WHERE id = $1`, o)
+		require.NoError(t, err)
+	}
+	live := func(o uuid.UUID) db.GetLiveOfferRow {
+		t.Helper()
+		r, err := f.DB.GetLiveOffer(ctx, o)
+		require.NoError(t, err)
+		return r
+	}
+
+	first, _ := offer(ids[0])
+	same, _ := offer(ids[0])
+	require.Equal(t, first, same, "within its lifetime a resend links the same offer")
+	lapse(first, "")
+	fresh, w := offer(ids[0])
+	require.NotEqual(t, first, fresh, "a resend after the lifetime links a fresh offer")
+	require.Contains(t, w.Link, fresh.String())
+	fo := live(fresh)
+	require.True(t, fo.CredentialOffer.ExpiresAt.After(fo.DbNow.Add(oid4vci.OfferTTL-time.Hour)), "a full lifetime ahead")
+	require.Equal(t, fo.CredentialOffer.ExpiresAt.UTC(), w.ExpiresAt.UTC())
+	old := live(first)
+	require.False(t, old.CredentialOffer.ExpiresAt.After(old.DbNow), "the lapsed offer stays expired")
+	require.Nil(t, old.CredentialOffer.UsedAt)
+	again, _ := offer(ids[0])
+	require.Equal(t, fresh, again, "one live offer per assertion: later messages link the fresh one")
+	var n int
+	require.NoError(t, f.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM credential_offers WHERE assertion_id = $1`, ids[0]).Scan(&n))
+	require.Equal(t, 2, n)
+
+	// Used, withdrawn, or of a cancelled assertion: the lapsed offer is linked as it is, no new one.
+	used, _ := offer(ids[1])
+	lapse(used, ", used_at = now() - interval '2 days', used_by_token = 'tok'")
+	withdrawn, _ := offer(ids[2])
+	lapse(withdrawn, ", withdrawn_at = now() - interval '2 days'")
+	cancelled, _ := offer(ids[3])
+	lapse(cancelled, "")
+	_, err := f.DB.Pool.Exec(ctx, `UPDATE assertions SET state = 'REVOKED', revoked_at = now() WHERE id = $1`, ids[3])
+	require.NoError(t, err)
+	for i, want := range map[int]uuid.UUID{1: used, 2: withdrawn, 3: cancelled} {
+		got, _ := offer(ids[i])
+		require.Equal(t, want, got, "recipient %d", i)
+		require.NoError(t, f.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM credential_offers WHERE assertion_id = $1`, ids[i]).Scan(&n))
+		require.Equal(t, 1, n, "recipient %d", i)
+	}
 }

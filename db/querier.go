@@ -132,6 +132,7 @@ type Querier interface {
 	EnableWebhookEndpoint(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
 	// The offer the issue notification of an assertion carries, created on the first call and returned by every later
 	// one (a retried notify step links the same offer). No row when the organization turned wallet offers off.
+	// lapsed: the offer's lifetime has ended (the database's clock); the caller then tries RetireLapsedNotificationOffer.
 	EnsureNotificationOffer(ctx context.Context, arg EnsureNotificationOfferParams) (EnsureNotificationOfferRow, error)
 	// One bounded batch of the expiry job; the caller repeats until it returns less than the batch. In the same
 	// statement (so the same transaction), an assertion.expired webhook event per expired assertion whose
@@ -377,6 +378,12 @@ type Querier interface {
 	ReserveChainNonce(ctx context.Context, arg ReserveChainNonceParams) (int64, error)
 	// Back into the pipeline at the step they had reached (the steps recorded before the failure are kept).
 	ResetForRedrive(ctx context.Context, ids []uuid.UUID) (int64, error)
+	// When EnsureNotificationOffer returned a lapsed offer: the assertion's notification offer whose lifetime ended
+	// unused and not withdrawn gives up its place (for_notification), so the next EnsureNotificationOffer mints a fresh
+	// one and the new message's link works. The old offer stays as it was, expired. A used or withdrawn offer keeps its place (the recipient sees
+	// what became of it), and so does the offer of an assertion that can no longer be claimed (cancelled, reissued,
+	// expired: api/oid4vci_offer.go offerable).
+	RetireLapsedNotificationOffer(ctx context.Context, assertionID uuid.UUID) (int64, error)
 	RevokeAPIKey(ctx context.Context, id uuid.UUID) (ApiKey, error)
 	// Cancels an issued, unexpired assertion of the key's mode; no row means its state forbids it.
 	RevokeAssertion(ctx context.Context, arg RevokeAssertionParams) (Assertion, error)

@@ -287,9 +287,9 @@ ins AS (
     ON CONFLICT (assertion_id) WHERE for_notification DO NOTHING
     RETURNING credential_offers.id, credential_offers.expires_at
 )
-SELECT ins.id, ins.expires_at FROM ins
+SELECT ins.id, ins.expires_at, false AS lapsed FROM ins
 UNION ALL
-SELECT o.id, o.expires_at FROM credential_offers o JOIN org ON org.id = o.org_id
+SELECT o.id, o.expires_at, o.expires_at <= now() AS lapsed FROM credential_offers o JOIN org ON org.id = o.org_id
 WHERE o.assertion_id = $3 AND o.for_notification
 LIMIT 1
 `
@@ -305,10 +305,12 @@ type EnsureNotificationOfferParams struct {
 type EnsureNotificationOfferRow struct {
 	ID        uuid.UUID
 	ExpiresAt time.Time
+	Lapsed    bool
 }
 
 // The offer the issue notification of an assertion carries, created on the first call and returned by every later
 // one (a retried notify step links the same offer). No row when the organization turned wallet offers off.
+// lapsed: the offer's lifetime has ended (the database's clock); the caller then tries RetireLapsedNotificationOffer.
 func (q *Queries) EnsureNotificationOffer(ctx context.Context, arg EnsureNotificationOfferParams) (EnsureNotificationOfferRow, error) {
 	row := q.db.QueryRow(ctx, ensureNotificationOffer,
 		arg.OrgID,
@@ -318,7 +320,7 @@ func (q *Queries) EnsureNotificationOffer(ctx context.Context, arg EnsureNotific
 		arg.TtlSeconds,
 	)
 	var i EnsureNotificationOfferRow
-	err := row.Scan(&i.ID, &i.ExpiresAt)
+	err := row.Scan(&i.ID, &i.ExpiresAt, &i.Lapsed)
 	return i, err
 }
 
@@ -817,6 +819,28 @@ func (q *Queries) RedeemPreauthCode(ctx context.Context, codeHash []byte) (uuid.
 	var offer_id uuid.UUID
 	err := row.Scan(&offer_id)
 	return offer_id, err
+}
+
+const retireLapsedNotificationOffer = `-- name: RetireLapsedNotificationOffer :execrows
+UPDATE credential_offers o SET for_notification = false
+FROM assertions a
+WHERE o.assertion_id = $1 AND o.for_notification
+  AND o.expires_at <= now() AND o.used_at IS NULL AND o.withdrawn_at IS NULL
+  AND a.id = o.assertion_id AND a.state IN ('PROCESSING', 'ISSUED', 'RECEIVED')
+  AND (a.expired_at IS NULL OR a.expired_at > now())
+`
+
+// When EnsureNotificationOffer returned a lapsed offer: the assertion's notification offer whose lifetime ended
+// unused and not withdrawn gives up its place (for_notification), so the next EnsureNotificationOffer mints a fresh
+// one and the new message's link works. The old offer stays as it was, expired. A used or withdrawn offer keeps its place (the recipient sees
+// what became of it), and so does the offer of an assertion that can no longer be claimed (cancelled, reissued,
+// expired: api/oid4vci_offer.go offerable).
+func (q *Queries) RetireLapsedNotificationOffer(ctx context.Context, assertionID uuid.UUID) (int64, error) {
+	result, err := q.db.Exec(ctx, retireLapsedNotificationOffer, assertionID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const rewrapIssuerKey = `-- name: RewrapIssuerKey :execrows

@@ -8,6 +8,9 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -219,4 +222,50 @@ func TestAdminKeyringRewrap(t *testing.T) {
 		require.NoError(t, err, k.alg)
 		require.Contains(t, string(payload), cred["id"].(string))
 	}
+}
+
+// TestResendNotification_LapsedOffer: `admin notification resend` after the wallet offer's lifetime (its expires_at
+// put in the past; the database's clock decides) sends a message whose link is a fresh offer; the lapsed offer
+// stays, expired.
+func TestResendNotification_LapsedOffer(t *testing.T) {
+	ctx := context.Background()
+	f := mustOpFixture(t, 3, "live", []opRecipient{{State: "RECEIVED", Step: "NOTIFIED", Published: true}})
+	r, dir := newTestResender(t, f.DB)
+	notificationOffer := func() uuid.UUID {
+		t.Helper()
+		var id uuid.UUID
+		require.NoError(t, f.DB.Pool.QueryRow(ctx, `SELECT id FROM credential_offers WHERE assertion_id = $1 AND for_notification`, f.IDs[0]).Scan(&id))
+		return id
+	}
+	mail := func(request string) string {
+		t.Helper()
+		for _, name := range outboxFiles(t, dir) {
+			data, err := os.ReadFile(filepath.Join(dir, name))
+			require.NoError(t, err)
+			// Undo the quoted-printable soft line breaks and "=3D", enough to search the text.
+			if s := strings.NewReplacer("=\r\n", "", "=3D", "=").Replace(string(data)); strings.Contains(s, "-resend-"+request) {
+				return s
+			}
+		}
+		t.Fatalf("no message of request %s", request)
+		return ""
+	}
+
+	_, err := r.Resend(ctx, f.IDs[0].String(), "T1")
+	require.NoError(t, err)
+	first := notificationOffer()
+	require.Contains(t, mail("T1"), "/oid4vci/offers/"+first.String())
+	_, err = f.DB.Pool.Exec(ctx, `UPDATE credential_offers SET expires_at = now() - interval '1 second' WHERE id = $1`, first)
+	require.NoError(t, err)
+
+	_, err = r.Resend(ctx, f.IDs[0].String(), "T2")
+	require.NoError(t, err)
+	fresh := notificationOffer()
+	require.NotEqual(t, first, fresh)
+	body := mail("T2")
+	require.Contains(t, body, "/oid4vci/offers/"+fresh.String())
+	require.NotContains(t, body, first.String())
+	var expired bool
+	require.NoError(t, f.DB.Pool.QueryRow(ctx, `SELECT expires_at <= now() FROM credential_offers WHERE id = $1`, first).Scan(&expired))
+	require.True(t, expired, "the lapsed offer stays expired")
 }

@@ -129,9 +129,23 @@ WHERE org_id = sqlc.arg(org_id) AND mode = sqlc.arg(mode) AND sealed_key = sqlc.
 UPDATE issuer_rsa_keys SET sealed_key = sqlc.arg(new_sealed)
 WHERE org_id = sqlc.arg(org_id) AND mode = sqlc.arg(mode) AND sealed_key = sqlc.arg(old_sealed);
 
+-- name: RetireLapsedNotificationOffer :execrows
+-- When EnsureNotificationOffer returned a lapsed offer: the assertion's notification offer whose lifetime ended
+-- unused and not withdrawn gives up its place (for_notification), so the next EnsureNotificationOffer mints a fresh
+-- one and the new message's link works. The old offer stays as it was, expired. A used or withdrawn offer keeps its place (the recipient sees
+-- what became of it), and so does the offer of an assertion that can no longer be claimed (cancelled, reissued,
+-- expired: api/oid4vci_offer.go offerable).
+UPDATE credential_offers o SET for_notification = false
+FROM assertions a
+WHERE o.assertion_id = sqlc.arg(assertion_id) AND o.for_notification
+  AND o.expires_at <= now() AND o.used_at IS NULL AND o.withdrawn_at IS NULL
+  AND a.id = o.assertion_id AND a.state IN ('PROCESSING', 'ISSUED', 'RECEIVED')
+  AND (a.expired_at IS NULL OR a.expired_at > now());
+
 -- name: EnsureNotificationOffer :one
 -- The offer the issue notification of an assertion carries, created on the first call and returned by every later
 -- one (a retried notify step links the same offer). No row when the organization turned wallet offers off.
+-- lapsed: the offer's lifetime has ended (the database's clock); the caller then tries RetireLapsedNotificationOffer.
 WITH org AS (SELECT id FROM organizations WHERE organizations.id = sqlc.arg(org_id) AND wallet_offers),
 ins AS (
     INSERT INTO credential_offers (id, assertion_id, org_id, mode, expires_at, for_notification)
@@ -140,9 +154,9 @@ ins AS (
     ON CONFLICT (assertion_id) WHERE for_notification DO NOTHING
     RETURNING credential_offers.id, credential_offers.expires_at
 )
-SELECT ins.id, ins.expires_at FROM ins
+SELECT ins.id, ins.expires_at, false AS lapsed FROM ins
 UNION ALL
-SELECT o.id, o.expires_at FROM credential_offers o JOIN org ON org.id = o.org_id
+SELECT o.id, o.expires_at, o.expires_at <= now() AS lapsed FROM credential_offers o JOIN org ON org.id = o.org_id
 WHERE o.assertion_id = sqlc.arg(assertion_id) AND o.for_notification
 LIMIT 1;
 

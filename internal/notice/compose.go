@@ -96,15 +96,25 @@ func (c Composer) readInline(ctx context.Context, key string) ([]byte, error) {
 }
 
 // AttachWalletOffer adds the wallet offer to a recipient's issue notice: created on the first call for the
-// assertion and the same offer on every retry or resend (EnsureNotificationOffer). Only live credentials of v3
+// assertion and the same offer on every retry or resend (EnsureNotificationOffer), until it lapses unused: a
+// message sent after that carries a fresh one (RetireLapsedNotificationOffer). Only live credentials of v3
 // issuances get one (v2 integrators know nothing of wallets, and a test credential is not the recipient's), and
 // only when the organization leaves wallet offers on (`badged admin org update --wallet-offers`). DB must be set.
 func (c Composer) AttachWalletOffer(ctx context.Context, as db.Assertion, n *notify.Notification) error {
 	if as.Mode != "live" || as.ApiVersion != 3 || c.Issuer == nil {
 		return nil
 	}
-	o, err := c.DB.EnsureNotificationOffer(ctx, db.EnsureNotificationOfferParams{OrgID: as.OrgID, ID: uuid.New(),
-		AssertionID: as.ID, Mode: as.Mode, TtlSeconds: int32(oid4vci.OfferTTL / time.Second)})
+	p := db.EnsureNotificationOfferParams{OrgID: as.OrgID, ID: uuid.New(), AssertionID: as.ID, Mode: as.Mode,
+		TtlSeconds: int32(oid4vci.OfferTTL / time.Second)}
+	o, err := c.DB.EnsureNotificationOffer(ctx, p)
+	if err == nil && o.Lapsed {
+		// A message sent after the offer's lifetime: an offer that lapsed unused gives up its place, so this message
+		// links a fresh one that works. No transaction is needed: a retire that is not followed by the mint (a
+		// crash) leaves the place free for the next message's.
+		if _, err = c.DB.RetireLapsedNotificationOffer(ctx, as.ID); err == nil {
+			o, err = c.DB.EnsureNotificationOffer(ctx, p)
+		}
+	}
 	if db.IsNotFound(err) {
 		return nil // the organization turned wallet offers off
 	}
