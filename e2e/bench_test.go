@@ -29,9 +29,10 @@ func benchRecipients(tb testing.TB) int {
 
 // BenchmarkIssuance issues to BADGED_BENCH_RECIPIENTS recipients end to end on the embedded stack (Temporal in
 // memory, dev chain sealing every 50 ms, SMTP test server with STARTTLS and AUTH, the production anchor wait),
-// from the POST to COMPLETED as a client polling sees it, and checks that every recipient was received, mailed
-// once and anchored once. In the same run, on the same server, it runs the floor (floor_test.go: the same
-// workflows with activities that do nothing) and reports both times and their ratio. Run it once:
+// from the POST to COMPLETED as a client polling sees it, with the CPU the process and the database's Postgres
+// backends spent on it per recipient, and checks that every recipient was received, mailed once and anchored once.
+// In the same run, on the same server, it runs the floor (floor_test.go: the same workflows with activities that do
+// nothing) and reports both times and their ratio. Run it once:
 //
 //	go test -run '^$' -bench Issuance -benchtime 1x -timeout 30m ./e2e/
 //	BADGED_BENCH_RECIPIENTS=10000 go test -run '^$' -bench Issuance -benchtime 1x -timeout 60m ./e2e/
@@ -49,13 +50,15 @@ func BenchmarkIssuance(b *testing.B) {
 	s := newStack(b, stackOptions{anchorWait: activities.DefaultAnchorWait, anchorMinWait: minWait})
 	s.startFloorWorker(b)
 	tn := s.mustTenant(b, int64(n*b.N))
-	var pipeline, floor time.Duration
+	var pipeline, floor, cpu, pgCPU time.Duration
 	var txs int
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
 		floor += s.runFloor(b, n)
 		body := issuanceBody(b, tn.Program, emailRecipients(fmt.Sprintf("bench%d", i), n), "")
+		pg0 := s.pgBackendCPU(b)
+		cpu0 := processCPU()
 		b.StartTimer()
 		start := time.Now()
 		id := s.mustIssue(b, "v3", tn.Key, tn.Badge, "bench-"+uuid.NewString(), body)
@@ -64,6 +67,8 @@ func BenchmarkIssuance(b *testing.B) {
 		elapsed := time.Since(start)
 		pipeline += elapsed
 		b.StopTimer()
+		cpu += processCPU() - cpu0
+		pgCPU += s.pgCPUSince(b, pg0)
 		require.Equal(b, "COMPLETED", iss["processingStatus"])
 		iid := uuid.MustParse(id)
 		require.Equal(b, n, s.count(b, "SELECT count(*) FROM assertions WHERE issuance_id = $1 AND state = 'RECEIVED'", iid))
@@ -82,9 +87,13 @@ func BenchmarkIssuance(b *testing.B) {
 	b.ReportMetric(floor.Seconds()/float64(b.N), "floor-s/issuance")
 	b.ReportMetric(pipeline.Seconds()/floor.Seconds(), "x-floor")
 	b.ReportMetric(float64(n*b.N)/float64(txs), "credentials/tx")
-	b.Logf("%d recipients: pipeline %.1f s, floor %.1f s, ratio %.2f; %d anchor transactions (%.0f credentials each)",
+	perRecipient := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(n*b.N) }
+	b.ReportMetric(perRecipient(cpu), "cpu-ms/recipient")
+	b.ReportMetric(perRecipient(pgCPU), "pg-cpu-ms/recipient")
+	b.Logf("%d recipients: pipeline %.1f s, floor %.1f s, ratio %.2f; %d anchor transactions (%.0f credentials each); "+
+		"CPU per recipient: process %.2f ms, Postgres backends %.2f ms",
 		n, pipeline.Seconds()/float64(b.N), floor.Seconds()/float64(b.N), pipeline.Seconds()/floor.Seconds(),
-		txs/b.N, float64(n*b.N)/float64(txs))
+		txs/b.N, float64(n*b.N)/float64(txs), perRecipient(cpu), perRecipient(pgCPU))
 }
 
 // phases summarizes when the recipients of an issuance reached their milestones, from the issuance's creation:
