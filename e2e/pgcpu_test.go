@@ -12,9 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// clockTicks is USER_HZ, the unit of the CPU times in /proc/<pid>/stat: 100 on every Linux Go supports here.
-const clockTicks = 100
-
 // pgBackendCPU returns the CPU time (user + system) of each Postgres backend now connected to the stack's database,
 // by pid, read from /proc: Postgres' share of an issuance is the growth of these between two readings (the API's and
 // the worker's pools keep their connections for the run; a backend that ends in between is left out of it).
@@ -28,9 +25,7 @@ func (s *stack) pgBackendCPU(tb testing.TB) map[int]time.Duration {
 	for rows.Next() {
 		var pid int
 		require.NoError(tb, rows.Scan(&pid))
-		if cpu, ok := procCPU(pid); ok {
-			out[pid] = cpu
-		}
+		out[pid] = procCPU(pid)
 	}
 	require.NoError(tb, rows.Err())
 	return out
@@ -46,24 +41,22 @@ func (s *stack) pgCPUSince(tb testing.TB, before map[int]time.Duration) time.Dur
 	return d
 }
 
-// procCPU reads utime + stime of a process from /proc/<pid>/stat; false when it cannot be read (another user's
-// Postgres on a remote host, a backend that just ended).
-func procCPU(pid int) (time.Duration, bool) {
+// clockTick is the unit of utime and stime in /proc/<pid>/stat: USER_HZ, 100 on Linux's every architecture.
+const clockTick = 10 * time.Millisecond
+
+// procCPU is a process's user+system time from /proc/<pid>/stat (0 when it is gone); shared by the benchmarks that
+// measure processes of their own (scale_cluster_bench_test.go) and Postgres' backends (pgBackendCPU).
+func procCPU(pid int) time.Duration {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, false
+		return 0
 	}
-	// The command name (field 2) may hold spaces; the fields after its closing parenthesis are space-separated,
-	// utime and stime being the 14th and 15th of the line (the 12th and 13th after the name).
-	i := strings.LastIndexByte(string(data), ')')
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 13 {
-		return 0, false
+	// The command name (field 2) may hold spaces; the fields after its closing parenthesis start at state (3).
+	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	if len(fields) < 13 {
+		return 0
 	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, false
-	}
-	return time.Duration(utime+stime) * time.Second / clockTicks, true
+	utime, _ := strconv.ParseInt(fields[11], 10, 64) // field 14
+	stime, _ := strconv.ParseInt(fields[12], 10, 64) // field 15
+	return time.Duration(utime+stime) * clockTick
 }

@@ -234,25 +234,6 @@ func (m *procMeter) end() (time.Duration, map[string]int64) {
 	return cpu, m.peaks
 }
 
-// clockTick is the unit of utime and stime in /proc/<pid>/stat: USER_HZ, 100 on Linux's every architecture.
-const clockTick = 10 * time.Millisecond
-
-// procCPU is a process's user+system time from /proc/<pid>/stat (0 when it is gone).
-func procCPU(pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The command name (field 2) may hold spaces; the fields after its closing parenthesis start at state (3).
-	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
-	if len(fields) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseInt(fields[11], 10, 64) // field 14
-	stime, _ := strconv.ParseInt(fields[12], 10, 64) // field 15
-	return time.Duration(utime+stime) * clockTick
-}
-
 // procStatusBytes reads a kB line of /proc/<pid>/status (VmRSS:, VmHWM:) in bytes.
 func procStatusBytes(pid int, key string) int64 {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
