@@ -1,11 +1,8 @@
 package oid4vci
 
 import (
-	"bytes"
 	"fmt"
-	"image/png"
 	"net/url"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -42,34 +39,19 @@ func OfferLink(offerURI string) string {
 const qrPixels = 300
 
 // OfferQR is the PNG QR code of an offer link (error recovery Medium: a screen, not print, so no smudges to fight).
-// The notify step makes one per recipient, so its cost counts: the image is go-qrcode's, written by qrEncoder.
+// The notify step makes one per recipient, so its cost counts: the modules are go-qrcode's, the image is drawn and
+// written here (qrpng.go) with the same pixels as go-qrcode's own PNG.
 func OfferQR(link string) ([]byte, error) {
 	q, err := qrcode.New(link, qrcode.Medium)
 	if err != nil {
 		return nil, fmt.Errorf("offer QR code: %w", err)
 	}
-	var b bytes.Buffer
-	if err := qrEncoder.Encode(&b, q.Image(qrPixels)); err != nil {
+	b, err := qrPNG(q.Bitmap(), qrPixels)
+	if err != nil {
 		return nil, fmt.Errorf("offer QR code: %w", err)
 	}
-	return b.Bytes(), nil
+	return b, nil
 }
-
-// qrEncoder writes the QR code images. go-qrcode's own PNG method compresses at png.BestCompression with a new
-// encoder (a ~1 MB compressor) per image: profiled at about half of a code's CPU and most of the notify step's
-// garbage. A two-colour image of long flat runs compresses almost as well at BestSpeed (~1.1 KB instead of ~1.0),
-// and the pool reuses the encoder's buffers and compressor.
-var qrEncoder = png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: &encoderPool{}}
-
-// encoderPool is a png.EncoderBufferPool on a sync.Pool, so concurrent senders each get an encoder state.
-type encoderPool struct{ p sync.Pool }
-
-func (e *encoderPool) Get() *png.EncoderBuffer {
-	b, _ := e.p.Get().(*png.EncoderBuffer)
-	return b
-}
-
-func (e *encoderPool) Put(b *png.EncoderBuffer) { e.p.Put(b) }
 
 // OfferTTL is how long a credential offer can be used, whether the API created it for an integrator or the notify
 // step for the recipient's mail: long enough for a week-old mail, since each fetch of the offer URI mints a fresh

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestOfferQR_SameImage: the offer's QR code is go-qrcode's image of the link, pixel for pixel, whatever the PNG
-// encoder settings; only the compression of the file is ours.
+// TestOfferQR_SameImage: the offer's QR code, drawn and written by qrPNG, is go-qrcode's own PNG of the link pixel
+// for pixel; only the file's encoding is ours.
 func TestOfferQR_SameImage(t *testing.T) {
 	link := OfferLink(OfferURI("https://badges.example.com", uuid.MustParse("0b7c6f5e-64a3-4b8e-9d2a-6a9f2f1e0c11")))
 	got, err := OfferQR(link)
@@ -37,7 +37,7 @@ func TestOfferQR_SameImage(t *testing.T) {
 	require.Less(t, len(got), 4<<10, "a mail carries one per recipient")
 }
 
-// TestOfferQR_Concurrent: the pooled encoder state is not shared between concurrent codes.
+// TestOfferQR_Concurrent: the pooled compressors are not shared between concurrent codes.
 func TestOfferQR_Concurrent(t *testing.T) {
 	links := make([]string, 16)
 	want := make([][]byte, len(links))
