@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/apikey"
 )
 
 // anchorSettleTimeout bounds one wait for an anchor transaction to be mined; the step's retries go on after it.
@@ -38,7 +39,7 @@ func (a *Activities) anchorCredentials(ctx context.Context, ids []uuid.UUID) (fa
 	for _, r := range rows {
 		switch {
 		case r.Step != StepSigned:
-		case a.Anchor == nil || r.Mode != "live":
+		case a.Anchor == nil || r.Mode != apikey.ModeLive:
 			skip = append(skip, r.ID)
 		case r.AnchorKey == nil:
 			unassigned = append(unassigned, r.ID)
@@ -61,7 +62,7 @@ func (a *Activities) anchorCredentials(ctx context.Context, ids []uuid.UUID) (fa
 	}
 	byKey := map[string][]uuid.UUID{}
 	for _, r := range rows {
-		if r.Step == StepSigned && r.AnchorKey != nil && r.Mode == "live" && a.Anchor != nil {
+		if r.Step == StepSigned && r.AnchorKey != nil && r.Mode == apikey.ModeLive && a.Anchor != nil {
 			byKey[*r.AnchorKey] = append(byKey[*r.AnchorKey], r.ID)
 		}
 	}

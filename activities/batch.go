@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/errcode"
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/webhook"
@@ -24,7 +25,7 @@ func (a *Activities) LoadBatch(ctx context.Context, in LoadBatchInput) (LoadBatc
 	}
 	out := LoadBatchResult{Recipients: make([]RecipientRef, len(rows))}
 	for i, r := range rows {
-		out.Recipients[i] = RecipientRef{AssertionID: r.ID, Seq: int(r.Seq), Step: r.Step, Done: r.State != "PROCESSING"}
+		out.Recipients[i] = RecipientRef{AssertionID: r.ID, Seq: int(r.Seq), Step: r.Step, Done: r.State != string(db.AssertionProcessing)}
 	}
 	return out, nil
 }
@@ -52,9 +53,9 @@ func (a *Activities) FinishAssertions(ctx context.Context, in FinishBatch) (Tall
 		update := db.FinishAssertionsParams{}
 		refunds := map[uuid.UUID]int32{}
 		for _, r := range rows {
-			if r.State == "PROCESSING" {
+			if r.State == string(db.AssertionProcessing) {
 				o := byID[r.ID]
-				r.State, r.ErrorCode = outcomeState(int(r.ApiVersion), o), nil
+				r.State, r.ErrorCode = string(outcomeState(int(r.ApiVersion), o)), nil
 				if o.ErrorCode != "" {
 					r.ErrorCode = &o.ErrorCode
 				}
@@ -62,7 +63,7 @@ func (a *Activities) FinishAssertions(ctx context.Context, in FinishBatch) (Tall
 				update.States = append(update.States, r.State)
 				update.Codes = append(update.Codes, o.ErrorCode)
 				written = append(written, r)
-				if r.State == "FAILED" && r.Mode == "live" {
+				if r.State == string(db.AssertionFailed) && r.Mode == apikey.ModeLive {
 					refunds[r.OrgID]++
 				}
 			}
@@ -130,25 +131,25 @@ func replaceOriginals(ctx context.Context, q *db.Queries, ids []uuid.UUID) ([]db
 }
 
 // outcomeState is the final state of a recipient that leaves the pipeline with outcome o.
-func outcomeState(apiVersion int, o Outcome) string {
+func outcomeState(apiVersion int, o Outcome) db.AssertionState {
 	switch {
 	case o.ErrorCode == "" && apiVersion == 2:
-		return "ISSUED"
+		return db.AssertionIssued
 	case o.ErrorCode == "":
-		return "RECEIVED"
+		return db.AssertionReceived
 	case o.Stage == StepNotified:
-		return "ISSUED"
+		return db.AssertionIssued
 	}
-	return "FAILED"
+	return db.AssertionFailed
 }
 
 // CompleteIssuance marks the issuance COMPLETED, or FAILED when the run as a whole failed; in that case every
 // recipient still PROCESSING is failed with INTERNAL_SERVER_ERROR and refunded, so none is left stuck.
 func (a *Activities) CompleteIssuance(ctx context.Context, in CompleteIssuanceInput) error {
-	status := "COMPLETED"
+	status := db.IssuanceCompleted
 	var failure *string
 	if in.Failure != "" {
-		status, failure = "FAILED", &in.Failure
+		status, failure = db.IssuanceFailed, &in.Failure
 	}
 	closed := false // this attempt closed the issuance: counted once, not again on a retry
 	var failed int64
@@ -159,7 +160,7 @@ func (a *Activities) CompleteIssuance(ctx context.Context, in CompleteIssuanceIn
 				return err
 			}
 		}
-		iss, err := q.SetIssuanceStatus(ctx, db.SetIssuanceStatusParams{ID: in.IssuanceID, ProcessingStatus: status, Failure: failure})
+		iss, err := q.SetIssuanceStatus(ctx, db.SetIssuanceStatusParams{ID: in.IssuanceID, ProcessingStatus: string(status), Failure: failure})
 		if db.IsNotFound(err) {
 			return nil // already closed by an earlier attempt
 		}
@@ -172,8 +173,8 @@ func (a *Activities) CompleteIssuance(ctx context.Context, in CompleteIssuanceIn
 		return webhook.RecordIssuanceClosed(ctx, q, iss)
 	})
 	if err == nil && closed {
-		a.Metrics.IssuanceFinished(status)
-		a.Metrics.RecipientsFinished("FAILED", string(errcode.InternalServerError), int(failed))
+		a.Metrics.IssuanceFinished(string(status))
+		a.Metrics.RecipientsFinished(string(db.AssertionFailed), string(errcode.InternalServerError), int(failed))
 	}
 	return err
 }

@@ -41,7 +41,7 @@ func (a *Activities) loadChunk(ctx context.Context, ids []uuid.UUID, after strin
 func (c chunk) at(step string) chunk {
 	var out chunk
 	for _, r := range c {
-		if r.Assertion.State == "PROCESSING" && r.Assertion.Step == step {
+		if r.Assertion.State == string(db.AssertionProcessing) && r.Assertion.Step == step {
 			out = append(out, r)
 		}
 	}

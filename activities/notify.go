@@ -42,7 +42,7 @@ func (a *Activities) notifyRecipients(ctx context.Context, todo chunk, failed fa
 	}
 	sent := make(map[uuid.UUID]bool, len(notes))
 	for _, n := range notes {
-		sent[n.AssertionID] = n.Status == "SENT"
+		sent[n.AssertionID] = n.Status == string(db.NotificationSent)
 	}
 	errs := forEach(ctx, len(todo), NotifyWorkers, func(ctx context.Context, i int) error {
 		if sent[todo[i].Assertion.ID] {

@@ -24,7 +24,7 @@ func (a *Activities) LoadRecipients(ctx context.Context, in LoadRecipientsInput)
 	}
 	out := LoadBatchResult{Recipients: make([]RecipientRef, len(rows))}
 	for i, r := range rows {
-		out.Recipients[i] = RecipientRef{AssertionID: r.ID, Seq: int(r.Seq), Step: r.Step, Done: r.State != "PROCESSING"}
+		out.Recipients[i] = RecipientRef{AssertionID: r.ID, Seq: int(r.Seq), Step: r.Step, Done: r.State != string(db.AssertionProcessing)}
 	}
 	return out, nil
 }

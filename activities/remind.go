@@ -145,7 +145,7 @@ func (a *Activities) sendReminders(ctx context.Context, in ReminderSweep, keys [
 	for _, r := range rows {
 		byID[r.Assertion.ID] = r
 	}
-	outcomes := make([]string, len(keys))
+	outcomes := make([]db.ReminderState, len(keys))
 	errs := forEach(ctx, len(keys), NotifyWorkers, func(ctx context.Context, i int) error {
 		var err error
 		outcomes[i], err = a.sendReminder(ctx, in, keys[i], byID[keys[i].assertion])
@@ -156,13 +156,13 @@ func (a *Activities) sendReminders(ctx context.Context, in ReminderSweep, keys [
 			return err
 		}
 		switch outcomes[i] {
-		case "SENT":
+		case db.ReminderSent:
 			res.Sent++
-		case "CLAIMED":
+		case db.ReminderClaimed:
 			res.Retrying++
-		case "FAILED":
+		case db.ReminderFailed:
 			res.Failed++
-		case "CANCELLED":
+		case db.ReminderCancelled:
 			res.Cancelled++
 		}
 	}
@@ -170,15 +170,16 @@ func (a *Activities) sendReminders(ctx context.Context, in ReminderSweep, keys [
 }
 
 // sendReminder sends one reminder and returns the state its row is left in; an error is a failure to record it.
-func (a *Activities) sendReminder(ctx context.Context, in ReminderSweep, k reminderKey, row db.ListPipelineAssertionsRow) (string, error) {
+func (a *Activities) sendReminder(ctx context.Context, in ReminderSweep, k reminderKey, row db.ListPipelineAssertionsRow) (db.ReminderState, error) {
 	now := in.Now
 	as := row.Assertion
-	if as.ID == uuid.Nil || (as.State != "ISSUED" && as.State != "RECEIVED") || as.ExpiredAt == nil || !as.ExpiredAt.After(now) {
+	live := as.State == string(db.AssertionIssued) || as.State == string(db.AssertionReceived)
+	if as.ID == uuid.Nil || !live || as.ExpiredAt == nil || !as.ExpiredAt.After(now) {
 		state := as.State
 		if as.ID == uuid.Nil {
 			state = "gone"
 		}
-		return "CANCELLED", a.markUnsent(ctx, in.Owner, k, "CANCELLED", "assertion is "+state, now)
+		return db.ReminderCancelled, a.markUnsent(ctx, in.Owner, k, db.ReminderCancelled, "assertion is "+state, now)
 	}
 	inline := as
 	inline.BakedKey = nil // a reminder links the badge page; it does not carry the image again
@@ -188,7 +189,7 @@ func (a *Activities) sendReminder(ctx context.Context, in ReminderSweep, k remin
 	n.Reminder.RenewURL = RenewalLink(row.OrgRenewalUrl, as.ID)
 	err := notice.Deliver(ctx, a.Notifier, a.Outbox, as.Mode, n)
 	if err == nil {
-		return "SENT", a.recordReminderSent(ctx, k, now)
+		return db.ReminderSent, a.recordReminderSent(ctx, k, now)
 	}
 	if ctx.Err() != nil {
 		return "", ctx.Err()
@@ -201,9 +202,9 @@ func (a *Activities) sendReminder(ctx context.Context, in ReminderSweep, k remin
 	a.logger(ctx, assertionSubject{as.ID, as.IssuanceID}).WarnContext(ctx, "expiry reminder not sent",
 		"daysBefore", k.days, "retry", retry, "err", err)
 	if !retry {
-		return "FAILED", a.markUnsent(ctx, in.Owner, k, "FAILED", err.Error(), now)
+		return db.ReminderFailed, a.markUnsent(ctx, in.Owner, k, db.ReminderFailed, err.Error(), now)
 	}
-	return "CLAIMED", a.markUnsent(ctx, in.Owner, k, "CLAIMED", err.Error(), now.Add(delay))
+	return db.ReminderClaimed, a.markUnsent(ctx, in.Owner, k, db.ReminderClaimed, err.Error(), now.Add(delay))
 }
 
 // reminderRetry decides whether a failed reminder is tried again and when: by the retry table's class of its
@@ -221,9 +222,9 @@ func (a *Activities) reminderRetry(code errcode.Code, attempt int) (bool, time.D
 	return attempt < ReminderAttempts, time.Minute << min(attempt, 10)
 }
 
-func (a *Activities) markUnsent(ctx context.Context, owner string, k reminderKey, state, msg string, next time.Time) error {
+func (a *Activities) markUnsent(ctx context.Context, owner string, k reminderKey, state db.ReminderState, msg string, next time.Time) error {
 	_, err := a.DB.MarkReminderUnsent(ctx, db.MarkReminderUnsentParams{AssertionID: k.assertion, DaysBefore: k.days,
-		State: state, LastError: &msg, NextAttemptAt: next, Owner: owner})
+		State: string(state), LastError: &msg, NextAttemptAt: next, Owner: owner})
 	if err != nil {
 		return fmt.Errorf("record reminder %s: %w", state, err)
 	}

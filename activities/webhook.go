@@ -26,13 +26,9 @@ type Webhooks struct {
 	DisableAfterFailures int
 }
 
-// Delivery statuses.
-const (
-	DeliveryPending   = "PENDING"
-	DeliverySucceeded = "SUCCEEDED"
-	DeliveryFailed    = "FAILED"
-	DeliveryCancelled = "CANCELLED"
-)
+// DeliveryFailed is db.DeliveryFailed for the webhook workflow, which ends an abandoned delivery with it and does
+// not import db.
+const DeliveryFailed = db.DeliveryFailed
 
 // ErrTypeWebhookAttempt types a failed attempt that the webhook class retries.
 const ErrTypeWebhookAttempt = "WEBHOOK_ATTEMPT_FAILED"
@@ -49,7 +45,7 @@ type DeliverWebhookInput struct {
 
 // DeliverWebhookResult is how the delivery ended.
 type DeliverWebhookResult struct {
-	Status     string // SUCCEEDED, FAILED or CANCELLED
+	Status     db.DeliveryStatus // SUCCEEDED, FAILED or CANCELLED
 	StatusCode int
 }
 
@@ -65,17 +61,17 @@ func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverWebhookInput)
 	}
 	d, err := a.DB.GetDeliveryToSend(ctx, in.DeliveryID)
 	if db.IsNotFound(err) {
-		return DeliverWebhookResult{Status: DeliveryCancelled}, nil // its endpoint was deleted
+		return DeliverWebhookResult{Status: db.DeliveryCancelled}, nil // its endpoint was deleted
 	}
 	if err != nil {
 		return DeliverWebhookResult{}, fmt.Errorf("load webhook delivery %s: %w", in.DeliveryID, err)
 	}
 	log := a.Log.With("deliveryId", d.ID, "eventId", d.EventID, "endpointId", d.EndpointID, "orgId", d.OrgID, "attempt", attempt)
-	if d.Status != DeliveryPending {
-		return DeliverWebhookResult{Status: d.Status}, nil // finished by an earlier attempt
+	if d.Status != string(db.DeliveryPending) {
+		return DeliverWebhookResult{Status: db.DeliveryStatus(d.Status)}, nil // finished by an earlier attempt
 	}
 	if d.DisabledAt != nil {
-		return a.finishDelivery(ctx, d.ID, DeliveryCancelled, 0)
+		return a.finishDelivery(ctx, d.ID, db.DeliveryCancelled, 0)
 	}
 	if a.Webhooks.Sender == nil {
 		return DeliverWebhookResult{}, errors.New("webhook deliveries are not configured on this worker")
@@ -97,7 +93,7 @@ func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverWebhookInput)
 		if err := a.DB.MarkEndpointSucceeded(ctx, d.EndpointID); err != nil {
 			return DeliverWebhookResult{}, err
 		}
-		return a.finishDelivery(ctx, d.ID, DeliverySucceeded, res.StatusCode)
+		return a.finishDelivery(ctx, d.ID, db.DeliverySucceeded, res.StatusCode)
 	}
 	if res.Permanent() {
 		return a.refuseDelivery(ctx, d.ID, d.EndpointID, res, log)
@@ -113,14 +109,14 @@ func (a *Activities) DeliverWebhook(ctx context.Context, in DeliverWebhookInput)
 		if err := a.disableEndpoint(ctx, ep.ID, "failing_too_long", reason); err != nil {
 			return DeliverWebhookResult{}, err
 		}
-		return a.finishDelivery(ctx, d.ID, DeliveryCancelled, res.StatusCode)
+		return a.finishDelivery(ctx, d.ID, db.DeliveryCancelled, res.StatusCode)
 	}
 	if retry, delay := a.Policy.DecideClass(retrypolicy.WebhookClass, attempt); retry {
 		return DeliverWebhookResult{}, temporal.NewApplicationErrorWithOptions(res.Err.Error(), ErrTypeWebhookAttempt,
 			temporal.ApplicationErrorOptions{NextRetryDelay: delay})
 	}
 	// Out of attempts: the delivery failed; enough of those in a row disable the endpoint.
-	out, err := a.finishDelivery(ctx, d.ID, DeliveryFailed, res.StatusCode)
+	out, err := a.finishDelivery(ctx, d.ID, db.DeliveryFailed, res.StatusCode)
 	if err != nil {
 		return out, err
 	}
@@ -153,7 +149,7 @@ func (a *Activities) refuseDelivery(ctx context.Context, delivery, endpoint uuid
 	if _, err := a.DB.MarkEndpointFailing(ctx, endpoint); err != nil {
 		return DeliverWebhookResult{}, err
 	}
-	if _, err := a.finishDelivery(ctx, delivery, DeliveryFailed, 0); err != nil {
+	if _, err := a.finishDelivery(ctx, delivery, db.DeliveryFailed, 0); err != nil {
 		return DeliverWebhookResult{}, err
 	}
 	var err error
@@ -170,7 +166,7 @@ func (a *Activities) refuseDelivery(ctx context.Context, delivery, endpoint uuid
 
 // AbandonWebhookDelivery fails a delivery whose activity ended without finishing it (its ScheduleToClose bound).
 func (a *Activities) AbandonWebhookDelivery(ctx context.Context, in DeliverWebhookInput) error {
-	_, err := a.finishDelivery(ctx, in.DeliveryID, DeliveryFailed, 0)
+	_, err := a.finishDelivery(ctx, in.DeliveryID, db.DeliveryFailed, 0)
 	return err
 }
 
@@ -193,13 +189,13 @@ func (a *Activities) recordAttempt(ctx context.Context, id uuid.UUID, attempt in
 	return nil
 }
 
-func (a *Activities) finishDelivery(ctx context.Context, id uuid.UUID, status string, code int) (DeliverWebhookResult, error) {
-	n, err := a.DB.FinishWebhookDelivery(ctx, db.FinishWebhookDeliveryParams{ID: id, Status: status})
+func (a *Activities) finishDelivery(ctx context.Context, id uuid.UUID, status db.DeliveryStatus, code int) (DeliverWebhookResult, error) {
+	n, err := a.DB.FinishWebhookDelivery(ctx, db.FinishWebhookDeliveryParams{ID: id, Status: string(status)})
 	if err != nil {
 		return DeliverWebhookResult{}, fmt.Errorf("finish webhook delivery: %w", err)
 	}
 	if n > 0 {
-		a.Metrics.WebhookDelivery(status)
+		a.Metrics.WebhookDelivery(string(status))
 	}
 	return DeliverWebhookResult{Status: status, StatusCode: code}, nil
 }

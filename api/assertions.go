@@ -13,9 +13,6 @@ import (
 	"github.com/badged/badged/internal/web"
 )
 
-// assertionStates are the stateCode values of the contract.
-var assertionStates = []string{"PROCESSING", "ISSUED", "RECEIVED", "FAILED", "REISSUED", "REVOKED", "EXPIRED"}
-
 // lapsedCountCap is the LIMIT of CountLapsedAssertions.
 const lapsedCountCap = 10_000
 
@@ -57,11 +54,12 @@ type assertionDetail struct {
 
 // effectiveState is the state a reader sees: an issued assertion past its expiry is EXPIRED even before the
 // expiry job has rewritten the row.
-func effectiveState(state string, expiredAt *time.Time, now time.Time) string {
-	if (state == "ISSUED" || state == "RECEIVED") && expiredAt != nil && !expiredAt.After(now) {
-		return "EXPIRED"
+func effectiveState(state string, expiredAt *time.Time, now time.Time) db.AssertionState {
+	s := db.AssertionState(state)
+	if (s == db.AssertionIssued || s == db.AssertionReceived) && expiredAt != nil && !expiredAt.After(now) {
+		return db.AssertionExpired
 	}
-	return state
+	return s
 }
 
 // assertionRow is the part of the joined assertion rows the response needs; the list and detail queries both
@@ -85,7 +83,7 @@ func (h *handler) toAssertionResponse(v version, a assertionRow, now time.Time) 
 		IssuanceID: a.IssuanceID.String(),
 		Recipient: recipientResponse{Name: a.RecipientName, Email: a.RecipientEmail, PhoneNumber: a.RecipientPhone,
 			ReceiveType: a.ReceiveType},
-		StateCode: effectiveState(a.State, a.ExpiredAt, now), ErrorCode: a.ErrorCode,
+		StateCode: string(effectiveState(a.State, a.ExpiredAt, now)), ErrorCode: a.ErrorCode,
 		ExpiredAt: v.formatTimePtr(a.ExpiredAt, h.loc), CreatedAt: v.formatTime(a.CreatedAt, h.loc),
 	}
 	if v == v3 {
@@ -120,7 +118,7 @@ func parseAssertionFilter(q url.Values, v version, loc *time.Location) (assertio
 			return f, err
 		}
 	}
-	if f.state, err = queryEnum(q, "stateCode", assertionStates...); err != nil {
+	if f.state, err = queryEnum(q, "stateCode", db.AssertionStates...); err != nil {
 		return f, err
 	}
 	if f.state == nil {
@@ -262,10 +260,10 @@ func (h *handler) countAssertions(r *http.Request, org uuid.UUID, f assertionFil
 	}
 	lapsed := db.CountLapsedAssertionsParams{OrgID: org, Now: now, BadgeID: f.badgeID, ProgramID: f.programID}
 	sign := int64(1)
-	switch *f.state {
-	case "ISSUED", "RECEIVED":
+	switch db.AssertionState(*f.state) {
+	case db.AssertionIssued, db.AssertionReceived:
 		lapsed.State, sign = f.state, -1
-	case "EXPIRED":
+	case db.AssertionExpired:
 	default:
 		return n, nil
 	}

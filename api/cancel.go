@@ -63,7 +63,7 @@ func (h *handler) cancelAssertion(w http.ResponseWriter, r *http.Request) error 
 		if err != nil {
 			return err
 		}
-		if cur.State == "REVOKED" {
+		if cur.State == string(db.AssertionRevoked) {
 			return nil
 		}
 		// A replacement in flight would be issued valid after its original was revoked; cancel after it ends.

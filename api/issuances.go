@@ -132,7 +132,7 @@ func (h *handler) answerIssuance(w http.ResponseWriter, r *http.Request, v versi
 // startIssuance starts the workflow of an accepted issuance (or reissue) unless its start is recorded.
 func (h *handler) startIssuance(r *http.Request, iss db.Issuance) error {
 	setLogAttrs(r.Context(), "issuanceId", iss.ID.String(), "workflowId", iss.WorkflowID)
-	if iss.ProcessingStatus == "PROCESSING" && iss.WorkflowStartedAt == nil {
+	if iss.ProcessingStatus == string(db.IssuanceProcessing) && iss.WorkflowStartedAt == nil {
 		if err := h.starter.StartIssuance(r.Context(), iss); err != nil {
 			// The issuance is committed; the client's retry with the same key starts the workflow.
 			return fmt.Errorf("start issuance workflow %s: %w", iss.WorkflowID, err)

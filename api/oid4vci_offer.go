@@ -59,7 +59,7 @@ func numericCode(digits int) string {
 // offerable: only an issued, signed, unexpired credential may go to a wallet.
 func offerable(state string, expiredAt *time.Time, credentialKey *string, now time.Time) bool {
 	s := effectiveState(state, expiredAt, now)
-	return (s == "ISSUED" || s == "RECEIVED") && credentialKey != nil
+	return (s == db.AssertionIssued || s == db.AssertionReceived) && credentialKey != nil
 }
 
 // offerURI is the https URI a wallet fetches the offer from.
@@ -148,7 +148,7 @@ func offerProblem(o db.GetLiveOfferRow) string {
 	switch {
 	case o.CredentialOffer.WithdrawnAt != nil:
 		return "the offer was withdrawn"
-	case o.AssertionState == "PROCESSING":
+	case o.AssertionState == string(db.AssertionProcessing):
 		// The mail leaves before the issuance closes: a recipient quicker than the workflow is asked to wait.
 		return "the credential is still being issued; try again in a minute"
 	case !offerable(o.AssertionState, o.AssertionExpiredAt, o.CredentialKey, o.DbNow):

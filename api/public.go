@@ -48,7 +48,7 @@ func (h *handler) getCredential(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if a.Assertion.State == "REISSUED" && a.Assertion.ReplacedBy != nil {
+	if a.Assertion.State == string(db.AssertionReissued) && a.Assertion.ReplacedBy != nil {
 		// RFC 5829: verifiers (badged credential verify) learn from the credential's own URL what replaced it.
 		w.Header().Set("Link", "<"+h.baseURL+"/credentials/"+a.Assertion.ReplacedBy.String()+`>; rel="successor-version"`)
 	}

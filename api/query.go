@@ -131,17 +131,22 @@ func (s sortOrders) at(i int) (string, bool) {
 	return "", false
 }
 
-// queryEnum reads an optional query parameter that must be one of values; nil when absent.
-func queryEnum(q url.Values, name string, values ...string) (*string, error) {
+// queryEnum reads an optional query parameter that must be one of values (a list of strings or of typed states,
+// such as db.AssertionStates); nil when absent.
+func queryEnum[T ~string](q url.Values, name string, values ...T) (*string, error) {
 	s, ok := q[name]
 	if !ok {
 		return nil, nil
 	}
 	v := strings.TrimSpace(s[0])
-	if !slices.Contains(values, v) {
+	if !slices.Contains(values, T(v)) {
+		allowed := make([]string, len(values))
+		for i, a := range values {
+			allowed[i] = string(a)
+		}
 		return nil, &apiError{status: statusOf(codeValidation), code: codeValidation,
 			msg:    fmt.Sprintf("%s: unknown value %q", name, v),
-			fields: []fieldError{{Field: name, Message: fmt.Sprintf("unknown value %q; allowed: %s", v, strings.Join(values, ", "))}}}
+			fields: []fieldError{{Field: name, Message: fmt.Sprintf("unknown value %q; allowed: %s", v, strings.Join(allowed, ", "))}}}
 	}
 	return &v, nil
 }

@@ -180,7 +180,7 @@ func (h *handler) recordReissue(ctx context.Context, sc scope, v version, orig d
 // checkReissuable refuses (AST022) an original that is not ISSUED or RECEIVED, expiry read as reads show it, and
 // one whose replacement is still in the pipeline: one reissue at a time, under another key too.
 func checkReissuable(ctx context.Context, q *db.Queries, a db.Assertion, now time.Time) error {
-	if state := effectiveState(a.State, a.ExpiredAt, now); state != "ISSUED" && state != "RECEIVED" {
+	if state := effectiveState(a.State, a.ExpiredAt, now); state != db.AssertionIssued && state != db.AssertionReceived {
 		return newError(codeCancelState, "assertion %s is %s; only ISSUED or RECEIVED assertions can be reissued", a.ID, state)
 	}
 	return refusePending(ctx, q, a.ID, "reissued again")

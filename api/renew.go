@@ -51,7 +51,7 @@ func (h *handler) renewalValidity(ctx context.Context, q *db.Queries, sc scope, 
 // as reads show it).
 func renewable(a db.Assertion, now time.Time) string {
 	switch state := effectiveState(a.State, a.ExpiredAt, now); state {
-	case "ISSUED", "RECEIVED", "EXPIRED":
+	case db.AssertionIssued, db.AssertionReceived, db.AssertionExpired:
 		return ""
 	default:
 		return fmt.Sprintf("assertion %s is %s; only ISSUED, RECEIVED or EXPIRED assertions can be renewed", a.ID, state)

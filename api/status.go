@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/apikey"
 )
 
@@ -39,15 +40,15 @@ func (h *handler) getCredentialStatus(w http.ResponseWriter, r *http.Request) er
 		out.ExpiresAt = &s
 	}
 	switch effectiveState(as.State, as.ExpiredAt, h.now()) {
-	case "REVOKED":
+	case db.AssertionRevoked:
 		out.State, out.RevocationReason = "REVOKED", as.RevocationReason
 		if as.RevokedAt != nil {
 			s := utcString(*as.RevokedAt)
 			out.RevokedAt = &s
 		}
-	case "EXPIRED":
+	case db.AssertionExpired:
 		out.State = "EXPIRED"
-	case "REISSUED":
+	case db.AssertionReissued:
 		out.State = "REPLACED"
 	}
 	w.Header().Set("Cache-Control", "no-cache") // a revocation shows at once

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/badged/badged/db"
 )
 
 // version is the API version of a request. Every v2/v3 difference of the contract is a method here, so that
@@ -90,7 +92,7 @@ func (v version) listHiddenState() *string {
 	if v == v2 {
 		return nil
 	}
-	s := "REISSUED"
+	s := string(db.AssertionReissued)
 	return &s
 }
 

@@ -139,7 +139,7 @@ func (h *Handler) checkAnchor(ctx context.Context, a db.Assertion, cred []byte) 
 
 func (h *Handler) checkStatus(ctx context.Context, a db.Assertion) check {
 	c := check{Name: "check.status"}
-	revoked := a.State == "REVOKED" || a.State == "REISSUED" // a reissue sets the original's status bit
+	revoked := a.State == string(db.AssertionRevoked) || a.State == string(db.AssertionReissued) // a reissue sets the original's status bit
 	if a.StatusListID != nil && a.StatusListIndex != nil {
 		l, err := h.db.GetStatusList(ctx, *a.StatusListID)
 		if err != nil {

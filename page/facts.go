@@ -101,7 +101,7 @@ func (h *Handler) factRows(row db.GetBadgePageRow, f shownFacts, lang string) (s
 	add(f.Signed, "field.expiresOn", expires)
 	add(false, "field.program", row.ProgramName)
 	add(false, "field.serial", a.SerialNumber)
-	if a.State == "REVOKED" && a.RevokedAt != nil {
+	if a.State == string(db.AssertionRevoked) && a.RevokedAt != nil {
 		add(false, "field.revokedOn", formatDate(lang, *a.RevokedAt, h.loc))
 		if a.RevocationReason != nil {
 			add(false, "field.reason", *a.RevocationReason)

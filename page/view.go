@@ -166,13 +166,13 @@ func (h *Handler) pageVerdict(row db.GetBadgePageRow, as assessment, f shownFact
 	case a.Mode == apikey.ModeTest:
 		// First, whatever else holds: a test credential is never a real badge, valid or not.
 		return verdict{Kind: "test", Title: msg(lang, "verdict.test"), Detail: msg(lang, "verdict.testDetail", row.OrgName, a.RecipientName)}
-	case a.State == "REISSUED":
+	case a.State == string(db.AssertionReissued):
 		v := verdict{Kind: "replaced", Title: msg(lang, "verdict.replaced"), Detail: msg(lang, "verdict.replacedDetail")}
 		if a.ReplacedBy != nil {
 			v.Detail, v.Link, v.LinkText = msg(lang, "verdict.replacedBy"), h.urls.VerifyURL(*a.ReplacedBy), msg(lang, "verdict.replacementLink")
 		}
 		return v
-	case a.State == "REVOKED" || as.failed("check.status") && a.RevokedAt != nil:
+	case a.State == string(db.AssertionRevoked) || as.failed("check.status") && a.RevokedAt != nil:
 		at := a.UpdatedAt
 		if a.RevokedAt != nil {
 			at = *a.RevokedAt

@@ -67,7 +67,7 @@ func (r Reconciler) Once(ctx context.Context) ([]string, error) {
 
 // StartOrphan starts the workflow of a PROCESSING issuance if it was never started, and says whether it did.
 func StartOrphan(ctx context.Context, s Starter, iss db.Issuance) (bool, error) {
-	if iss.ProcessingStatus != "PROCESSING" {
+	if iss.ProcessingStatus != string(db.IssuanceProcessing) {
 		return false, nil
 	}
 	exists, err := s.WorkflowExists(ctx, iss)

@@ -82,7 +82,7 @@ func Redrive(ctx context.Context, d *db.DB, policy *retrypolicy.Policy, start Re
 		if err != nil {
 			return fmt.Errorf("lock issuance: %w", err)
 		}
-		if iss.ProcessingStatus == "PROCESSING" {
+		if iss.ProcessingStatus == string(db.IssuanceProcessing) {
 			return fmt.Errorf("issuance %s is still processing; re-drive it once its workflow has finished", issID)
 		}
 		latest, err := q.GetLatestRedrive(ctx, issID)

@@ -222,7 +222,8 @@ var stepOrder = []string{activities.StepPending, activities.StepChecked, activit
 // failedStage returns the step a recipient failed in: the one after its last completed step. An ISSUED recipient
 // with an error code failed while notifying (the credential was published).
 func failedStage(state, step string) string {
-	if state == "ISSUED" || state == "RECEIVED" || state == "EXPIRED" {
+	switch db.AssertionState(state) {
+	case db.AssertionIssued, db.AssertionReceived, db.AssertionExpired:
 		return activities.StepNotified
 	}
 	for i, s := range stepOrder[:len(stepOrder)-1] {

@@ -45,11 +45,11 @@ func adminReminders(ctx context.Context, cfg config.Config, args []string, stdou
 	}
 	for _, r := range rows {
 		out.ByState[r.State] = r.Count
-		if r.State == "CLAIMED" {
+		if r.State == string(db.ReminderClaimed) {
 			t := r.OldestNextAttempt
 			out.OldestPendingRetry = &t
 		}
-		if r.State == "SENT" {
+		if r.State == string(db.ReminderSent) {
 			t := r.LastSent
 			out.LastSent = &t
 		}

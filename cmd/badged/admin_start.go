@@ -48,7 +48,7 @@ func adminStart(ctx context.Context, cfg config.Config, d *db.DB, id string) (st
 	if err != nil {
 		return startOut{}, err
 	}
-	if iss.ProcessingStatus == "PROCESSING" {
+	if iss.ProcessingStatus == string(db.IssuanceProcessing) {
 		if err := d.MarkWorkflowStarted(ctx, iss.ID); err != nil {
 			return startOut{}, err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/blob"
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/notify"
@@ -101,7 +102,7 @@ func (c Composer) readInline(ctx context.Context, key string) ([]byte, error) {
 // issuances get one (v2 integrators know nothing of wallets, and a test credential is not the recipient's), and
 // only when the organization leaves wallet offers on (`badged admin org update --wallet-offers`). DB must be set.
 func (c Composer) AttachWalletOffer(ctx context.Context, as db.Assertion, n *notify.Notification) error {
-	if as.Mode != "live" || as.ApiVersion != 3 || c.Issuer == nil {
+	if as.Mode != apikey.ModeLive || as.ApiVersion != 3 || c.Issuer == nil {
 		return nil
 	}
 	p := db.EnsureNotificationOfferParams{OrgID: as.OrgID, ID: uuid.New(), AssertionID: as.ID, Mode: as.Mode,

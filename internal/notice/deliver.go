@@ -3,6 +3,7 @@ package notice
 import (
 	"context"
 
+	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/notify"
 )
 
@@ -11,7 +12,7 @@ import (
 // notice, the expiry reminder and the operator's resend all go this way.
 func Deliver(ctx context.Context, notifier *notify.Notifier, outbox notify.Sender, mode string, n notify.Notification) error {
 	var err error
-	if mode == "test" || notifier == nil {
+	if mode == apikey.ModeTest || notifier == nil {
 		_, err = outbox.Send(ctx, n)
 	} else {
 		_, err = notifier.Notify(ctx, n)

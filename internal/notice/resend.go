@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -77,7 +78,8 @@ func (r Resender) Resend(ctx context.Context, assertion, request string) (Resend
 		return ResendResult{}, fmt.Errorf("load assertion: %w", err)
 	}
 	as := row.Assertion
-	if (as.State != "ISSUED" && as.State != "RECEIVED" && as.State != "EXPIRED") || as.CredentialKey == nil {
+	published := []db.AssertionState{db.AssertionIssued, db.AssertionReceived, db.AssertionExpired}
+	if !slices.Contains(published, db.AssertionState(as.State)) || as.CredentialKey == nil {
 		return ResendResult{}, fmt.Errorf("notification resend: assertion %s is %s without a published credential", id, as.State)
 	}
 	key := as.ID.String() + "-resend-" + request
@@ -109,7 +111,7 @@ func (r Resender) Resend(ctx context.Context, assertion, request string) (Resend
 			return fmt.Errorf("lock resend: %w", err)
 		}
 		out.Attempts = int(rec.Attempts)
-		if rec.Status == "SENT" {
+		if rec.Status == string(db.NotificationSent) {
 			return nil
 		}
 		sendErr = Deliver(ctx, r.Notifier, r.Outbox, as.Mode, n)

@@ -32,12 +32,13 @@ func NotFound(format string, args ...any) error {
 
 // IssuedStates are the states in which an assertion's credential exists and is served. A REISSUED credential is
 // still served: its status bit is set, so verifiers see it was withdrawn, and its page says it was replaced.
-var IssuedStates = []string{"ISSUED", "RECEIVED", "EXPIRED", "REVOKED", "REISSUED"}
+var IssuedStates = []db.AssertionState{db.AssertionIssued, db.AssertionReceived, db.AssertionExpired, db.AssertionRevoked,
+	db.AssertionReissued}
 
 // Issued reports whether a's credential was issued and is served: it was signed and stored, and a is in one of
 // IssuedStates.
 func Issued(a db.Assertion) bool {
-	return a.CredentialKey != nil && slices.Contains(IssuedStates, a.State)
+	return a.CredentialKey != nil && slices.Contains(IssuedStates, db.AssertionState(a.State))
 }
 
 // NegotiatedVary is the Vary of a URL that answers JSON or the HTML page by Accept, the page in the language

@@ -132,7 +132,7 @@ func RecordAssertionRenewed(ctx context.Context, q *db.Queries, original db.Asse
 // one indexed lookup, not the count.
 func RecordIssuanceClosed(ctx context.Context, q *db.Queries, iss db.Issuance) error {
 	typ := IssuanceCompleted
-	if iss.ProcessingStatus == "FAILED" {
+	if iss.ProcessingStatus == string(db.IssuanceFailed) {
 		typ = IssuanceFailed
 	}
 	ok, err := q.HasWebhookSubscriber(ctx, db.HasWebhookSubscriberParams{OrgID: iss.OrgID, Type: typ})
