@@ -25,7 +25,7 @@ func TestFinishAssertions(t *testing.T) {
 		{"notify failed v2", "live", 2, Outcome{ErrorCode: "BOUNCED_EMAIL", Stage: StepNotified}, "ISSUED", 0},
 		{"sign failed live", "live", 3, Outcome{ErrorCode: "CREDENTIAL_SIGNING_FAILED", Stage: StepSigned}, "FAILED", 1},
 		{"check failed v2 live", "live", 2, Outcome{ErrorCode: "DUPLICATE_ISSUANCE", Stage: StepChecked}, "FAILED", 1},
-		{"upload failed test mode", "test", 3, Outcome{ErrorCode: "ARTIFACT_UPLOAD_FAILED", Stage: StepUploaded}, "FAILED", 0},
+		{"upload failed test mode", "test", 3, Outcome{ErrorCode: "ARTIFACT_UPLOAD_FAILED", Stage: StepPublished}, "FAILED", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

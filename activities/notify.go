@@ -20,7 +20,7 @@ const NotifyWorkers = 4
 // with the same Message-ID, which the recipient's mail system recognises. Test-mode issuances deliver to the
 // outbox only.
 func (a *Activities) NotifyRecipients(ctx context.Context, in StepBatch) (StepResult, error) {
-	return a.runStep(ctx, "notify", in, a.onChunk(StepUploaded, a.notifyRecipients))
+	return a.runStep(ctx, "notify", in, a.onChunk(StepPublished, a.notifyRecipients))
 }
 
 func (a *Activities) notifyRecipients(ctx context.Context, todo chunk, failed failures) (failures, error) {
@@ -58,7 +58,7 @@ func (a *Activities) notifyRecipients(ctx context.Context, todo chunk, failed fa
 	for j, i := range ok {
 		done[j] = todo[i].Assertion.ID
 	}
-	if _, err := a.DB.AdvanceAssertions(ctx, db.AdvanceAssertionsParams{Ids: done, Step: StepNotified, FromStep: StepUploaded}); err != nil {
+	if _, err := a.DB.AdvanceAssertions(ctx, db.AdvanceAssertionsParams{Ids: done, Step: StepNotified, FromStep: StepPublished}); err != nil {
 		return nil, persistErr("record notify step", err)
 	}
 	return failed, nil

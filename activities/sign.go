@@ -14,7 +14,7 @@ import (
 
 // SignCredentials builds the OpenBadgeCredential of each recipient, signs it with the key of the organization's
 // issuer of the issuance's mode (eddsa-rdfc-2022) and records it with its SHA-256 in Postgres; it is published by the
-// upload step, once anchored and baked. The proof's created time is the issue time and Ed25519 is deterministic, so a retry signs to the same
+// publish step, once anchored and baked. The proof's created time is the issue time and Ed25519 is deterministic, so a retry signs to the same
 // bytes. Signing is CPU work: the chunk is signed on every core, then recorded in one statement.
 func (a *Activities) SignCredentials(ctx context.Context, in StepBatch) (StepResult, error) {
 	return a.headedForAnchor(ctx, "sign", in, a.onChunk(StepChecked, a.signCredentials))

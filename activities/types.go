@@ -7,15 +7,18 @@ import (
 )
 
 // Pipeline steps of one recipient, in order; the assertion's step column holds the last one completed.
+// StepPublished keeps the value "UPLOADED", the publish step's old name: assertions' step column holds it
+// (SetAssertionsPublished writes it) and workflow histories carry it (RecipientRef.Step, Outcome.Stage), where a
+// replay must read the value it recorded.
 const (
-	StepPending  = "PENDING"
-	StepChecked  = "CHECKED"
-	StepSigned   = "SIGNED"
-	StepAnchored = "ANCHORED"
-	StepBaked    = "BAKED"
-	StepUploaded = "UPLOADED"
-	StepNotified = "NOTIFIED"
-	StepDone     = "DONE"
+	StepPending   = "PENDING"
+	StepChecked   = "CHECKED"
+	StepSigned    = "SIGNED"
+	StepAnchored  = "ANCHORED"
+	StepBaked     = "BAKED"
+	StepPublished = "UPLOADED"
+	StepNotified  = "NOTIFIED"
+	StepDone      = "DONE"
 )
 
 // RecipientRef is what the workflow knows of one recipient: ids and progress, never personal data.

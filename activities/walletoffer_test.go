@@ -30,8 +30,8 @@ func TestNotify_WalletOffer(t *testing.T) {
 	require.NoError(t, err)
 	f.acts.Notifier = &notify.Notifier{Email: s}
 
-	_, v3 := f.mustIssuance(t, "live", 3, recipient{Name: "Jane Doe", Step: StepUploaded})
-	_, v2 := f.mustIssuance(t, "live", 2, recipient{Name: "John Roe", Step: StepUploaded})
+	_, v3 := f.mustIssuance(t, "live", 3, recipient{Name: "Jane Doe", Step: StepPublished})
+	_, v2 := f.mustIssuance(t, "live", 2, recipient{Name: "John Roe", Step: StepPublished})
 	row := func(id uuid.UUID) db.ListPipelineAssertionsRow {
 		rows, err := f.DB.ListPipelineAssertions(ctx, []uuid.UUID{id})
 		require.NoError(t, err)
@@ -74,14 +74,14 @@ func TestNotify_WalletOffer(t *testing.T) {
 	require.NotContains(t, decodeQP(t, msgs[1].Data), "openid-credential-offer")
 
 	// Test mode, and an organization that turned wallet offers off: no offer.
-	_, test := f.mustIssuance(t, "test", 3, recipient{Step: StepUploaded})
+	_, test := f.mustIssuance(t, "test", 3, recipient{Step: StepPublished})
 	n := notify.Notification{}
 	require.NoError(t, f.acts.mail().AttachWalletOffer(ctx, f.mustAssertion(t, test[0]), &n))
 	require.Nil(t, n.Wallet)
 	off := false
 	_, err = f.DB.UpdateOrganizationProfile(ctx, db.UpdateOrganizationProfileParams{ID: f.OrgID, WalletOffers: &off})
 	require.NoError(t, err)
-	_, live := f.mustIssuance(t, "live", 3, recipient{Step: StepUploaded})
+	_, live := f.mustIssuance(t, "live", 3, recipient{Step: StepPublished})
 	require.NoError(t, f.acts.mail().AttachWalletOffer(ctx, f.mustAssertion(t, live[0]), &n))
 	require.Nil(t, n.Wallet)
 	require.Empty(t, offers(live[0]))

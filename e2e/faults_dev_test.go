@@ -51,7 +51,7 @@ func (k devKillPoint) count(tb testing.TB, s *stack, issuance uuid.UUID) int {
 // stepsFrom lists step and every later step of the pipeline: the recipients that reached it.
 func stepsFrom(step string) []string {
 	order := []string{activities.StepPending, activities.StepChecked, activities.StepSigned, activities.StepAnchored,
-		activities.StepBaked, activities.StepUploaded, activities.StepNotified, activities.StepDone}
+		activities.StepBaked, activities.StepPublished, activities.StepNotified, activities.StepDone}
 	for i, s := range order {
 		if s == step {
 			return order[i:]

@@ -30,7 +30,7 @@ func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 
 // stepNames is the pipeline step of each mocked activity, in pipeline order.
 var stepNames = []string{activities.StepChecked, activities.StepSigned, activities.StepAnchored, activities.StepBaked,
-	activities.StepUploaded, activities.StepNotified}
+	activities.StepPublished, activities.StepNotified}
 
 // activityNames are the registered names of the step activities, in pipeline order.
 var activityNames = []string{"CheckRecipients", "SignCredentials", "AnchorCredentials", "BakeBadges",

@@ -24,7 +24,7 @@ type BatchProgress struct {
 	FailedByCode map[string]int
 }
 
-// IssueBatch runs the pipeline check → sign → anchor → bake → upload → notify for each recipient of the batch,
+// IssueBatch runs the pipeline check → sign → anchor → bake → publish → notify for each recipient of the batch,
 // chunk by chunk (pipeline.go), and records each recipient's outcome. A recipient's failure never fails the batch.
 func IssueBatch(ctx workflow.Context, in IssueBatchInput) (BatchResult, error) {
 	return runLoaded(ctx, in.IssuanceID, a.LoadBatch,

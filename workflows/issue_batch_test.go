@@ -93,7 +93,7 @@ func TestIssueBatchStepFails(t *testing.T) {
 		{activities.StepSigned, errcode.CredentialSigningFailed, "FAILED"},
 		{activities.StepAnchored, errcode.BlockchainTxReverted, "FAILED"},
 		{activities.StepBaked, errcode.BadgeImageBakingFailed, "FAILED"},
-		{activities.StepUploaded, errcode.ArtifactUploadFailed, "FAILED"},
+		{activities.StepPublished, errcode.ArtifactUploadFailed, "FAILED"},
 		{activities.StepNotified, errcode.RejectedEmail, "ISSUED"}, // the credential exists; it was not delivered
 	}
 	for i, c := range cases {
@@ -168,7 +168,7 @@ func TestIssueBatchRetriesAfterTheDelay(t *testing.T) {
 			flaky := rs[0].AssertionID
 			const delay = 7 * time.Second
 			rec := mockPipeline(env, rs, func(step string, id uuid.UUID, attempt int) *activities.StepFailure {
-				if id == flaky && step == activities.StepUploaded && attempt < succeedOn {
+				if id == flaky && step == activities.StepPublished && attempt < succeedOn {
 					return &activities.StepFailure{Code: string(errcode.ArtifactUploadFailed), Retry: true, Delay: delay}
 				}
 				return nil
@@ -179,7 +179,7 @@ func TestIssueBatchRetriesAfterTheDelay(t *testing.T) {
 			require.Equal(t, activities.Outcome{AssertionID: flaky}, rec.finished[flaky])
 			uploads := 0
 			for _, s := range rec.steps[flaky] {
-				if s == activities.StepUploaded {
+				if s == activities.StepPublished {
 					uploads++
 				}
 			}

@@ -33,7 +33,7 @@ var dbOptions = workflow.ActivityOptions{
 	},
 }
 
-// Short steps that only touch Postgres, the object store or the CPU (check, sign, bake, upload, bookkeeping) run
+// Short steps that only touch Postgres, the object store or the CPU (check, sign, bake, publish, bookkeeping) run
 // as local activities: the worker runs them inside the workflow task and records one marker, instead of a round
 // trip through the server's task queue for each. On the embedded server that is most of the per-recipient cost.
 // Anchor and notify wait on outside systems for seconds and stay regular activities, with their own task-queue

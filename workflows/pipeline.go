@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"time"
@@ -17,12 +18,15 @@ import (
 // them, and a failure splits the chunk into the recipients that go on and those that wait for a retry.
 const ChunkSize = 100
 
-// step is one stage of the per-recipient pipeline sign → anchor → bake → upload → notify, after the check.
+// step is one stage of the per-recipient pipeline sign → anchor → bake → publish → notify, after the check.
 type step struct {
-	done  string // the assertion step recorded when the stage completes
-	run   any    // the activity method, on the nil *Activities the workflows name activities by
-	local bool   // a short step: run as a local activity (see options.go)
+	done  string       // the assertion step recorded when the stage completes
+	run   stepActivity // the activity method, on the nil *Activities the workflows name activities by
+	local bool         // a short step: run as a local activity (see options.go)
 }
+
+// stepActivity is the signature of every step activity; Temporal names the activity after the method.
+type stepActivity func(context.Context, activities.StepBatch) (activities.StepResult, error)
 
 // pipeline is the ordered per-recipient chain. Each entry runs once its predecessors have completed for the
 // recipient; the step reached is recorded in Postgres by the activity itself, so a re-run skips what is done.
@@ -31,7 +35,7 @@ var pipeline = []step{
 	{activities.StepSigned, a.SignCredentials, true},
 	{activities.StepAnchored, a.AnchorCredentials, false},
 	{activities.StepBaked, a.BakeBadges, true},
-	{activities.StepUploaded, a.PublishCredentials, true},
+	{activities.StepPublished, a.PublishCredentials, true},
 	{activities.StepNotified, a.NotifyRecipients, false},
 }
 

@@ -49,7 +49,7 @@ func TestRedriveIssuanceResumesAtFailedStep(t *testing.T) {
 	require.Equal(t, in.IssuanceID, loaded.IssuanceID)
 	require.Equal(t, in.AssertionIDs, loaded.AssertionIDs)
 	require.Equal(t, stepNames[1:], rec.steps[rs[0].AssertionID])
-	require.Equal(t, []string{activities.StepUploaded, activities.StepNotified}, rec.steps[rs[1].AssertionID])
+	require.Equal(t, []string{activities.StepPublished, activities.StepNotified}, rec.steps[rs[1].AssertionID])
 	require.Empty(t, rec.steps[rs[2].AssertionID])
 	require.Equal(t, BatchResult{Finished: 3, ByState: map[string]int{"RECEIVED": 1, "ISSUED": 1},
 		FailedByCode: map[string]int{string(errcode.RecipientNotFound): 1}}, res)

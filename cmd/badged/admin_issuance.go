@@ -217,7 +217,7 @@ func temporalUIURL(cfg config.Config, workflowID string) string {
 
 // stepOrder is the pipeline in order; the step column holds the last completed one.
 var stepOrder = []string{activities.StepPending, activities.StepChecked, activities.StepSigned,
-	activities.StepAnchored, activities.StepBaked, activities.StepUploaded, activities.StepNotified, activities.StepDone}
+	activities.StepAnchored, activities.StepBaked, activities.StepPublished, activities.StepNotified, activities.StepDone}
 
 // failedStage returns the step a recipient failed in: the one after its last completed step. An ISSUED recipient
 // with an error code failed while notifying (the credential was published).

@@ -1,6 +1,6 @@
 // Package errcode holds the assertion errorCode values of the API contract and an error type that carries one.
 //
-// Every per-recipient step (sign, anchor, bake, upload, notify) reports failures as *Error so that the workflow can
+// Every per-recipient step (sign, anchor, bake, publish, notify) reports failures as *Error so that the workflow can
 // turn them into a Temporal ApplicationError typed by the code, and the final code can be written to the assertion.
 package errcode
 
