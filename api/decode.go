@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"time"
@@ -131,12 +132,7 @@ func (o *object) only(allowed ...string) {
 	if !unknown {
 		return // the usual case, without sorting the keys
 	}
-	keys := make([]string, 0, len(o.raw))
-	for k := range o.raw {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(o.raw)) {
 		switch {
 		case slices.Contains(allowed, k):
 		case k == "publishStatusCode":

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -56,7 +56,7 @@ func registeredFamilies(t *testing.T) map[string]dto.MetricType {
 		}
 	}
 	// The families README "Metrics" documents; fewer means a recording method above stopped producing one.
-	require.Len(t, out, 16, "badged_* families gathered: %v", keys(out))
+	require.Len(t, out, 16, "badged_* families gathered: %v", slices.Sorted(maps.Keys(out)))
 	return out
 }
 
@@ -151,7 +151,7 @@ func checkDashboard(data []byte, families map[string]dto.MetricType) []string {
 		}
 	}
 	walk(d.Panels)
-	for _, f := range keys(families) {
+	for _, f := range slices.Sorted(maps.Keys(families)) {
 		if !used[f] {
 			problems = append(problems, fmt.Sprintf("no panel shows %s", f))
 		}
@@ -177,15 +177,6 @@ func resolveFamily(name string, families map[string]dto.MetricType) (string, boo
 		}
 	}
 	return "", false
-}
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func TestDashboard_MetricsMatchRegistry(t *testing.T) {

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -49,14 +51,9 @@ type sdkStore struct {
 }
 
 func (s *sdkStore) get(kind sdkKind, name string, tags map[string]string) *sdkSeries {
-	keys := make([]string, 0, len(tags))
-	for k := range tags {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
 	b.WriteString(name)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		b.WriteString("\xff" + k + "=" + tags[k])
 	}
 	id := b.String()
