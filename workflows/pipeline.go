@@ -25,8 +25,9 @@ type step struct {
 	local bool         // a short step: run as a local activity (see options.go)
 }
 
-// stepActivity is the signature of every step activity; Temporal names the activity after the method.
-type stepActivity func(context.Context, activities.StepBatch) (activities.StepResult, error)
+// stepActivity is the signature of every step activity; Temporal names the activity after the method. An alias:
+// the test environment's mocks must have the method's own (unnamed) func type.
+type stepActivity = func(context.Context, activities.StepBatch) (activities.StepResult, error)
 
 // pipeline is the ordered per-recipient chain. Each entry runs once its predecessors have completed for the
 // recipient; the step reached is recorded in Postgres by the activity itself, so a re-run skips what is done.
