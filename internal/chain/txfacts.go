@@ -25,26 +25,14 @@ type TxFacts struct {
 // Transaction fetches a mined transaction and its receipt. Errors as Verify: BLOCKCHAIN_RECEIPT_INVALID wrapping
 // ErrMalformedTx, ErrTxNotFound or ErrTxPending; BLOCKCHAIN_RPC_FAILED when the node cannot be asked.
 func (v *Verifier) Transaction(ctx context.Context, txHash string) (TxFacts, error) {
-	raw, err := hexutil.Decode(txHash)
-	if err != nil || len(raw) != common.HashLength {
-		return TxFacts{}, errcode.Wrap(errcode.BlockchainReceiptInvalid, fmt.Sprintf("look up %q", txHash), ErrMalformedTx)
+	hash, tx, err := v.minedTx(ctx, "look up", txHash)
+	if err != nil {
+		return TxFacts{}, err
 	}
-	hash := common.BytesToHash(raw)
-	tx, pending, err := v.client.TransactionByHash(ctx, hash)
+	r, err := v.receipt(ctx, "look up", hash)
 	switch {
-	case isNotFound(err):
-		return TxFacts{}, errcode.Wrap(errcode.BlockchainReceiptInvalid, "look up "+hash.Hex(), ErrTxNotFound)
 	case err != nil:
-		return TxFacts{}, rpcError("get anchor tx", err)
-	case pending:
-		return TxFacts{}, errcode.Wrap(errcode.BlockchainReceiptInvalid, "look up "+hash.Hex(), ErrTxPending)
-	}
-	r, err := v.client.TransactionReceipt(ctx, hash)
-	switch {
-	case isNotFound(err):
-		return TxFacts{}, errcode.Wrap(errcode.BlockchainReceiptInvalid, "look up "+hash.Hex()+": no receipt", ErrTxPending)
-	case err != nil:
-		return TxFacts{}, rpcError("get anchor receipt", err)
+		return TxFacts{}, err
 	case r.BlockNumber == nil || !r.BlockNumber.IsUint64():
 		return TxFacts{}, errcode.New(errcode.BlockchainReceiptInvalid, "anchor receipt has no block number")
 	}
@@ -64,6 +52,40 @@ func (v *Verifier) Transaction(ctx context.Context, txHash string) (TxFacts, err
 		f.To = tx.To().Hex()
 	}
 	return f, nil
+}
+
+// minedTx fetches the transaction txHash, which must be mined; verb ("verify", "look up") begins the errors'
+// messages. Errors: BLOCKCHAIN_RECEIPT_INVALID wrapping ErrMalformedTx, ErrTxNotFound or ErrTxPending;
+// BLOCKCHAIN_RPC_FAILED when the node cannot be asked.
+func (v *Verifier) minedTx(ctx context.Context, verb, txHash string) (common.Hash, *types.Transaction, error) {
+	raw, err := hexutil.Decode(txHash)
+	if err != nil || len(raw) != common.HashLength {
+		return common.Hash{}, nil, errcode.Wrap(errcode.BlockchainReceiptInvalid, fmt.Sprintf("%s %q", verb, txHash), ErrMalformedTx)
+	}
+	hash := common.BytesToHash(raw)
+	tx, pending, err := v.client.TransactionByHash(ctx, hash)
+	switch {
+	case isNotFound(err):
+		return hash, nil, errcode.Wrap(errcode.BlockchainReceiptInvalid, verb+" "+hash.Hex(), ErrTxNotFound)
+	case err != nil:
+		return hash, nil, rpcError("get anchor tx", err)
+	case pending:
+		return hash, nil, errcode.Wrap(errcode.BlockchainReceiptInvalid, verb+" "+hash.Hex(), ErrTxPending)
+	}
+	return hash, tx, nil
+}
+
+// receipt fetches the receipt of the mined transaction hash. Errors: BLOCKCHAIN_RECEIPT_INVALID wrapping
+// ErrTxPending when the node has none yet; BLOCKCHAIN_RPC_FAILED when it cannot be asked.
+func (v *Verifier) receipt(ctx context.Context, verb string, hash common.Hash) (*types.Receipt, error) {
+	r, err := v.client.TransactionReceipt(ctx, hash)
+	switch {
+	case isNotFound(err):
+		return nil, errcode.Wrap(errcode.BlockchainReceiptInvalid, verb+" "+hash.Hex()+": no receipt", ErrTxPending)
+	case err != nil:
+		return nil, rpcError("get anchor receipt", err)
+	}
+	return r, nil
 }
 
 // HeadBlock returns the number of the node's latest block.

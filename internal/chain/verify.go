@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
@@ -98,28 +96,17 @@ func (v *Verifier) VerifyProof(ctx context.Context, txHash string, digest [32]by
 
 // verifyData checks that txHash is a successful mined transaction whose data is want.
 func (v *Verifier) verifyData(ctx context.Context, txHash string, want [32]byte) (Anchor, error) {
-	raw, err := hexutil.Decode(txHash)
-	if err != nil || len(raw) != common.HashLength {
-		return Anchor{}, errcode.Wrap(errcode.BlockchainReceiptInvalid, fmt.Sprintf("verify %q", txHash), ErrMalformedTx)
+	hash, tx, err := v.minedTx(ctx, "verify", txHash)
+	if err != nil {
+		return Anchor{}, err
 	}
-	hash := common.BytesToHash(raw)
-	tx, pending, err := v.client.TransactionByHash(ctx, hash)
-	switch {
-	case isNotFound(err):
-		return Anchor{}, errcode.Wrap(errcode.BlockchainReceiptInvalid, "verify "+hash.Hex(), ErrTxNotFound)
-	case err != nil:
-		return Anchor{}, rpcError("get anchor tx", err)
-	case pending:
-		return Anchor{}, errcode.Wrap(errcode.BlockchainReceiptInvalid, "verify "+hash.Hex(), ErrTxPending)
-	case !bytes.Equal(tx.Data(), want[:]):
+	if !bytes.Equal(tx.Data(), want[:]) {
 		return Anchor{}, errcode.Wrap(errcode.BlockchainReceiptInvalid, "verify "+hash.Hex(), ErrDataMismatch)
 	}
-	r, err := v.client.TransactionReceipt(ctx, hash)
+	r, err := v.receipt(ctx, "verify", hash)
 	switch {
-	case isNotFound(err):
-		return Anchor{}, errcode.Wrap(errcode.BlockchainReceiptInvalid, "verify "+hash.Hex()+": no receipt", ErrTxPending)
 	case err != nil:
-		return Anchor{}, rpcError("get anchor receipt", err)
+		return Anchor{}, err
 	case r.Status != types.ReceiptStatusSuccessful:
 		return Anchor{}, errcode.New(errcode.BlockchainTxReverted, "anchor tx "+hash.Hex()+" reverted")
 	case r.BlockNumber == nil || !r.BlockNumber.IsUint64() || r.BlockNumber.Sign() <= 0:

@@ -58,7 +58,7 @@ func VerifyAuthentication(ctx context.Context, vp []byte, lim Limits) (*Authenti
 	if err := json.Unmarshal(vp, &doc); err != nil || doc == nil {
 		return nil, fmt.Errorf("%w: not a JSON object", ErrPresentation)
 	}
-	if !slices.Contains(stringsOrOne(doc["type"]), "VerifiablePresentation") {
+	if !slices.Contains(stringsOf(doc["type"]), "VerifiablePresentation") {
 		return nil, fmt.Errorf("%w: type is not VerifiablePresentation", ErrPresentation)
 	}
 	// DIDAuthentication proves control of a key and nothing else: credentials in it would be signed data the
@@ -105,17 +105,9 @@ func VerifyAuthentication(ctx context.Context, vp []byte, lim Limits) (*Authenti
 	if err != nil || len(sig) != ed25519.SignatureSize {
 		return nil, fmt.Errorf("%w: proofValue is not a 64-byte signature", ErrPresentation)
 	}
-	cfg := make(map[string]any, len(proof))
-	for k, v := range proof {
-		if k != "proofValue" {
-			cfg[k] = v
-		}
-	}
-	if pc, ok := cfg["@context"]; ok {
-		if !contextPrefix(pc, doc["@context"]) {
-			return nil, fmt.Errorf("%w: proof @context does not match the presentation's", ErrPresentation)
-		}
-		delete(cfg, "@context")
+	cfg, err := proofConfig(proof, doc, ErrPresentation, "presentation")
+	if err != nil {
+		return nil, err
 	}
 	data, err := hashData(ctx, doc, cfg, lim, canonicalizeValue)
 	if err != nil {
@@ -140,23 +132,6 @@ func singleProof(v any) (map[string]any, error) {
 		return nil, fmt.Errorf("%w: the presentation is not signed (no proof)", ErrPresentation)
 	}
 	return m, nil
-}
-
-// stringsOrOne reads a JSON-LD value that is a string or a list of strings.
-func stringsOrOne(v any) []string {
-	switch x := v.(type) {
-	case string:
-		return []string{x}
-	case []any:
-		out := make([]string, 0, len(x))
-		for _, e := range x {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
 }
 
 func truncateString(s string, n int) string {

@@ -179,18 +179,9 @@ func VerifyWithLimits(ctx context.Context, credentialJSON []byte, resolver Resol
 			return nil, fmt.Errorf("%w: created %q: %v", ErrInvalidProof, c, err)
 		}
 	}
-	cfg := make(map[string]any, len(proof))
-	for k, v := range proof {
-		if k != "proofValue" {
-			cfg[k] = v
-		}
-	}
-	// A proof with its own @context must repeat the start of the document's (vc-di-eddsa 3.3.2 step 4).
-	if pc, ok := cfg["@context"]; ok {
-		if !contextPrefix(pc, doc["@context"]) {
-			return nil, fmt.Errorf("%w: proof @context does not match the document's", ErrInvalidProof)
-		}
-		delete(cfg, "@context")
+	cfg, err := proofConfig(proof, doc, ErrInvalidProof, "document")
+	if err != nil {
+		return nil, err
 	}
 	data, err := hashData(ctx, doc, cfg, lim, canonicalizeValue)
 	if err != nil {
@@ -231,6 +222,25 @@ func pickProof(v any) (map[string]any, error) {
 		}
 	}
 	return nil, fmt.Errorf("%w: no %s %s proof", ErrInvalidProof, ProofType, Cryptosuite)
+}
+
+// proofConfig is what a proof's signature covers besides the document: the proof without its proofValue and
+// without its own @context, which must repeat the start of the document's (vc-di-eddsa 3.3.2 step 4); a mismatch
+// is an error of kind invalid that names the document as docName.
+func proofConfig(proof, doc map[string]any, invalid error, docName string) (map[string]any, error) {
+	cfg := make(map[string]any, len(proof))
+	for k, v := range proof {
+		if k != "proofValue" {
+			cfg[k] = v
+		}
+	}
+	if pc, ok := cfg["@context"]; ok {
+		if !contextPrefix(pc, doc["@context"]) {
+			return nil, fmt.Errorf("%w: proof @context does not match the %s's", invalid, docName)
+		}
+		delete(cfg, "@context")
+	}
+	return cfg, nil
 }
 
 func contextPrefix(proofCtx, docCtx any) bool {
