@@ -1,6 +1,9 @@
 // Package e2e runs the whole issuance pipeline in-process: the HTTP API, a real embedded Temporal server and worker,
-// the local Postgres, the dev chain and a real SMTP server. It holds tests only; the stack is wired here the way
-// `badged dev` wires it (cmd/badged/serve.go and components.go).
+// the local Postgres, the dev chain and a real SMTP server. It holds tests only; the stack is wired by internal/wire, as
+// `badged dev` is (cmd/badged/serve.go), from test settings.
+//
+// Its tests may import every package of the module; they start `badged` processes through its binary and
+// deploy/cluster.
 package e2e
 
 import (
@@ -13,7 +16,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 	_ "time/tzdata" // Asia/Seoul must load on machines without a zoneinfo database
@@ -29,13 +31,13 @@ import (
 	"github.com/badged/badged/internal/blob"
 	"github.com/badged/badged/internal/chain"
 	"github.com/badged/badged/internal/chain/devchain"
-	"github.com/badged/badged/internal/chain/pgstore"
 	"github.com/badged/badged/internal/credential"
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/notify"
 	"github.com/badged/badged/internal/notify/smtptest"
 	"github.com/badged/badged/internal/retrypolicy"
 	"github.com/badged/badged/internal/webhook"
+	"github.com/badged/badged/internal/wire"
 	"github.com/badged/badged/temporal"
 	"github.com/badged/badged/temporal/devserver"
 	"github.com/badged/badged/workflows"
@@ -142,7 +144,14 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	// The listener exists before the handler, so the handler and the issuer know their public base URL.
 	s.HTTP = httptest.NewUnstartedServer(nil)
 	s.BaseURL = "http://" + s.HTTP.Listener.Addr().String()
-	s.Issuer = issuer.New(s.DB, ring, s.BaseURL)
+	chainCfg := chain.Config{RPCURL: s.Chain.URL(), PrivateKey: s.Chain.PrivateKeyHex(), ChainID: devchain.ChainID,
+		PollInterval: 20 * time.Millisecond, ReceiptTimeout: 20 * time.Second}
+	sender, err := chain.AddressOf(chainCfg.PrivateKey)
+	require.NoError(tb, err)
+	p := wire.Parts{DB: s.DB, Blob: store, Keyring: ring, BaseURL: s.BaseURL, Chain: &chainCfg, Client: s.Client,
+		Anchoring: &issuer.AnchorAccount{ChainID: devchain.ChainID, Address: sender}, Location: seoul, Log: log,
+		// Receivers are httptest servers on loopback: private addresses allowed, as under `badged dev`.
+		WebhookURLs: testWebhookURLs}
 
 	smtpSender, err := notify.NewSMTP(notify.SMTPConfig{Host: s.SMTP.Host, Port: s.SMTP.Port, TLS: notify.TLSMandatory,
 		Auth: notify.AuthPlain, Username: smtpUser, Password: smtpPassword, From: mailFrom, MessageIDDomain: mailDomain,
@@ -151,42 +160,28 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	require.NoError(tb, err)
 	s.Outbox, err = notify.NewOutbox(tb.TempDir(), mailFrom)
 	require.NoError(tb, err)
-	// The worker's own pool, as `badged dev` gives it (cmd/badged/serve.go).
-	workerDB, err := db.Open(ctx, dbtest.URL(tb, s.DB))
+	// The worker's own pool, as `badged dev` gives it.
+	workerDB, closeWorkerDB, err := p.WorkerDB(ctx, dbtest.URL(tb, s.DB), true)
 	require.NoError(tb, err)
-	tb.Cleanup(workerDB.Close)
-	anchorer, err := chain.New(chain.Config{RPCURL: s.Chain.URL(), PrivateKey: s.Chain.PrivateKeyHex(),
-		ChainID: devchain.ChainID, PollInterval: 20 * time.Millisecond, ReceiptTimeout: 20 * time.Second},
-		pgstore.Store{DB: workerDB})
-	require.NoError(tb, err)
-	s.Issuer.Anchoring = &issuer.AnchorAccount{ChainID: devchain.ChainID, Address: anchorer.From()}
-	s.Acts = &activities.Activities{DB: workerDB, Blob: store, Issuer: issuer.New(workerDB, ring, s.BaseURL), Anchor: anchorer,
-		Notifier: &notify.Notifier{Email: smtpSender, Kakao: s.Outbox}, Outbox: s.Outbox, MessageDomain: mailDomain,
-		Policy: testPolicy(tb), Location: seoul, Log: log, AnchorWait: o.anchorWait,
-		AnchorMinWait: o.anchorMinWait,
-		// Receivers are httptest servers on loopback: private addresses allowed, as under `badged dev`.
+	tb.Cleanup(closeWorkerDB)
+	acts := &activities.Activities{Notifier: &notify.Notifier{Email: smtpSender, Kakao: s.Outbox}, Outbox: s.Outbox,
+		MessageDomain: mailDomain, Policy: testPolicy(tb), AnchorWait: o.anchorWait, AnchorMinWait: o.anchorMinWait,
 		Webhooks: activities.Webhooks{Sender: webhook.NewSender(*cmp.Or(o.workerWebhookURLs, &testWebhookURLs), 5*time.Second),
 			DisableAfter: time.Hour, DisableAfterFailures: 5}}
-	w := temporal.NewWorker(s.Client, s.Acts, temporal.WorkerOptions{MaxConcurrentActivities: o.workerActivities})
-	require.NoError(tb, w.Start(), "start worker")
-	s.StopWorker = sync.OnceFunc(w.Stop)
-	tb.Cleanup(s.StopWorker)
-	dispatchCtx, stopDispatch := context.WithCancel(context.Background())
-	dispatched := make(chan struct{})
-	go func() {
-		defer close(dispatched)
-		temporal.WebhookDispatcher{DB: workerDB, Starter: temporal.Starter{Client: s.Client}, Log: log,
-			Interval: 20 * time.Millisecond}.Run(dispatchCtx)
-	}()
-	tb.Cleanup(func() { stopDispatch(); <-dispatched })
-
-	verifier, err := chain.NewVerifier(s.Chain.URL())
+	// Not ctx: the dispatcher runs until the test ends.
+	w, err := wire.StartWorker(context.Background(), p, wire.Worker{DB: workerDB, Acts: acts,
+		Options: temporal.WorkerOptions{MaxConcurrentActivities: o.workerActivities}, DispatchInterval: 20 * time.Millisecond})
 	require.NoError(tb, err)
-	tb.Cleanup(verifier.Close)
-	s.APIDeps = api.Deps{DB: s.DB, Blob: store, Log: log, Location: seoul,
-		PublicBaseURL: s.BaseURL, Issuances: cmp.Or[api.IssuanceStarter](o.starter, temporal.Starter{Client: s.Client}),
-		Issuer: s.Issuer, Chain: verifier, KeyCacheTTL: 5 * time.Second, // API_KEY_CACHE_TTL's default, as `badged dev` runs
-		Webhooks: temporal.Starter{Client: s.Client}, WebhookURLs: testWebhookURLs}
+	tb.Cleanup(w.Stop)
+	s.Acts, s.StopWorker = w.Acts, w.StopTemporal
+
+	var closeAPI func()
+	s.APIDeps, closeAPI, err = p.API()
+	require.NoError(tb, err)
+	tb.Cleanup(closeAPI)
+	s.Issuer = s.APIDeps.Issuer
+	s.APIDeps.Issuances = cmp.Or[api.IssuanceStarter](o.starter, s.APIDeps.Issuances)
+	s.APIDeps.KeyCacheTTL = 5 * time.Second // API_KEY_CACHE_TTL's default, as `badged dev` runs
 	s.HTTP.Config.Handler = api.NewHandler(s.APIDeps)
 	s.HTTP.Start()
 	tb.Cleanup(s.HTTP.Close)

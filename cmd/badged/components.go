@@ -18,12 +18,12 @@ import (
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/blob"
 	"github.com/badged/badged/internal/chain"
-	"github.com/badged/badged/internal/chain/pgstore"
 	"github.com/badged/badged/internal/credential"
-	"github.com/badged/badged/internal/issuer"
+	"github.com/badged/badged/internal/metrics"
 	"github.com/badged/badged/internal/notify"
 	"github.com/badged/badged/internal/retrypolicy"
 	"github.com/badged/badged/internal/webhook"
+	"github.com/badged/badged/internal/wire"
 	"github.com/badged/badged/temporal"
 )
 
@@ -115,40 +115,42 @@ func newSenders(cfg config.Config) (*notify.Notifier, *notify.Outbox, string, er
 	return n, outbox, domain, nil
 }
 
-// newAnchorer returns the chain anchorer and verifier, or nils when no chain is configured (anchoring is then
-// recorded as skipped, and the verification page says so).
-func newAnchorer(cfg config.Config, d *db.DB, log *slog.Logger) (*chain.Anchorer, error) {
-	if cfg.ChainRPCURL == "" {
-		log.Warn("no CHAIN_RPC_URL: credentials are signed but not anchored")
-		return nil, nil
+// openParts opens what the API and the worker share: the object store, the issuer keyring, the chain's settings
+// and the Temporal client (measured by m), on the pool d; under dev, a missing keyring is generated (openKeyring).
+func openParts(ctx context.Context, cfg config.Config, dev bool, d *db.DB, m *metrics.Metrics, log *slog.Logger) (wire.Parts, error) {
+	p := wire.Parts{DB: d, BaseURL: cfg.PublicBaseURL, Location: cfg.TimeZone, Log: log, Metrics: m, WebhookURLs: webhookURLs(cfg)}
+	var err error
+	if p.Blob, err = openBlob(ctx, cfg); err != nil {
+		return p, err
 	}
-	return chain.New(chain.Config{RPCURL: cfg.ChainRPCURL, PrivateKey: cfg.ChainPrivateKey, To: cfg.ChainTo, ChainID: cfg.ChainID},
-		pgstore.Store{DB: d})
+	if p.Keyring, err = openKeyring(cfg, dev); err != nil {
+		return p, err
+	}
+	p.Anchoring = anchorAccount(ctx, cfg, log)
+	if cfg.ChainRPCURL != "" {
+		p.Chain = &chain.Config{RPCURL: cfg.ChainRPCURL, PrivateKey: cfg.ChainPrivateKey, To: cfg.ChainTo, ChainID: cfg.ChainID}
+	}
+	p.Client, err = dialTemporal(ctx, cfg, cfg.TemporalAddress, log, m.TemporalHandler())
+	return p, err
 }
 
-// newActivities builds the worker's dependencies.
-func newActivities(ctx context.Context, cfg config.Config, d *db.DB, store blob.Store, iss *issuer.Service, log *slog.Logger) (*activities.Activities, error) {
+// newWorker returns the worker's settings on its pool wd.
+func newWorker(cfg config.Config, wd *db.DB) (wire.Worker, error) {
 	policy, err := loadPolicy(cfg)
 	if err != nil {
-		return nil, err
+		return wire.Worker{}, err
 	}
 	notifier, outbox, domain, err := newSenders(cfg)
 	if err != nil {
-		return nil, err
+		return wire.Worker{}, err
 	}
-	acts := &activities.Activities{DB: d, Blob: store, Issuer: iss, Notifier: notifier, Outbox: outbox,
-		MessageDomain: domain, MailFromName: cfg.SMTPFromName, Policy: policy, Location: cfg.TimeZone, Log: log,
-		AnchorWait: cfg.AnchorWait, AnchorMinWait: cfg.AnchorMinWait,
+	acts := &activities.Activities{Notifier: notifier, Outbox: outbox, MessageDomain: domain, MailFromName: cfg.SMTPFromName,
+		Policy: policy, AnchorWait: cfg.AnchorWait, AnchorMinWait: cfg.AnchorMinWait,
 		Webhooks: activities.Webhooks{Sender: webhook.NewSender(webhookURLs(cfg), cfg.WebhookTimeout),
 			DisableAfter: cfg.WebhookDisableAfter, DisableAfterFailures: cfg.WebhookDisableAfterFailures}}
-	anchorer, err := newAnchorer(cfg, d, log)
-	if err != nil {
-		return nil, err
-	}
-	if anchorer != nil {
-		acts.Anchor = anchorer
-	}
-	return acts, nil
+	return wire.Worker{DB: wd, Acts: acts, Options: temporal.WorkerOptions{MaxConcurrentActivities: cfg.WorkerActivities,
+		StopTimeout: cfg.ShutdownTimeout}, DispatchInterval: cfg.WebhookDispatchInterval, WebhookRetention: cfg.WebhookRetention,
+		Housekeeping: true, OrphanAfter: cfg.OrphanAfter}, nil
 }
 
 // webhookURLs is what webhook endpoint URLs may point at, checked at creation (API, admin) and at delivery.
