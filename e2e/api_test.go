@@ -20,6 +20,7 @@ import (
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/apikey"
+	"github.com/badged/badged/internal/waitfor"
 )
 
 // response is a decoded answer of the server.
@@ -198,15 +199,25 @@ func (s *stack) mustIssue(tb testing.TB, v, key, badge, idemKey, body string) st
 // waitIssuance polls GET /issuances/{id} until it is COMPLETED or FAILED and returns its data.
 func (s *stack) waitIssuance(tb testing.TB, v, key, id string, timeout time.Duration) map[string]any {
 	tb.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		d := s.get(tb, "/public/"+v+"/issuances/"+id, key, "").data(tb)
-		if st := d["processingStatus"]; st == "COMPLETED" || st == "FAILED" {
-			return d
+	var d map[string]any
+	waitfor.NoError(tb, timeout, 100*time.Millisecond, "issuance "+id+" to end", func() error {
+		d = s.get(tb, "/public/"+v+"/issuances/"+id, key, "").data(tb)
+		if st := d["processingStatus"]; st != "COMPLETED" && st != "FAILED" {
+			return fmt.Errorf("still %v", st)
 		}
-		require.True(tb, time.Now().Before(deadline), "issuance %s still %v after %s", id, d["processingStatus"], timeout)
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
+	return d
+}
+
+// waitSendFailed waits until a notification of the issuance has failed once: a test that set an SMTP fault clears
+// it then, so that the notification's retry delivers.
+func (s *stack) waitSendFailed(tb testing.TB, issuance string) {
+	tb.Helper()
+	waitfor.True(tb, time.Minute, 10*time.Millisecond, "a failed send of issuance "+issuance, func() bool {
+		return s.count(tb, `SELECT count(*) FROM notifications n JOIN assertions a ON a.id = n.assertion_id
+			WHERE a.issuance_id = $1 AND n.last_error IS NOT NULL`, uuid.MustParse(issuance)) > 0
+	})
 }
 
 // listAssertions reads every assertion of an issuance through GET /assertions, page by page.

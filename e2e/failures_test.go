@@ -50,11 +50,7 @@ func TestIssuance_FailureClasses(t *testing.T) {
 		defer s.SMTP.ClearFaults()
 		id := s.mustIssue(t, "v3", tn.Key, tn.Badge, "fail-"+uuid.NewString(), issuanceBody(t, tn.Program, emailRecipients("deferred", 1), ""))
 		// Clear the fault once the first attempt has failed; the remote class keeps retrying about 2 s.
-		deadline := time.Now().Add(time.Minute)
-		for s.count(t, "SELECT count(*) FROM notifications n JOIN assertions a ON a.id = n.assertion_id WHERE a.issuance_id = $1 AND n.last_error IS NOT NULL", uuid.MustParse(id)) == 0 {
-			require.True(t, time.Now().Before(deadline), "the send never failed")
-			time.Sleep(10 * time.Millisecond)
-		}
+		s.waitSendFailed(t, id)
 		s.SMTP.ClearFaults()
 		require.Equal(t, "COMPLETED", s.waitIssuance(t, "v3", tn.Key, id, issueTimeout)["processingStatus"])
 		a := s.assertionRows(t, id)[0]

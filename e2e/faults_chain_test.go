@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+
+	"github.com/badged/badged/internal/waitfor"
 )
 
 const chainKillRecipients = 200
@@ -26,11 +28,8 @@ func TestFaults_ChainNodeKill9(t *testing.T) {
 		issuanceBody(t, tn.Program, emailRecipients("chainkill", chainKillRecipients), ""))
 	issuance := uuid.MustParse(id)
 
-	deadline := time.Now().Add(5 * time.Minute)
-	for c.count(t, anchorSentQuery, issuance) == 0 {
-		require.True(t, time.Now().Before(deadline), "no anchor transaction stored after 5m")
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitfor.True(t, 5*time.Minute, 10*time.Millisecond, "an anchor transaction stored",
+		func() bool { return c.count(t, anchorSentQuery, issuance) > 0 })
 	recorded := c.count(t, anchorSentQuery+" AND c.block_number IS NOT NULL", issuance)
 	t0 := time.Now()
 	c.ChainNode.Kill(t)

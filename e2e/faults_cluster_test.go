@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/badged/badged/activities"
+
+	"github.com/badged/badged/internal/waitfor"
 )
 
 // clusterFaultRecipients is the size of each issuance of TestFaults_TemporalCluster: three chunks, so a fault meets
@@ -78,11 +80,8 @@ func TestFaults_TemporalCluster(t *testing.T) {
 			issuance := uuid.MustParse(id)
 			runs = append(runs, issued{ID: id, Key: tn.Key, Recipients: clusterFaultRecipients})
 
-			deadline := time.Now().Add(5 * time.Minute)
-			for f.at.count(t, c.stack, issuance) < f.at.want {
-				require.True(t, time.Now().Before(deadline), "%s: %s below %d after 5m", f.name, f.at.name, f.at.want)
-				time.Sleep(20 * time.Millisecond)
-			}
+			waitfor.True(t, 5*time.Minute, 20*time.Millisecond, fmt.Sprintf("%s: %s to reach %d", f.name, f.at.name, f.at.want),
+				func() bool { return f.at.count(t, c.stack, issuance) >= f.at.want })
 			snap := c.progress(t, issuance)
 			require.Positive(t, c.count(t, "SELECT count(*) FROM assertions WHERE issuance_id = $1 AND state = 'PROCESSING'",
 				issuance), "%s meets recipients in flight", f.name)

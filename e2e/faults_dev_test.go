@@ -26,6 +26,8 @@ import (
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/notify/smtptest"
 	"github.com/badged/badged/workflows"
+
+	"github.com/badged/badged/internal/waitfor"
 )
 
 const devKillRecipients = 500
@@ -123,11 +125,8 @@ func TestFaults_DevSurvivesKill9(t *testing.T) {
 	killedAt := make([]int, 0, len(devKillPoints)) // messages accepted when each kill happened
 	for _, k := range devKillPoints {
 		want := max(k.want, k.count(t, s, issuance)+1)
-		deadline := time.Now().Add(5 * time.Minute)
-		for k.count(t, s, issuance) < want {
-			require.True(t, time.Now().Before(deadline), "%s: below %d after 5m", k.name, want)
-			time.Sleep(20 * time.Millisecond)
-		}
+		waitfor.True(t, 5*time.Minute, 20*time.Millisecond, fmt.Sprintf("%s to reach %d", k.name, want),
+			func() bool { return k.count(t, s, issuance) >= want })
 		snap := s.progress(t, issuance)
 		require.Positive(t, s.count(t, "SELECT count(*) FROM assertions WHERE issuance_id = $1 AND state = 'PROCESSING'",
 			issuance), "kill %q meets recipients in flight", k.name)
@@ -214,17 +213,15 @@ func (s *stack) requireDevExactlyOnce(tb testing.TB, issuance uuid.UUID, dataDir
 	require.NoError(tb, err)
 	defer tc.Close()
 	// Visibility lags the history, and the last kill may have met the parent finishing: wait a little.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	waitfor.NoError(tb, 30*time.Second, 200*time.Millisecond, "no workflow of the issuance running", func() error {
 		running, err := tc.CountWorkflow(context.Background(), &workflowservice.CountWorkflowExecutionsRequest{
 			Query: workflows.IssuanceIDKey.GetName() + ` = "` + issuance.String() + `" AND ExecutionStatus = "Running"`})
 		require.NoError(tb, err)
-		if running.Count == 0 {
-			break
+		if running.Count > 0 {
+			return fmt.Errorf("%d still running", running.Count)
 		}
-		require.True(tb, time.Now().Before(deadline), "%d workflows of the issuance still running", running.Count)
-		time.Sleep(200 * time.Millisecond)
-	}
+		return nil
+	})
 
 	return requireMailWindow(tb, rows, msgs, killedAt)
 }

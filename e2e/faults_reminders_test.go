@@ -14,6 +14,8 @@ import (
 	"github.com/badged/badged/internal/notify"
 	"github.com/badged/badged/internal/notify/smtptest"
 	"github.com/badged/badged/workflows"
+
+	"github.com/badged/badged/internal/waitfor"
 )
 
 const reminderKillRecipients = 5
@@ -56,11 +58,7 @@ func TestFaults_ReminderKill9BetweenTimerAndMail(t *testing.T) {
 	claimed := "SELECT count(*) FROM expiry_reminders r JOIN assertions a ON a.id = r.assertion_id " +
 		"WHERE a.issuance_id = $1 AND r.state = 'CLAIMED' AND r.claimed_until > now()"
 	c.waitCount(t, time.Minute, reminderKillRecipients, claimed, uuid.MustParse(iss))
-	deadline := time.Now().Add(time.Minute)
-	for c.SMTP.Held() == 0 {
-		require.True(t, time.Now().Before(deadline), "no reminder reached the SMTP server")
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitfor.True(t, time.Minute, 20*time.Millisecond, "a reminder at the SMTP server", func() bool { return c.SMTP.Held() > 0 })
 	c.Workers[0].Kill(t)
 	require.Len(t, c.messages(t), issueMails, "no reminder was accepted before the kill")
 	c.SMTP.ClearFaults()

@@ -26,6 +26,8 @@ import (
 
 	"github.com/badged/badged/db/dbtest"
 	"github.com/badged/badged/internal/notify/smtptest"
+
+	"github.com/badged/badged/internal/waitfor"
 )
 
 // Fault schedule: issuances keep arriving while each fault happens in turn, so every fault meets recipients at
@@ -265,11 +267,7 @@ func restartPostgres(tb testing.TB, down time.Duration) {
 			time.Sleep(down)
 		}
 	}
-	deadline := time.Now().Add(time.Minute)
-	for !postgresUp() {
-		require.True(tb, time.Now().Before(deadline), "Postgres not back after a minute")
-		time.Sleep(200 * time.Millisecond)
-	}
+	waitfor.True(tb, time.Minute, 200*time.Millisecond, "Postgres back", postgresUp)
 }
 
 // machinePostgres stops and starts the local Debian Postgres cluster.
@@ -313,11 +311,8 @@ func privatePostgres(tb testing.TB, dir string) func(action string) ([]byte, err
 // waitCount waits until query counts at least want.
 func (c *cluster) waitCount(tb testing.TB, timeout time.Duration, want int, query string, args ...any) {
 	tb.Helper()
-	deadline := time.Now().Add(timeout)
-	for c.count(tb, query, args...) < want {
-		require.True(tb, time.Now().Before(deadline), fmt.Sprintf("%q below %d after %s", query, want, timeout))
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitfor.True(tb, timeout, 50*time.Millisecond, fmt.Sprintf("%q to reach %d", query, want),
+		func() bool { return c.count(tb, query, args...) >= want })
 }
 
 // postgresUp reports whether the Postgres the tests use accepts connections.

@@ -75,12 +75,7 @@ func TestWorkflowHistories(t *testing.T) {
 		rs = append(rs, recipientJSON{Name: "카카오", PhoneNumber: ptr("010-1111-2222"), ReceiveType: "KAKAOTALK"}, rs[0])
 		id := s.mustIssue(t, "v3", tn.Key, tn.Badge, "retry-"+uuid.NewString(), issuanceBody(t, tn.Program, rs, ""))
 		// Deliver once the first attempt failed: the mail group then waits for its retry.
-		deadline := time.Now().Add(time.Minute)
-		for s.count(t, `SELECT count(*) FROM notifications n JOIN assertions a ON a.id = n.assertion_id
-			WHERE a.issuance_id = $1 AND n.last_error IS NOT NULL`, uuid.MustParse(id)) == 0 {
-			require.True(t, time.Now().Before(deadline), "the send never failed")
-			time.Sleep(10 * time.Millisecond)
-		}
+		s.waitSendFailed(t, id)
 		s.SMTP.ClearFaults()
 		require.Equal(t, "COMPLETED", s.waitIssuance(t, "v3", tn.Key, id, issueTimeout)["processingStatus"])
 		rows := s.assertionRows(t, id)

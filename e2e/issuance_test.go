@@ -15,6 +15,8 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/badged/badged/workflows"
+
+	"github.com/badged/badged/internal/waitfor"
 )
 
 // issueTimeout bounds one small issuance end to end.
@@ -240,16 +242,17 @@ func (s *stack) countWorkflows(tb testing.TB, issuance string) int {
 	require.NoError(tb, err, "the issuance's workflow")
 	latest := desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()
 	query := workflows.IssuanceIDKey.GetName() + ` = "` + issuance + `" AND WorkflowType = "IssueBadge"`
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	runs := 0
+	waitfor.True(tb, 30*time.Second, 100*time.Millisecond, "run "+latest+" of issuance "+issuance+" listed", func() bool {
 		res, err := s.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, PageSize: 100})
 		require.NoError(tb, err)
+		runs = len(res.Executions)
 		for _, e := range res.Executions {
 			if e.GetExecution().GetRunId() == latest {
-				return len(res.Executions)
+				return true
 			}
 		}
-		require.True(tb, time.Now().Before(deadline), "run %s of issuance %s never listed", latest, issuance)
-		time.Sleep(100 * time.Millisecond)
-	}
+		return false
+	})
+	return runs
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
+
+	"github.com/badged/badged/internal/waitfor"
 )
 
 // Shape of the steady-load benchmark. The defaults keep the whole run near a minute on 2 cores.
@@ -191,11 +193,7 @@ func (s *stack) refreshLoop(ctx context.Context, org uuid.UUID, t *loadTargets) 
 // waitCredentials waits until the refresher has listed the published credentials once.
 func (t *loadTargets) waitCredentials(tb testing.TB, timeout time.Duration) {
 	tb.Helper()
-	deadline := time.Now().Add(timeout)
-	for t.published.Load() == nil {
-		require.True(tb, time.Now().Before(deadline), "no credential published after %s", timeout)
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitfor.True(tb, timeout, 100*time.Millisecond, "a published credential", func() bool { return t.published.Load() != nil })
 }
 
 // kinds is the request mix: what a client polling its issuances and a verifier opening credentials would send.

@@ -18,6 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	dcluster "github.com/badged/badged/deploy/cluster"
+
+	"github.com/badged/badged/internal/waitfor"
 )
 
 // The cluster tests run the real `badged` binary as separate processes, so that a worker can be killed and a
@@ -142,23 +144,20 @@ func (p *proc) WaitReady(tb testing.TB, timeout time.Duration) {
 	p.mu.Lock()
 	exited := p.exited
 	p.mu.Unlock()
-	deadline := time.Now().Add(timeout)
-	for {
+	waitfor.True(tb, timeout, 100*time.Millisecond, p.Name+" ready at "+p.Ready, func() bool {
 		select {
 		case <-exited:
 			data, _ := os.ReadFile(p.log)
 			tb.Fatalf("%s exited:\n%s", p.Name, tail(data, 4<<10))
 		default:
 		}
-		if res, err := http.Get(p.Ready); err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return
-			}
+		res, err := http.Get(p.Ready)
+		if err != nil {
+			return false
 		}
-		require.True(tb, time.Now().Before(deadline), "%s not ready at %s after %s", p.Name, p.Ready, timeout)
-		time.Sleep(100 * time.Millisecond)
-	}
+		res.Body.Close()
+		return res.StatusCode == http.StatusOK
+	})
 }
 
 // Kill sends SIGKILL, as a crashed machine or an OOM kill would, and waits until the process is gone.

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"sync"
 	"testing"
@@ -10,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/badged/badged/workflows"
+
+	"github.com/badged/badged/internal/waitfor"
 )
 
 // TestScaleOut_TwoAPIsTwoWorkers deploys badged as two API processes behind a round-robin balancer and two worker
@@ -75,9 +78,6 @@ func scaleOut(t *testing.T, c *cluster) {
 // waitMetric waits until a process's metric (summed over the series matching filters) is positive.
 func (c *cluster) waitMetric(tb testing.TB, p *proc, timeout time.Duration, name string, filters ...string) {
 	tb.Helper()
-	deadline := time.Now().Add(timeout)
-	for p.scrape(tb, name, filters...) <= 0 {
-		require.True(tb, time.Now().Before(deadline), "%s: %s %v still 0 after %s", p.Name, name, filters, timeout)
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitfor.True(tb, timeout, 50*time.Millisecond, fmt.Sprintf("%s: %s %v above 0", p.Name, name, filters),
+		func() bool { return p.scrape(tb, name, filters...) > 0 })
 }

@@ -23,6 +23,8 @@ import (
 
 	"github.com/badged/badged/temporal"
 	"github.com/badged/badged/workflows"
+
+	"github.com/badged/badged/internal/waitfor"
 )
 
 // batchStartChange is the change id of the next release's IssueBatch in TestVersioning_RunningIssuanceFinishes.
@@ -105,11 +107,8 @@ func TestVersioning_RunningIssuanceFinishes(t *testing.T) {
 	issuance := uuid.MustParse(id)
 	batchID := s.workflowIDOf(t, id) + "/batch-00000"
 	// The old worker has run the batch up to its anchor step and is running that step.
-	deadline := time.Now().Add(time.Minute)
-	for !s.activityRunning(t, batchID, "AnchorCredentials") {
-		require.True(t, time.Now().Before(deadline), "the batch never reached its anchor step")
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitfor.True(t, time.Minute, 20*time.Millisecond, "the batch to reach its anchor step",
+		func() bool { return s.activityRunning(t, batchID, "AnchorCredentials") })
 	stopOld() // no more tasks for the old code; returns once its anchor step has finished
 	require.Equal(t, 3, s.count(t, "SELECT count(*) FROM assertions WHERE issuance_id = $1 AND state = 'PROCESSING'", issuance),
 		"the issuance is mid-run when the old worker is gone")

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/badged/badged/internal/waitfor"
 )
 
 func testProcess(t *testing.T, name string, args ...string) *Process {
@@ -51,11 +53,7 @@ func TestProcess_StopKillsWhatIgnoresSIGTERM(t *testing.T) {
 	ctx := context.Background()
 	p := testProcess(t, "stubborn", "/bin/sh", "-c", `trap "" TERM; echo trapped; sleep 60`)
 	require.NoError(t, p.Start(ctx))
-	deadline := time.Now().Add(10 * time.Second)
-	for !p.LogContains("trapped") {
-		require.True(t, time.Now().Before(deadline))
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitfor.True(t, 10*time.Second, 10*time.Millisecond, "the shell's trap set", func() bool { return p.LogContains("trapped") })
 	t0 := time.Now()
 	require.NoError(t, p.Stop(ctx, 300*time.Millisecond))
 	require.Zero(t, p.Pid())
