@@ -75,15 +75,22 @@ func scaleLog(b *testing.B, format string, args ...any) {
 // scaleSizes reads BADGED_SCALE_SIZES, a comma-separated list of issuance sizes (1..100,000 each).
 func scaleSizes(tb testing.TB) []int {
 	tb.Helper()
-	v := os.Getenv("BADGED_SCALE_SIZES")
+	return envInts(tb, "BADGED_SCALE_SIZES", []int{10_000, 100_000}, "1..100000", func(n int) bool { return n >= 1 && n <= 100_000 })
+}
+
+// envInts reads the environment variable name, a comma-separated list of integers each of which valid (described
+// by rule) accepts; unset, it is def.
+func envInts(tb testing.TB, name string, def []int, rule string, valid func(int) bool) []int {
+	tb.Helper()
+	v := os.Getenv(name)
 	if v == "" {
-		return []int{10_000, 100_000}
+		return def
 	}
 	var out []int
 	for _, f := range strings.Split(v, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		require.NoError(tb, err, "BADGED_SCALE_SIZES")
-		require.True(tb, n >= 1 && n <= 100_000, "BADGED_SCALE_SIZES: 1..100000 each")
+		require.NoError(tb, err, name)
+		require.True(tb, valid(n), "%s: %s each", name, rule)
 		out = append(out, n)
 	}
 	return out

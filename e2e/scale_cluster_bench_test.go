@@ -83,18 +83,7 @@ func clusterScaleLog(b *testing.B, format string, args ...any) {
 // scaleWorkers reads BADGED_SCALE_WORKERS, the worker counts to measure (1 and/or 2).
 func scaleWorkers(tb testing.TB) []int {
 	tb.Helper()
-	v := os.Getenv("BADGED_SCALE_WORKERS")
-	if v == "" {
-		return []int{1, 2}
-	}
-	var out []int
-	for _, f := range strings.Split(v, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		require.NoError(tb, err, "BADGED_SCALE_WORKERS")
-		require.True(tb, n == 1 || n == 2, "BADGED_SCALE_WORKERS: 1 or 2 each")
-		out = append(out, n)
-	}
-	return out
+	return envInts(tb, "BADGED_SCALE_WORKERS", []int{1, 2}, "1 or 2", func(n int) bool { return n == 1 || n == 2 })
 }
 
 // clusterScaleRun is what one issuance on the cluster took.
