@@ -3,6 +3,6 @@
 // connection pool (conn.go). The database's CHECK constraints are the vocabulary of states every other package
 // uses.
 //
-// It imports only pgx and the standard library; every package that stores anything imports it, and it imports
+// It imports only pgx, uuid and the standard library; every package that stores anything imports it, and it imports
 // none of badged's.
 package db

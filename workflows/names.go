@@ -3,6 +3,9 @@
 // Its code is a contract with the histories of open runs: a change that alters the commands a run issues (its
 // constants included) takes its new path only behind workflow.GetVersion, and the recorded histories in
 // temporal/testdata/histories must still replay (README, "Deploys without draining").
+//
+// It may import activities (the steps' types and methods) and internal/errcode, never db or anything that does I/O:
+// workflow code must stay deterministic.
 package workflows
 
 import (

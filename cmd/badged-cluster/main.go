@@ -9,6 +9,9 @@
 //	badged-cluster mail              the messages the SMTP server accepted
 //
 // It also serves the cluster's own processes: serve-smtp, serve-chain and serve-lb.
+//
+// It imports deploy/cluster and the test servers it runs as processes (internal/blob/s3test,
+// internal/chain/devchain, internal/notify/smtptest).
 package main
 
 import (

@@ -6,6 +6,10 @@
 //	badged migrate   apply database migrations
 //	badged admin …   organizations, API keys and credits (JSON on stdout)
 //	badged credential verify|unbake FILE   verify or extract a credential
+//
+// As the top of the tree it may import every package of the module; the embedded Temporal server and dev chain only
+// in dev.go, which production builds (-tags production) leave out. It parses flags and configuration and calls
+// packages; the wiring itself is internal/wire.
 package main
 
 import (

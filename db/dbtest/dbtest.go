@@ -1,4 +1,6 @@
 // Package dbtest gives each test package a fresh, migrated database on the local Postgres.
+//
+// It imports only db; only tests import it.
 package dbtest
 
 import (

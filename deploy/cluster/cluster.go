@@ -4,6 +4,9 @@
 // behind a round-robin balancer and `badged worker` processes; S3 (versitygw), SMTP and the dev chain node as
 // processes of their own. `make cluster` runs it through cmd/badged-cluster, and the e2e cluster tests start it
 // with the same Up, on free ports in a temporary directory.
+//
+// It imports internal/chain/devchain, temporal/setup and workflows (the search attributes), never the service's own
+// packages: it runs the `badged` binary as a process.
 package cluster
 
 import (

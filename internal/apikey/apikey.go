@@ -2,6 +2,8 @@
 //
 // A key reads "bdg_<mode>_<key id, 32 hex>_<secret, 43 base64url>". The id lets the server find the row without
 // an index on a secret; only the SHA-256 of the whole key is stored, and it is compared in constant time.
+//
+// It imports nothing of the module.
 package apikey
 
 import (

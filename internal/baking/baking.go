@@ -4,6 +4,8 @@
 // with the keyword "openbadgecredential"; an SVG carries it in one <openbadges:credential> element, the first child of
 // the root <svg>. A JPEG badge is converted to PNG first. Every failure is an *errcode.Error with the code
 // BADGE_IMAGE_BAKING_FAILED, so the issuance step can record it on the assertion.
+//
+// It imports only internal/errcode.
 package baking
 
 import (

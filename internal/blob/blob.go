@@ -1,5 +1,7 @@
 // Package blob stores artifacts (uploaded images, baked badges, credentials, PDFs) behind one interface, with a
 // local-directory store for the embedded default and an S3 store for production.
+//
+// It imports only internal/errcode.
 package blob
 
 import (

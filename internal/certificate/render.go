@@ -2,6 +2,8 @@
 // badge and issuer names, the dates, the serial number and a QR code of the verification URL, the badge's state
 // when it is no longer valid, and which of its facts the credential signs. Hangul renders with an embedded
 // NanumGothic font.
+//
+// It imports nothing of the module: the caller hands it the facts, already read and checked.
 package certificate
 
 import (

@@ -10,4 +10,7 @@
 // by a key that was abandoned before signing is taken over by a zero-value filler transaction.
 //
 // Every failure is an *errcode.Error with one of the BLOCKCHAIN_* codes of the API contract.
+//
+// It imports only internal/errcode, never db: the verifier builds on it without a database. Its TxStore on
+// Postgres is internal/chain/pgstore.
 package chain

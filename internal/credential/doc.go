@@ -7,4 +7,6 @@
 //
 // The package also holds issuer keys (Multikey encoding, AES-256-GCM sealing with a rotating keyring, controller
 // documents) and Bitstring Status Lists for revocation.
+//
+// It imports only internal/errcode.
 package credential

@@ -2,6 +2,8 @@
 //
 // Every per-recipient step (sign, anchor, bake, publish, notify) reports failures as *Error so that the workflow can
 // turn them into a Temporal ApplicationError typed by the code, and the final code can be written to the assertion.
+//
+// It imports nothing of the module: every other package may import it.
 package errcode
 
 import (

@@ -1,4 +1,6 @@
 // Package expiry computes when an assertion expires under a badge's relative policy.
+//
+// It imports nothing of the module.
 package expiry
 
 import "time"

@@ -1,6 +1,9 @@
 // Package issuer is the organization as a credential issuer: its Ed25519 key (created on first use, sealed at
 // rest), its Bitstring Status Lists, and the public URLs of everything a verifier resolves. The pipeline
 // activities and the API's public routes share it, so both derive the same ids.
+//
+// It may import db, internal/apikey, internal/chain, internal/credential and internal/errcode, never activities or
+// api.
 package issuer
 
 import (

@@ -1,4 +1,6 @@
 // Package media validates uploaded badge images (PNG, JPEG, SVG) and produces the stored variants.
+//
+// It imports nothing of the module.
 package media
 
 import (

@@ -1,6 +1,8 @@
 // Package metrics defines every Prometheus metric of badged on one registry: HTTP traffic, issuance and recipient
 // outcomes, pipeline activity attempts, issuances stuck in PROCESSING and the Temporal SDK's own metrics. Labels
 // are bounded sets (route patterns, steps, error codes), never ids or raw paths, so the series count stays fixed.
+//
+// It imports only db (the stuck-issuance collector's query).
 package metrics
 
 import (

@@ -1,5 +1,7 @@
 // Package notify tells a recipient that a badge was issued, by email (SMTP) or KakaoTalk (a provider's HTTP API),
 // or into an outbox directory for the embedded default. Failures are *errcode.Error with the assertion errorCode.
+//
+// It imports internal/errcode and internal/safetext, never activities, api or temporal: the steps call it.
 package notify
 
 import (

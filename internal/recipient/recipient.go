@@ -1,5 +1,7 @@
 // Package recipient holds the per-recipient rules of an issuance that both the pipeline's check step and the API's
 // dry run apply, so that a dry run predicts exactly what the check step will decide.
+//
+// It imports only internal/errcode.
 package recipient
 
 import "github.com/badged/badged/internal/errcode"

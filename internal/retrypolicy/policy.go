@@ -1,5 +1,7 @@
 // Package retrypolicy is the table that maps every assertion errorCode to a failure class and every class to a
 // retry decision. Operators tune it in a file (temporal/retry-policy.json by default) without a rebuild.
+//
+// It imports only internal/errcode.
 package retrypolicy
 
 import (

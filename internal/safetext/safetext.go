@@ -11,6 +11,8 @@
 // Longer text (descriptions, criteria, cancel reasons) may hold line breaks and tabs, and bidirectional controls,
 // which right-to-left writing uses legitimately; the page shows such text in an isolated block so that they cannot
 // reach the text around it. Other control characters are refused there too.
+//
+// It imports nothing of the module: every package that takes or shows people's text may import it.
 package safetext
 
 import (

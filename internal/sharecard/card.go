@@ -3,6 +3,8 @@
 // the badge's state: a revoked, expired or replaced badge says so across the card, so a preview never shows a
 // badge as better than it is. Text is set in the PDF certificate's fonts (NanumGothic, NanumSquare Bold), which
 // cover Hangul.
+//
+// It imports only internal/certificate (its fonts and state words).
 package sharecard
 
 import (

@@ -3,6 +3,8 @@
 // (assertion, kind, UTC day, bot) and a background loop adds the counters to Postgres every few seconds, in one
 // statement, and once more on shutdown. No IP address, cookie or User-Agent is kept: only whether the User-Agent
 // looked like a bot (IsBot).
+//
+// It imports only db and internal/metrics.
 package stats
 
 import (

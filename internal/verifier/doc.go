@@ -6,4 +6,7 @@
 // Remote documents (controller documents, status lists) are fetched only over HTTPS, or plain HTTP to the loopback
 // host where the development server runs, with a timeout, a size cap and no redirect to another host. Offline, only
 // did:key issuers and controller documents handed in by the caller can be resolved.
+//
+// It imports only internal/baking, internal/chain and internal/credential, never db: it works on what a relying
+// party has.
 package verifier

@@ -1,5 +1,7 @@
 // Package webhook is badged's side of Standard Webhooks (standardwebhooks.com): endpoint secrets, signing and
 // verifying, the events and their payloads, recording events in the outbox, and the URL rules of endpoints.
+//
+// It imports only db (the outbox and endpoints); the deliveries' steps are activities'.
 package webhook
 
 import (

@@ -8,4 +8,7 @@
 // Options.PostgresURL is set. The namespace and the custom search attributes
 // are registered at every start, idempotently, so a restart on the same Dir
 // keeps workflows and visibility.
+//
+// It imports only temporal/setup. Production builds leave it out (cmd/badged/build_test.go): only `badged dev` and
+// tests import it.
 package devserver

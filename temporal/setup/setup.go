@@ -1,5 +1,7 @@
 // Package setup registers what badged needs on a Temporal cluster: its namespace and the search attributes of its
 // workflows. The embedded server (temporal/devserver) and the local cluster (deploy/cluster) both use it.
+//
+// It imports nothing of the module.
 package setup
 
 import (

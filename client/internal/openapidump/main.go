@@ -1,5 +1,7 @@
 // Command openapidump writes the rendered OpenAPI document of one API version, the input of the generated client
 // (client/v3/generate.go): go run ./client/internal/openapidump -version 3 -o client/v3/openapi.json
+//
+// It imports only api, whose rendered OpenAPI document it writes.
 package main
 
 import (

@@ -1,4 +1,6 @@
 // Package s3test runs a real S3-compatible server (versitygw over a temporary directory) for tests.
+//
+// It imports nothing of the module; only tests and cmd/badged-cluster import it.
 package s3test
 
 import (

@@ -1,6 +1,9 @@
 // Package devchain runs a local EVM chain in-process for `make run` and tests: go-ethereum's simulated beacon on a
 // full node with HTTP JSON-RPC, a funded dev key derived from a seed, blocks sealed on demand, and optionally the
 // chain kept in a data directory across restarts.
+//
+// It imports nothing of the module. Production builds leave it out (cmd/badged/build_test.go): only `badged dev`,
+// tests and deploy/cluster import it.
 package devchain
 
 import (

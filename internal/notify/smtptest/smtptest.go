@@ -2,6 +2,8 @@
 // STARTTLS with a self-signed certificate, AUTH PLAIN and LOGIN, a record of every accepted message (optionally
 // journaled to a file, for a server that runs as a process of its own), and faults on demand (an SMTP error reply
 // or a dropped connection at a chosen stage).
+//
+// It imports nothing of the module; only tests and cmd/badged-cluster import it.
 package smtptest
 
 import (
