@@ -157,13 +157,13 @@ func (rg statsRange) strings() (string, string) {
 }
 
 // statsSubject is what one stats route reads: whether the subject exists for the caller's scope (its not-found
-// error otherwise), its event counters and recorded outcomes between two days, and where the answer names it.
+// error otherwise), which assertions are its own (the filter of the stats queries, days aside), and where the answer
+// names it.
 type statsSubject struct {
-	param    string // the path parameter of the subject's id
-	exists   func(ctx context.Context, sc scope, id uuid.UUID) error
-	events   func(ctx context.Context, sc scope, id uuid.UUID, from, to string) ([]db.BadgeStatsByDayRow, error)
-	outcomes func(ctx context.Context, sc scope, id uuid.UUID, from, to string) ([]db.BadgeOutcomesByDayRow, error)
-	name     func(out *statsResponse, id *uuid.UUID)
+	param  string // the path parameter of the subject's id
+	exists func(ctx context.Context, sc scope, id uuid.UUID) error
+	filter func(sc scope, id *uuid.UUID) db.StatsByDayParams
+	name   func(out *statsResponse, id *uuid.UUID)
 }
 
 // serveStats is every stats route: the subject's id, the caller's scope and the range read and checked once here.
@@ -183,14 +183,9 @@ func (h *handler) serveStats(w http.ResponseWriter, r *http.Request, sub statsSu
 	if err := sub.exists(r.Context(), sc, id.UUID); err != nil {
 		return err
 	}
-	from, to := rg.strings()
-	out, err := h.collectStats(r.Context(), rg,
-		func(ctx context.Context) ([]db.BadgeStatsByDayRow, error) {
-			return sub.events(ctx, sc, id.UUID, from, to)
-		},
-		func(ctx context.Context) ([]db.BadgeOutcomesByDayRow, error) {
-			return sub.outcomes(ctx, sc, id.UUID, from, to)
-		})
+	q := sub.filter(sc, &id.UUID)
+	q.FromDay, q.ToDay = rg.strings()
+	out, err := h.collectStats(r.Context(), rg, q)
 	if err != nil {
 		return err
 	}
@@ -199,22 +194,24 @@ func (h *handler) serveStats(w http.ResponseWriter, r *http.Request, sub statsSu
 	return nil
 }
 
+// notFoundAs is a subject's lookup error, a missing row answered as the subject's not-found code.
+func notFoundAs(err error, code, what string, id uuid.UUID) error {
+	if db.IsNotFound(err) {
+		return newError(code, "%s %s not found", what, id)
+	}
+	return err
+}
+
 // getBadgeStats answers GET /badges/{badgeId}/stats.
 func (h *handler) getBadgeStats(w http.ResponseWriter, r *http.Request) error {
 	return h.serveStats(w, r, statsSubject{
 		param: "badgeId",
 		exists: func(ctx context.Context, sc scope, id uuid.UUID) error {
 			_, err := h.db.GetBadge(ctx, db.GetBadgeParams{OrgID: sc.Org, ID: id})
-			if db.IsNotFound(err) {
-				return newError(codeBadgeNotFound, "badge %s not found", id)
-			}
-			return err
+			return notFoundAs(err, codeBadgeNotFound, "badge", id)
 		},
-		events: func(ctx context.Context, sc scope, id uuid.UUID, from, to string) ([]db.BadgeStatsByDayRow, error) {
-			return h.db.BadgeStatsByDay(ctx, db.BadgeStatsByDayParams{OrgID: sc.Org, Mode: sc.Mode, BadgeID: id, FromDay: from, ToDay: to})
-		},
-		outcomes: func(ctx context.Context, sc scope, id uuid.UUID, from, to string) ([]db.BadgeOutcomesByDayRow, error) {
-			return h.db.BadgeOutcomesByDay(ctx, db.BadgeOutcomesByDayParams{OrgID: sc.Org, Mode: sc.Mode, BadgeID: id, FromDay: from, ToDay: to})
+		filter: func(sc scope, id *uuid.UUID) db.StatsByDayParams {
+			return db.StatsByDayParams{OrgID: &sc.Org, Mode: &sc.Mode, BadgeID: id}
 		},
 		name: func(out *statsResponse, id *uuid.UUID) { out.BadgeID = id },
 	})
@@ -226,20 +223,10 @@ func (h *handler) getIssuanceStats(w http.ResponseWriter, r *http.Request) error
 		param: "issuanceId",
 		exists: func(ctx context.Context, sc scope, id uuid.UUID) error {
 			_, err := h.db.GetIssuance(ctx, db.GetIssuanceParams{OrgID: sc.Org, ID: id, Mode: sc.Mode})
-			if db.IsNotFound(err) {
-				return newError(codeIssuanceNotFound, "issuance %s not found", id)
-			}
-			return err
+			return notFoundAs(err, codeIssuanceNotFound, "issuance", id)
 		},
-		events: func(ctx context.Context, _ scope, id uuid.UUID, from, to string) ([]db.BadgeStatsByDayRow, error) {
-			rows, err := h.db.IssuanceStatsByDay(ctx, db.IssuanceStatsByDayParams{IssuanceID: id, FromDay: from, ToDay: to})
-			return eventRows(rows), err
-		},
-		outcomes: func(ctx context.Context, _ scope, id uuid.UUID, from, to string) ([]db.BadgeOutcomesByDayRow, error) {
-			rows, err := h.db.IssuanceOutcomesByDay(ctx, db.IssuanceOutcomesByDayParams{IssuanceID: id, FromDay: from, ToDay: to})
-			return outcomeRows(rows), err
-		},
-		name: func(out *statsResponse, id *uuid.UUID) { out.IssuanceID = id },
+		filter: func(_ scope, id *uuid.UUID) db.StatsByDayParams { return db.StatsByDayParams{IssuanceID: id} },
+		name:   func(out *statsResponse, id *uuid.UUID) { out.IssuanceID = id },
 	})
 }
 
@@ -249,18 +236,10 @@ func (h *handler) getProgramStats(w http.ResponseWriter, r *http.Request) error 
 		param: "programId",
 		exists: func(ctx context.Context, sc scope, id uuid.UUID) error {
 			_, err := h.db.GetProgram(ctx, db.GetProgramParams{OrgID: sc.Org, ID: id})
-			if db.IsNotFound(err) {
-				return newError(codeProgramNotFound, "program %s not found", id)
-			}
-			return err
+			return notFoundAs(err, codeProgramNotFound, "program", id)
 		},
-		events: func(ctx context.Context, sc scope, id uuid.UUID, from, to string) ([]db.BadgeStatsByDayRow, error) {
-			rows, err := h.db.ProgramStatsByDay(ctx, db.ProgramStatsByDayParams{OrgID: sc.Org, Mode: sc.Mode, ProgramID: id, FromDay: from, ToDay: to})
-			return eventRows(rows), err
-		},
-		outcomes: func(ctx context.Context, sc scope, id uuid.UUID, from, to string) ([]db.BadgeOutcomesByDayRow, error) {
-			rows, err := h.db.ProgramOutcomesByDay(ctx, db.ProgramOutcomesByDayParams{OrgID: sc.Org, Mode: sc.Mode, ProgramID: id, FromDay: from, ToDay: to})
-			return outcomeRows(rows), err
+		filter: func(sc scope, id *uuid.UUID) db.StatsByDayParams {
+			return db.StatsByDayParams{OrgID: &sc.Org, Mode: &sc.Mode, ProgramID: id}
 		},
 		name: func(out *statsResponse, id *uuid.UUID) { out.ProgramID = id },
 	})
@@ -274,29 +253,20 @@ func (h *handler) getAssertionStats(w http.ResponseWriter, r *http.Request) erro
 			_, err := h.findAssertion(ctx, sc, id)
 			return err
 		},
-		events: func(ctx context.Context, _ scope, id uuid.UUID, from, to string) ([]db.BadgeStatsByDayRow, error) {
-			rows, err := h.db.AssertionStatsByDay(ctx, db.AssertionStatsByDayParams{AssertionID: id, FromDay: from, ToDay: to})
-			return eventRows(rows), err
-		},
-		outcomes: func(ctx context.Context, _ scope, id uuid.UUID, from, to string) ([]db.BadgeOutcomesByDayRow, error) {
-			rows, err := h.db.AssertionOutcomesByDay(ctx, db.AssertionOutcomesByDayParams{AssertionID: id, FromDay: from, ToDay: to})
-			return outcomeRows(rows), err
-		},
-		name: func(out *statsResponse, id *uuid.UUID) { out.AssertionID = id },
+		filter: func(_ scope, id *uuid.UUID) db.StatsByDayParams { return db.StatsByDayParams{AssertionID: id} },
+		name:   func(out *statsResponse, id *uuid.UUID) { out.AssertionID = id },
 	})
 }
 
-// collectStats reads the event counters and the recorded outcomes of a range and folds them into totals and days.
-func (h *handler) collectStats(ctx context.Context, rg statsRange,
-	events func(context.Context) ([]db.BadgeStatsByDayRow, error),
-	outcomes func(context.Context) ([]db.BadgeOutcomesByDayRow, error)) (statsResponse, error) {
-	from, to := rg.strings()
-	out := statsResponse{From: from, To: to, Totals: newStatsCounts(), Days: []statsDay{}}
-	ev, err := events(ctx)
+// collectStats reads the event counters and the recorded outcomes of q's assertions in range rg and folds them into
+// totals and days.
+func (h *handler) collectStats(ctx context.Context, rg statsRange, q db.StatsByDayParams) (statsResponse, error) {
+	out := statsResponse{From: q.FromDay, To: q.ToDay, Totals: newStatsCounts(), Days: []statsDay{}}
+	ev, err := h.db.StatsByDay(ctx, q)
 	if err != nil {
 		return out, err
 	}
-	oc, err := outcomes(ctx)
+	oc, err := h.db.OutcomesByDay(ctx, db.OutcomesByDayParams(q))
 	if err != nil {
 		return out, err
 	}
@@ -323,31 +293,4 @@ func (h *handler) collectStats(ctx context.Context, rg statsRange,
 		}
 	}
 	return out, nil
-}
-
-// eventRows and outcomeRows convert sqlc's row types of the stats queries (one per query, the same fields) to the
-// badge query's, which collectStats folds.
-func eventRows[R ~struct {
-	Day  string
-	Kind string
-	Bot  bool
-	N    int64
-}](rows []R) []db.BadgeStatsByDayRow {
-	out := make([]db.BadgeStatsByDayRow, len(rows))
-	for i, r := range rows {
-		out[i] = db.BadgeStatsByDayRow(r)
-	}
-	return out
-}
-
-func outcomeRows[R ~struct {
-	Day  string
-	Kind string
-	N    int64
-}](rows []R) []db.BadgeOutcomesByDayRow {
-	out := make([]db.BadgeOutcomesByDayRow, len(rows))
-	for i, r := range rows {
-		out[i] = db.BadgeOutcomesByDayRow(r)
-	}
-	return out
 }
