@@ -14,7 +14,6 @@ import (
 	"github.com/badged/badged/activities"
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/notify"
-	"github.com/badged/badged/internal/notify/smtptest"
 )
 
 // Two sweeps side by side (two namespaces' workers on one database, a re-run beside the running one), each running
@@ -23,11 +22,7 @@ import (
 // (lease running) are left to it.
 func TestSendExpiryReminders_TwoSweepsSideBySide(t *testing.T) {
 	f := newRemindFixture(t, []int32{30})
-	srv := smtptest.Start(t, smtptest.Options{NoTLS: true})
-	mailer, err := notify.NewSMTP(notify.SMTPConfig{Host: srv.Host, Port: srv.Port, TLS: notify.TLSNone,
-		From: "Badged <noreply@example.com>", Timeout: 10 * time.Second})
-	require.NoError(t, err)
-	f.acts.Outbox = mailer
+	srv := f.mailOverSMTP(t)
 	ctx := context.Background()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	in10 := t0.Add(10 * 24 * time.Hour)

@@ -9,18 +9,13 @@ import (
 
 	"github.com/badged/badged/activities"
 	"github.com/badged/badged/internal/notify"
-	"github.com/badged/badged/internal/notify/smtptest"
 )
 
 // The reminder mail, as a real SMTP server receives it, carries the organization's renewal link while the
 // organization offers renewal (its renewal URL, {assertionId} replaced), and no renewal link once it stops.
 func TestSendExpiryReminders_RenewalLinkInMail(t *testing.T) {
 	f := newRemindFixture(t, []int32{30})
-	srv := smtptest.Start(t, smtptest.Options{NoTLS: true})
-	mailer, err := notify.NewSMTP(notify.SMTPConfig{Host: srv.Host, Port: srv.Port, TLS: notify.TLSNone,
-		From: "Badged <noreply@example.com>", Timeout: 10 * time.Second})
-	require.NoError(t, err)
-	f.acts.Outbox = mailer
+	srv := f.mailOverSMTP(t)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	in10 := t0.Add(10 * 24 * time.Hour)
 	sweep := func() {

@@ -22,6 +22,7 @@ import (
 	"github.com/badged/badged/db/dbtest"
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/notify"
+	"github.com/badged/badged/internal/notify/smtptest"
 )
 
 // countingSender delivers to an outbox and counts the sends of each message id: the outbox keeps one file per id,
@@ -78,6 +79,17 @@ func newRemindFixture(t testing.TB, policy []int32) *remindFixture {
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Location: time.UTC}
 	f.setRenewalURL(t, remindRenewalURL)
 	return f
+}
+
+// mailOverSMTP sends the fixture's reminders to a real SMTP server, which it returns, instead of the counting outbox.
+func (f *remindFixture) mailOverSMTP(t testing.TB) *smtptest.Server {
+	t.Helper()
+	srv := smtptest.Start(t, smtptest.Options{NoTLS: true})
+	mailer, err := notify.NewSMTP(notify.SMTPConfig{Host: srv.Host, Port: srv.Port, TLS: notify.TLSNone,
+		From: "Badged <noreply@example.com>", Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	f.acts.Outbox = mailer
+	return srv
 }
 
 // remindRenewalURL is the fixture organization's renewal URL: it offers renewal on its own page.
