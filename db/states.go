@@ -2,8 +2,9 @@ package db
 
 // The states and statuses the schema's CHECK constraints allow, each with the list of its values. sqlc generates
 // these columns as string: compare them as string(db.AssertionFailed), or convert the column,
-// db.AssertionState(r.State), to switch on it. TestStatesMatchConstraints reads every such constraint of the migrated schema and fails when a
-// list here and its constraint differ. The API's stateCode and processingStatus values are these values.
+// db.AssertionState(r.State), to switch on it. TestStatesMatchConstraints reads every such constraint of the
+// migrated schema and fails when a list here and its constraint differ. The API's stateCode and processingStatus
+// values are these values.
 //
 // The mode columns (live, test) are apikey.ModeLive and apikey.ModeTest; the same test holds them to their
 // constraints. The pipeline step column has no constraint: its values are activities.Step*.
