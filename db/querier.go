@@ -368,9 +368,9 @@ type Querier interface {
 	ResetForRedrive(ctx context.Context, ids []uuid.UUID) (int64, error)
 	// When EnsureNotificationOffer returned a lapsed offer: the assertion's notification offer whose lifetime ended
 	// unused and not withdrawn gives up its place (for_notification), so the next EnsureNotificationOffer mints a fresh
-	// one and the new message's link works. The old offer stays as it was, expired. A used or withdrawn offer keeps its place (the recipient sees
-	// what became of it), and so does the offer of an assertion that can no longer be claimed (cancelled, reissued,
-	// expired: api/oid4vci_offer.go offerable).
+	// one and the new message's link works. The old offer stays as it was, expired. A used or withdrawn offer keeps its
+	// place (the recipient sees what became of it), and so does the offer of an assertion that can no longer be claimed
+	// (cancelled, reissued, expired: the states here are api/oid4vci_offer.go's offerable, in SQL).
 	RetireLapsedNotificationOffer(ctx context.Context, assertionID uuid.UUID) (int64, error)
 	RevokeAPIKey(ctx context.Context, id uuid.UUID) (ApiKey, error)
 	// Cancels an issued, unexpired assertion of the key's mode; no row means its state forbids it.

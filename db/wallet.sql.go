@@ -832,9 +832,9 @@ WHERE o.assertion_id = $1 AND o.for_notification
 
 // When EnsureNotificationOffer returned a lapsed offer: the assertion's notification offer whose lifetime ended
 // unused and not withdrawn gives up its place (for_notification), so the next EnsureNotificationOffer mints a fresh
-// one and the new message's link works. The old offer stays as it was, expired. A used or withdrawn offer keeps its place (the recipient sees
-// what became of it), and so does the offer of an assertion that can no longer be claimed (cancelled, reissued,
-// expired: api/oid4vci_offer.go offerable).
+// one and the new message's link works. The old offer stays as it was, expired. A used or withdrawn offer keeps its
+// place (the recipient sees what became of it), and so does the offer of an assertion that can no longer be claimed
+// (cancelled, reissued, expired: the states here are api/oid4vci_offer.go's offerable, in SQL).
 func (q *Queries) RetireLapsedNotificationOffer(ctx context.Context, assertionID uuid.UUID) (int64, error) {
 	result, err := q.db.Exec(ctx, retireLapsedNotificationOffer, assertionID)
 	if err != nil {

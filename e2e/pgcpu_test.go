@@ -60,3 +60,18 @@ func procCPU(pid int) time.Duration {
 	stime, _ := strconv.ParseInt(fields[12], 10, 64) // field 15
 	return time.Duration(utime+stime) * clockTick
 }
+
+// procStatusBytes reads a kB line of /proc/<pid>/status (VmRSS:, VmHWM:) in bytes.
+func procStatusBytes(pid int, key string) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, key); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}

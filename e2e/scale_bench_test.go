@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -137,21 +136,26 @@ type meter struct {
 
 func startMeter() *meter {
 	m := &meter{cpu0: processCPU(), stop: make(chan struct{}), peak: rss()}
-	m.done.Add(1)
+	sampleEvery(100*time.Millisecond, m.stop, &m.done, func() { m.peak = max(m.peak, rss()) })
+	return m
+}
+
+// sampleEvery calls sample every d until stop is closed, in a goroutine that done counts.
+func sampleEvery(d time.Duration, stop <-chan struct{}, done *sync.WaitGroup, sample func()) {
+	done.Add(1)
 	go func() {
-		defer m.done.Done()
-		t := time.NewTicker(100 * time.Millisecond)
+		defer done.Done()
+		t := time.NewTicker(d)
 		defer t.Stop()
 		for {
 			select {
-			case <-m.stop:
+			case <-stop:
 				return
 			case <-t.C:
-				m.peak = max(m.peak, rss())
+				sample()
 			}
 		}
 	}()
-	return m
 }
 
 func (m *meter) end(r *scaleRun) {
@@ -170,21 +174,7 @@ func processCPU() time.Duration {
 }
 
 // rss is the process's resident set size now (VmRSS), in bytes.
-func rss() int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
+func rss() int64 { return procStatusBytes(os.Getpid(), "VmRSS:") }
 
 func (s *stack) databaseSize(tb testing.TB) int64 {
 	tb.Helper()

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -186,20 +185,7 @@ func startProcMeter(procs []*dcluster.Process) *procMeter {
 		m.pids[p.Name], m.cpu0[p.Name] = pid, procCPU(pid)
 	}
 	m.sample()
-	m.done.Add(1)
-	go func() {
-		defer m.done.Done()
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-m.stop:
-				return
-			case <-t.C:
-				m.sample()
-			}
-		}
-	}()
+	sampleEvery(250*time.Millisecond, m.stop, &m.done, m.sample)
 	return m
 }
 
@@ -221,19 +207,4 @@ func (m *procMeter) end() (time.Duration, map[string]int64) {
 		cpu += procCPU(pid) - m.cpu0[name]
 	}
 	return cpu, m.peaks
-}
-
-// procStatusBytes reads a kB line of /proc/<pid>/status (VmRSS:, VmHWM:) in bytes.
-func procStatusBytes(pid int, key string) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, key); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }

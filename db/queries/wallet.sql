@@ -132,9 +132,9 @@ WHERE org_id = sqlc.arg(org_id) AND mode = sqlc.arg(mode) AND sealed_key = sqlc.
 -- name: RetireLapsedNotificationOffer :execrows
 -- When EnsureNotificationOffer returned a lapsed offer: the assertion's notification offer whose lifetime ended
 -- unused and not withdrawn gives up its place (for_notification), so the next EnsureNotificationOffer mints a fresh
--- one and the new message's link works. The old offer stays as it was, expired. A used or withdrawn offer keeps its place (the recipient sees
--- what became of it), and so does the offer of an assertion that can no longer be claimed (cancelled, reissued,
--- expired: api/oid4vci_offer.go offerable).
+-- one and the new message's link works. The old offer stays as it was, expired. A used or withdrawn offer keeps its
+-- place (the recipient sees what became of it), and so does the offer of an assertion that can no longer be claimed
+-- (cancelled, reissued, expired: the states here are api/oid4vci_offer.go's offerable, in SQL).
 UPDATE credential_offers o SET for_notification = false
 FROM assertions a
 WHERE o.assertion_id = sqlc.arg(assertion_id) AND o.for_notification
