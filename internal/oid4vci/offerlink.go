@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	qrcode "github.com/skip2/go-qrcode"
+
+	"github.com/badged/badged/internal/qr"
 )
 
 // Prefix is where the shared OpenID4VCI endpoints live (token, nonce, credential, notification, offers).
@@ -34,19 +35,19 @@ func OfferLink(offerURI string) string {
 	return "openid-credential-offer://?credential_offer_uri=" + url.QueryEscape(offerURI)
 }
 
-// qrPixels is the side of an offer's QR code image: an offer link of ~110 characters is a version 6 code (41
-// modules plus the quiet zone), about 6 px per module, which phone cameras read from a screen at arm's length.
+// qrPixels is the side of an offer's QR code image: an offer link of ~140 bytes is a version 8 code (49 modules
+// plus the quiet zone), about 5 px per module, which phone cameras read from a screen at arm's length.
 const qrPixels = 300
 
 // OfferQR is the PNG QR code of an offer link (error recovery Medium: a screen, not print, so no smudges to fight).
-// The notify step makes one per recipient, so its cost counts: the modules are go-qrcode's, the image is drawn and
-// written here (qrpng.go) with the same pixels as go-qrcode's own PNG.
+// The notify step makes one per recipient, so its cost counts: the modules come from internal/qr, the image is
+// drawn and written here (qrpng.go).
 func OfferQR(link string) ([]byte, error) {
-	q, err := qrcode.New(link, qrcode.Medium)
+	q, err := qr.Encode(link)
 	if err != nil {
 		return nil, fmt.Errorf("offer QR code: %w", err)
 	}
-	b, err := qrPNG(q.Bitmap(), qrPixels)
+	b, err := qrPNG(q, qrPixels)
 	if err != nil {
 		return nil, fmt.Errorf("offer QR code: %w", err)
 	}

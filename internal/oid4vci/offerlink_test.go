@@ -7,29 +7,38 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-	qrcode "github.com/skip2/go-qrcode"
+	"github.com/makiuchi-d/gozxing"
+	zxqr "github.com/makiuchi-d/gozxing/qrcode"
 	"github.com/stretchr/testify/require"
+
+	"github.com/badged/badged/internal/qr"
 )
 
-// TestOfferQR_SameImage: the offer's QR code, drawn and written by qrPNG, is go-qrcode's own PNG of the link pixel
-// for pixel; only the file's encoding is ours.
-func TestOfferQR_SameImage(t *testing.T) {
+// TestOfferQR_Reads: the offer's QR code is a 300 px PNG that a decoder (ZXing's, as gozxing ports it) reads
+// back as the link, with a light quiet zone of four modules around it.
+func TestOfferQR_Reads(t *testing.T) {
 	link := OfferLink(OfferURI("https://badges.example.com", uuid.MustParse("0b7c6f5e-64a3-4b8e-9d2a-6a9f2f1e0c11")))
 	got, err := OfferQR(link)
 	require.NoError(t, err)
-	want, err := qrcode.Encode(link, qrcode.Medium, qrPixels)
+	img := decodePNG(t, got)
+	require.Equal(t, image.Rect(0, 0, qrPixels, qrPixels), img.Bounds())
+	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
 	require.NoError(t, err)
-	gi, wi := decodePNG(t, got), decodePNG(t, want)
-	require.Equal(t, image.Rect(0, 0, qrPixels, qrPixels), gi.Bounds())
-	require.Equal(t, wi.Bounds(), gi.Bounds())
+	res, err := zxqr.NewQRCodeReader().Decode(bmp, nil)
+	require.NoError(t, err)
+	require.Equal(t, link, res.GetText())
+
+	q, err := qr.Encode(link)
+	require.NoError(t, err)
+	border := qrPixels * quietZone / (q.Size + 2*quietZone) // whole pixels of the quiet zone on each side
 	dark := 0
 	for y := range qrPixels {
 		for x := range qrPixels {
-			gr, gg, gb, _ := gi.At(x, y).RGBA()
-			wr, wg, wb, _ := wi.At(x, y).RGBA()
-			require.Equal(t, [3]uint32{wr, wg, wb}, [3]uint32{gr, gg, gb}, "pixel %d,%d", x, y)
-			if gr == 0 {
+			r, _, _, _ := img.At(x, y).RGBA()
+			inZone := x < border || y < border || x >= qrPixels-border || y >= qrPixels-border
+			if r == 0 {
 				dark++
+				require.False(t, inZone, "dark pixel %d,%d in the quiet zone", x, y)
 			}
 		}
 	}

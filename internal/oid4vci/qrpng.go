@@ -6,28 +6,42 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"sync"
+
+	"github.com/badged/badged/internal/qr"
 )
 
-// qrPNG writes a QR code's modules (true: dark) as a size×size PNG of one bit per pixel, white and black, each pixel
-// taking the module go-qrcode's Image maps it to (so the image is pixel for pixel go-qrcode's). go-qrcode's PNG
-// method goes through image/png, which reads a two-colour image one pixel at a time through an interface and
-// compresses at BestCompression with a new ~1 MB compressor: profiled at about half of a code's CPU. Here the rows
-// are packed directly and compressed at BestSpeed by a pooled writer (a two-colour image of long runs compresses
-// almost as well: ~1.1 KB instead of ~1.0).
-func qrPNG(modules [][]bool, size int) ([]byte, error) {
-	n := len(modules)
+// quietZone is the light border a QR code needs around it, in modules (ISO/IEC 18004: four).
+const quietZone = 4
+
+// qrPNG writes a QR code with its quiet zone as a size×size PNG of one bit per pixel, white and black, each pixel
+// taking the module under it (rounded down, so modules are a pixel wider here and there). image/png would read a
+// two-colour image one pixel at a time through an interface and compress at BestCompression with a new ~1 MB
+// compressor: profiled at about half of a code's CPU. Here the rows are packed directly and compressed at
+// BestSpeed by a pooled writer (a two-colour image of long runs compresses almost as well: ~1.1 KB).
+func qrPNG(q *qr.Code, size int) ([]byte, error) {
+	n := q.Size + 2*quietZone
+	dark := func(x, y int) bool {
+		x, y = x-quietZone, y-quietZone
+		return x >= 0 && y >= 0 && x < q.Size && y < q.Size && q.Dark(x, y)
+	}
 	size = max(size, n)
 	stride := (size + 7) / 8
 	raw := make([]byte, size*(1+stride)) // each row: filter type 0 (none), then the packed pixels
 	perPixel := float64(n) / float64(size)
-	col := make([]int, size) // the module column of each pixel column, as go-qrcode computes it
+	col := make([]int, size) // the module column of each pixel column
 	for x := range col {
 		col[x] = int(float64(x) * perPixel)
 	}
+	prev := -1 // the module row the previous pixel row was drawn from: its pixels are the same
 	for y := range size {
-		row, line := modules[int(float64(y)*perPixel)], raw[y*(1+stride)+1:][:stride]
+		my, line := int(float64(y)*perPixel), raw[y*(1+stride)+1:][:stride]
+		if my == prev {
+			copy(line, raw[(y-1)*(1+stride)+1:][:stride])
+			continue
+		}
+		prev = my
 		for x, c := range col {
-			if row[c] {
+			if dark(c, my) {
 				line[x/8] |= 0x80 >> (x % 8)
 			}
 		}
