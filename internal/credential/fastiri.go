@@ -36,7 +36,8 @@ const (
 
 // fastIRI recognizes IRIs whose validity follows from their shape. An http(s) IRI is "https://" + host + rest:
 // when rest is empty or starts with / ? or #, holds no whitespace, control character or %, and the host holds
-// only letters, digits, dots and hyphens, then IsURL(iri) holds exactly when IsURL("https://" + host) does (the
+// only letters, digits, dots and hyphens (then perhaps a port), then IsURL(iri) holds exactly when
+// IsURL("https://" + host) does (the
 // pattern ends in an optional path group [/?#]\S*, and url.Parse can only fail on % escapes or control
 // characters), which is remembered per host.
 func fastIRI(s string) iriVerdict {
@@ -74,6 +75,16 @@ func fastIRI(s string) iriVerdict {
 	if i := strings.IndexAny(host, "/?#"); i >= 0 {
 		host = host[:i]
 	}
+	prefix := s[:colon+3+len(host)] // scheme://host[:port], what hostValid remembers
+	if i := strings.IndexByte(host, ':'); i >= 0 {
+		// A port of 1 to 5 digits (IsURL's port group, which precedes the path group): a deployment on
+		// http://127.0.0.1:8080 signs every IRI with it.
+		port := host[i+1:]
+		if port == "" || len(port) > 5 || strings.Trim(port, "0123456789") != "" {
+			return iriUnsure
+		}
+		host = host[:i]
+	}
 	if host == "" || host[0] == '.' {
 		return iriUnsure
 	}
@@ -82,7 +93,7 @@ func fastIRI(s string) iriVerdict {
 			return iriUnsure
 		}
 	}
-	if !hostValid(s[:colon+3+len(host)]) {
+	if !hostValid(prefix) {
 		return iriUnsure
 	}
 	return iriOK
