@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,10 +39,16 @@ func TestNotify_WalletOffer(t *testing.T) {
 		require.Len(t, rows, 1)
 		return rows[0]
 	}
-	require.NoError(t, f.acts.send(ctx, row(v3[0])))
-	require.NoError(t, f.acts.send(ctx, row(v2[0])))
+	send := func(id uuid.UUID) error {
+		r := row(id)
+		offers, err := f.acts.mail().WalletOffers(ctx, []db.Assertion{r.Assertion})
+		require.NoError(t, err)
+		return f.acts.send(ctx, r, offers[id])
+	}
+	require.NoError(t, send(v3[0]))
+	require.NoError(t, send(v2[0]))
 	// A retry after a lost answer sends again: the same offer, not a second one.
-	require.NoError(t, f.acts.send(ctx, row(v3[0])))
+	require.NoError(t, send(v3[0]))
 	msgs := srv.Messages()
 	require.Len(t, msgs, 3)
 
@@ -161,4 +168,120 @@ func TestNotify_WalletOfferLapsed(t *testing.T) {
 		require.NoError(t, f.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM credential_offers WHERE assertion_id = $1`, ids[i]).Scan(&n))
 		require.Equal(t, 1, n, "recipient %d", i)
 	}
+}
+
+// TestNotify_WalletOffersPerChunk: EnsureNotificationOffers answers for a whole chunk in one statement: a new
+// offer (with the id given) for a recipient without one, the same offer for one that has one, also on a retry, and
+// a lapsed one reported lapsed; the notify step sends it once for the chunk (and once more for the lapsed offer it
+// replaces, which stays per recipient). An organization that turned wallet offers off gets no rows, and no offer
+// is created.
+func TestNotify_WalletOffersPerChunk(t *testing.T) {
+	f := mustFixture(t)
+	ctx := context.Background()
+	f.acts.Issuer = issuer.New(f.DB, nil, "https://badges.example")
+	_, ids := f.mustIssuance(t, "live", 3, recipient{Step: StepPublished}, recipient{Step: StepPublished},
+		recipient{Step: StepPublished})
+	_, v2 := f.mustIssuance(t, "live", 2, recipient{Step: StepPublished})
+	fresh, existing, lapsed := ids[0], ids[1], ids[2]
+	all := append(append([]uuid.UUID{}, ids...), v2...)
+	ensure := func(as ...uuid.UUID) (map[uuid.UUID]db.EnsureNotificationOffersRow, []uuid.UUID) {
+		t.Helper()
+		p := db.EnsureNotificationOffersParams{OrgID: f.OrgID, AssertionIds: as, Mode: "live",
+			TtlSeconds: int32(oid4vci.OfferTTL / time.Second)}
+		for range as {
+			p.Ids = append(p.Ids, uuid.New())
+		}
+		rows, err := f.DB.EnsureNotificationOffers(ctx, p)
+		require.NoError(t, err)
+		out := map[uuid.UUID]db.EnsureNotificationOffersRow{}
+		for _, r := range rows {
+			out[r.AssertionID] = r
+		}
+		require.Len(t, out, len(rows), "one row per assertion")
+		return out, p.Ids
+	}
+	offerCount := func() int {
+		t.Helper()
+		var n int
+		require.NoError(t, f.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM credential_offers WHERE assertion_id = ANY($1)`,
+			all).Scan(&n))
+		return n
+	}
+
+	before, _ := ensure(existing, lapsed)
+	require.Len(t, before, 2)
+	_, err := f.DB.Pool.Exec(ctx, `UPDATE credential_offers SET expires_at = now() - interval '1 second' WHERE id = $1`,
+		before[lapsed].ID)
+	require.NoError(t, err)
+	got, minted := ensure(fresh, existing, lapsed)
+	require.Len(t, got, 3)
+	require.Equal(t, minted[0], got[fresh].ID, "a new offer takes the id given")
+	require.False(t, got[fresh].Lapsed)
+	require.WithinDuration(t, time.Now().Add(oid4vci.OfferTTL), got[fresh].ExpiresAt, time.Minute)
+	require.Equal(t, before[existing].ID, got[existing].ID, "an existing offer is returned, not replaced")
+	require.False(t, got[existing].Lapsed)
+	require.Equal(t, before[lapsed].ID, got[lapsed].ID)
+	require.True(t, got[lapsed].Lapsed)
+	again, _ := ensure(fresh, existing, lapsed)
+	for _, id := range []uuid.UUID{fresh, existing, lapsed} {
+		require.Equal(t, got[id].ID, again[id].ID, "a retry returns the same offer")
+		require.Equal(t, got[id].Lapsed, again[id].Lapsed)
+	}
+	require.Equal(t, 3, offerCount())
+
+	// The notify step on the chunk (and a v2 recipient, who gets no offer): one statement for the chunk's offers.
+	count := &statementCounter{byName: map[string]int{}}
+	traced := tracedDB(t, f.DB, count)
+	f.acts.DB = traced
+	kept := &keptSender{}
+	f.acts.Outbox = kept
+	failed, err := f.acts.onChunk(StepPublished, f.acts.notifyRecipients)(ctx, all)
+	require.NoError(t, err)
+	require.Empty(t, failed)
+	require.Equal(t, 2, count.byName["EnsureNotificationOffers"], "one for the chunk, one for the lapsed offer's successor")
+	require.Equal(t, 1, count.byName["RetireLapsedNotificationOffer"])
+	sent := kept.byAssertion()
+	require.Len(t, sent, 4)
+	require.Contains(t, sent[fresh.String()].Wallet.PageURL, got[fresh].ID.String())
+	require.Contains(t, sent[existing.String()].Wallet.PageURL, got[existing].ID.String())
+	require.NotContains(t, sent[lapsed.String()].Wallet.PageURL, got[lapsed].ID.String(), "a lapsed offer is replaced")
+	require.Nil(t, sent[v2[0].String()].Wallet)
+	require.Equal(t, 4, offerCount(), "the lapsed offer stays beside its successor")
+
+	// Wallet offers turned off: no rows, nothing created.
+	off := false
+	_, err = f.DB.UpdateOrganizationProfile(ctx, db.UpdateOrganizationProfileParams{ID: f.OrgID, WalletOffers: &off})
+	require.NoError(t, err)
+	_, more := f.mustIssuance(t, "live", 3, recipient{Step: StepPublished})
+	none, _ := ensure(fresh, existing, more[0])
+	require.Empty(t, none)
+	offers, err := f.acts.mail().WalletOffers(ctx, []db.Assertion{f.mustAssertion(t, fresh), f.mustAssertion(t, more[0])})
+	require.NoError(t, err)
+	require.Empty(t, offers)
+	var n int
+	require.NoError(t, f.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM credential_offers WHERE assertion_id = $1`, more[0]).Scan(&n))
+	require.Zero(t, n)
+}
+
+// keptSender keeps the messages it is given (the notify step sends from several goroutines).
+type keptSender struct {
+	mu  sync.Mutex
+	got []notify.Notification
+}
+
+func (k *keptSender) Send(_ context.Context, n notify.Notification) (notify.Receipt, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.got = append(k.got, n)
+	return notify.Receipt{Channel: n.Channel}, nil
+}
+
+func (k *keptSender) byAssertion() map[string]notify.Notification {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	out := map[string]notify.Notification{}
+	for _, n := range k.got {
+		out[n.AssertionID] = n
+	}
+	return out
 }

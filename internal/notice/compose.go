@@ -7,14 +7,10 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/badged/badged/db"
-	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/blob"
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/notify"
-	"github.com/badged/badged/internal/oid4vci"
 )
 
 // MaxInlineBadge caps the baked image a mail carries inline: a baked PNG up to this size goes in the mail (the
@@ -42,10 +38,15 @@ type Composer struct {
 // AttachWalletOffer). An error is a failure to create the offer.
 func (c Composer) IssueNotice(ctx context.Context, as db.Assertion, badgeName, orgName string) (notify.Notification, error) {
 	n := c.Notice(ctx, as, badgeName, orgName)
-	if c.DB == nil {
-		return n, nil
-	}
 	return n, c.AttachWalletOffer(ctx, as, &n)
+}
+
+// IssueNoticeWith is IssueNotice with the wallet offer fetched beforehand: offer is the assertion's entry in what
+// WalletOffers returned for a set that held it (the zero Offer, the entry of an assertion that gets none: no
+// offer). The notify step fetches a chunk's offers in one statement this way.
+func (c Composer) IssueNoticeWith(ctx context.Context, as db.Assertion, badgeName, orgName string, offer Offer) (notify.Notification, error) {
+	n := c.Notice(ctx, as, badgeName, orgName)
+	return n, c.attachOffer(ctx, as, offer, &n)
 }
 
 // Notice builds a recipient's message: the organization's name as the From display name (the address is the
@@ -94,43 +95,6 @@ func (c Composer) readInline(ctx context.Context, key string) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
-}
-
-// AttachWalletOffer adds the wallet offer to a recipient's issue notice: created on the first call for the
-// assertion and the same offer on every retry or resend (EnsureNotificationOffer), until it lapses unused: a
-// message sent after that carries a fresh one (RetireLapsedNotificationOffer). Only live credentials of v3
-// issuances get one (v2 integrators know nothing of wallets, and a test credential is not the recipient's), and
-// only when the organization leaves wallet offers on (`badged admin org update --wallet-offers`). DB must be set.
-func (c Composer) AttachWalletOffer(ctx context.Context, as db.Assertion, n *notify.Notification) error {
-	if as.Mode != apikey.ModeLive || as.ApiVersion != 3 || c.Issuer == nil {
-		return nil
-	}
-	p := db.EnsureNotificationOfferParams{OrgID: as.OrgID, ID: uuid.New(), AssertionID: as.ID, Mode: as.Mode,
-		TtlSeconds: int32(oid4vci.OfferTTL / time.Second)}
-	o, err := c.DB.EnsureNotificationOffer(ctx, p)
-	if err == nil && o.Lapsed {
-		// A message sent after the offer's lifetime: an offer that lapsed unused gives up its place, so this message
-		// links a fresh one that works. No transaction is needed: a retire that is not followed by the mint (a
-		// crash) leaves the place free for the next message's.
-		if _, err = c.DB.RetireLapsedNotificationOffer(ctx, as.ID); err == nil {
-			o, err = c.DB.EnsureNotificationOffer(ctx, p)
-		}
-	}
-	if db.IsNotFound(err) {
-		return nil // the organization turned wallet offers off
-	}
-	if err != nil {
-		return err
-	}
-	link := oid4vci.OfferLink(oid4vci.OfferURI(c.Issuer.BaseURL, o.ID))
-	qr, err := oid4vci.OfferQR(link)
-	if err != nil {
-		// The landing page shows the QR code too: a mail without the inline one beats no mail.
-		c.Log.WarnContext(ctx, "wallet offer QR code left out", "assertionId", as.ID, "err", err)
-	}
-	n.Wallet = &notify.WalletOffer{Link: link, PageURL: oid4vci.OfferPageURL(c.Issuer.BaseURL, o.ID, n.Locale), QR: qr,
-		ExpiresAt: o.ExpiresAt}
-	return nil
 }
 
 // deref returns *s, or "" for nil.
