@@ -50,7 +50,8 @@ func (a *Activities) notifyRecipients(ctx context.Context, todo chunk, failed fa
 			unsent = append(unsent, r.Assertion)
 		}
 	}
-	// The chunk's wallet offers in one statement: one per message cost Postgres ~0.7 ms of CPU per recipient more.
+	// The chunk's wallet offers in one statement, not one per message: half the step's Postgres CPU (0.40-0.46
+	// against 0.81-0.94 ms per recipient) and 105 statements per chunk of 100 instead of 204 (BenchmarkNotifyChunk).
 	offers, err := a.mail().WalletOffers(ctx, unsent)
 	if err != nil {
 		return nil, persistErr("create wallet offers", err)

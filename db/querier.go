@@ -123,11 +123,11 @@ type Querier interface {
 	EnableWebhookEndpoint(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
 	// The offers the issue notifications of assertions of one organization carry, one per assertion: for each of
 	// assertion_ids, its offer, created with the id at the same index of ids on the first call and returned by every
-	// later one (a retried notify step links the same offers). One statement for a chunk of the notify step (one per
-	// recipient cost ~0.7 ms of Postgres CPU per recipient more); a resend passes one assertion. No rows when the
-	// organization turned wallet offers off. lapsed: the offer's lifetime has ended (the database's clock); the caller
-	// then tries RetireLapsedNotificationOffer. The two halves never both return an assertion: the existing offers are
-	// read in the statement's snapshot, which does not hold the rows it inserts.
+	// later one (a retried notify step links the same offers). The notify step sends one for a chunk (activities/notify.go
+	// says what that saves); a resend, one with one assertion. No rows when the organization turned wallet offers off.
+	// lapsed: the offer's lifetime has ended (the database's clock); the caller then tries RetireLapsedNotificationOffer.
+	// The two halves never both return an assertion: the existing offers are read in the statement's snapshot, which
+	// does not hold the rows it inserts.
 	EnsureNotificationOffers(ctx context.Context, arg EnsureNotificationOffersParams) ([]EnsureNotificationOffersRow, error)
 	// One bounded batch of the expiry job; the caller repeats until it returns less than the batch. In the same
 	// statement (so the same transaction), an assertion.expired webhook event per expired assertion whose

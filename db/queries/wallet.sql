@@ -145,11 +145,11 @@ WHERE o.assertion_id = sqlc.arg(assertion_id) AND o.for_notification
 -- name: EnsureNotificationOffers :many
 -- The offers the issue notifications of assertions of one organization carry, one per assertion: for each of
 -- assertion_ids, its offer, created with the id at the same index of ids on the first call and returned by every
--- later one (a retried notify step links the same offers). One statement for a chunk of the notify step (one per
--- recipient cost ~0.7 ms of Postgres CPU per recipient more); a resend passes one assertion. No rows when the
--- organization turned wallet offers off. lapsed: the offer's lifetime has ended (the database's clock); the caller
--- then tries RetireLapsedNotificationOffer. The two halves never both return an assertion: the existing offers are
--- read in the statement's snapshot, which does not hold the rows it inserts.
+-- later one (a retried notify step links the same offers). The notify step sends one for a chunk (activities/notify.go
+-- says what that saves); a resend, one with one assertion. No rows when the organization turned wallet offers off.
+-- lapsed: the offer's lifetime has ended (the database's clock); the caller then tries RetireLapsedNotificationOffer.
+-- The two halves never both return an assertion: the existing offers are read in the statement's snapshot, which
+-- does not hold the rows it inserts.
 WITH org AS (SELECT id FROM organizations WHERE organizations.id = sqlc.arg(org_id) AND wallet_offers),
 want AS (SELECT unnest(sqlc.arg(assertion_ids)::uuid[]) AS assertion_id, unnest(sqlc.arg(ids)::uuid[]) AS id),
 ins AS (

@@ -66,8 +66,8 @@ func (c Composer) AttachWalletOffer(ctx context.Context, as db.Assertion, n *not
 // attachOffer adds o, the wallet offer of as from WalletOffers, to n: nothing for the zero Offer. A lapsed one is
 // replaced first: a message sent after the offer's lifetime links a fresh offer that works, the lapsed one giving
 // up its place if it was never used nor withdrawn (RetireLapsedNotificationOffer; otherwise it is linked as it is).
-// Rare (a message sent after the offer's lifetime), so one assertion at a time. No transaction is needed: a retire that is
-// not followed by the mint (a crash) leaves the place free for the next message's.
+// Rare (a message sent a month on), so one assertion at a time. No transaction is needed: a retire that is not
+// followed by the mint (a crash) leaves the place free for the next message's.
 func (c Composer) attachOffer(ctx context.Context, as db.Assertion, o Offer, n *notify.Notification) error {
 	if o.ID == uuid.Nil {
 		return nil
