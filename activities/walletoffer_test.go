@@ -1,14 +1,24 @@
 package activities
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
+	stdpng "image/png"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/mail"
+	"net/textproto"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/makiuchi-d/gozxing"
+	zxqr "github.com/makiuchi-d/gozxing/qrcode"
 	"github.com/stretchr/testify/require"
 
 	"github.com/badged/badged/db"
@@ -77,6 +87,7 @@ func TestNotify_WalletOffer(t *testing.T) {
 		require.Contains(t, body, "Wallet link: "+link)
 		require.Contains(t, body, `src="cid:wallet-qr@badged"`)
 		require.Contains(t, strings.ToLower(body), "content-id: <wallet-qr@badged>")
+		require.Equal(t, link, scanMailQR(t, m.Data), "a phone scanning the mail's QR code opens the wallet on the offer")
 	}
 	require.NotContains(t, decodeQP(t, msgs[1].Data), "openid-credential-offer")
 
@@ -92,6 +103,45 @@ func TestNotify_WalletOffer(t *testing.T) {
 	require.NoError(t, f.acts.mail().AttachWalletOffer(ctx, f.mustAssertion(t, live[0]), &n))
 	require.Nil(t, n.Wallet)
 	require.Empty(t, offers(live[0]))
+}
+
+// scanMailQR finds the part of a MIME message whose Content-ID is the wallet QR code's, decodes its PNG and reads
+// the code with a decoder (ZXing's, as gozxing ports it).
+func scanMailQR(t *testing.T, raw []byte) string {
+	t.Helper()
+	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	require.NoError(t, err)
+	var png []byte
+	var walk func(h textproto.MIMEHeader, body io.Reader)
+	walk = func(h textproto.MIMEHeader, body io.Reader) {
+		mt, params, err := mime.ParseMediaType(h.Get("Content-Type"))
+		require.NoError(t, err)
+		if strings.HasPrefix(mt, "multipart/") {
+			r := multipart.NewReader(body, params["boundary"])
+			for {
+				p, err := r.NextRawPart()
+				if err == io.EOF {
+					return
+				}
+				require.NoError(t, err)
+				walk(p.Header, p)
+			}
+		}
+		if h.Get("Content-Id") == "<wallet-qr@badged>" {
+			require.Equal(t, "base64", strings.ToLower(h.Get("Content-Transfer-Encoding")))
+			png, err = io.ReadAll(base64.NewDecoder(base64.StdEncoding, body))
+			require.NoError(t, err)
+		}
+	}
+	walk(textproto.MIMEHeader(msg.Header), msg.Body)
+	require.NotEmpty(t, png, "no part with Content-ID <wallet-qr@badged>")
+	img, err := stdpng.Decode(bytes.NewReader(png))
+	require.NoError(t, err)
+	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
+	require.NoError(t, err)
+	res, err := zxqr.NewQRCodeReader().Decode(bmp, nil)
+	require.NoError(t, err)
+	return res.GetText()
 }
 
 // decodeQP undoes the soft line breaks and "=3D" of the quoted-printable text parts, enough to search them (the
