@@ -1,105 +1,73 @@
 package qr
 
-// penalty scores a masked grid by the four rules of ISO/IEC 18004:2015 7.8.3.1; the encoder keeps the mask of the
-// lowest score (the first of equals). The rules read as ZXing's encoder reads them, so a code here has the mask
-// ZXing would give it (qr_test.go checks that against gozxing's encoder):
+// penalty scores a masked code, given as its rows and its columns, by the four rules of ISO/IEC 18004:2015
+// 7.8.3.1; the encoder keeps the mask of the lowest score (the first of equals). The rules read as ZXing's encoder
+// reads them, so a code here has the mask ZXing would give it (qr_test.go checks that against gozxing's encoder):
 //   - N1, 3 + (n−5) for each run of n ≥ 5 modules of one colour in a row or a column;
 //   - N2, 3 for each 2×2 block of one colour (blocks may overlap);
 //   - N3, 40 for each dark-light-dark-dark-dark-light-dark pattern in a row or a column with four light modules
 //     on either side (past the edge counts as light);
 //   - N4, 10 for each whole 5% the dark modules' share is away from half.
-func penalty(dark []bool, size int, cols []bool) int {
-	// The row rules read the columns as the rows of the transpose.
-	for y := range size {
-		for x := range size {
-			cols[x*size+y] = dark[y*size+x]
+//
+// Each rule tests a whole line with shifts and masks (line.go); qr_test.go checks the result against the rules
+// applied module by module on random grids.
+func penalty(rows, cols []line, size int) int {
+	m := masksFor(size)
+	score, dark := 0, 0
+	for y, r := range rows {
+		score += runs(r, m) + finderLike(r, m) + runs(cols[y], m) + finderLike(cols[y], m)
+		if y+1 < size {
+			score += 3 * blocks(r, rows[y+1], m)
 		}
+		dark += r.count()
 	}
-	score := blocks(dark, size) + balance(dark)
-	for _, g := range [2][]bool{dark, cols} {
-		for y := range size {
-			row := g[y*size:][:size]
-			score += runs(row) + finderLike(row)
-		}
-	}
-	return score
+	return score + balance(dark, size*size)
 }
 
-// runs scores N1 in one row.
-func runs(row []bool) int {
-	score, n := 0, 1
-	for x := 1; x <= len(row); x++ {
-		if x < len(row) && row[x] == row[x-1] {
-			n++
-			continue
-		}
-		if n >= 5 {
-			score += 3 + n - 5
-		}
-		n = 1
-	}
-	return score
+// masks are the modules of a line of one size where each rule's test may start.
+type masks struct {
+	line, run, block, pattern line // all, a run of five, a 2×2 block, a finder-like pattern
 }
 
-func blocks(dark []bool, size int) int {
-	n := 0
-	for y := range size - 1 {
-		row, next := dark[y*size:][:size], dark[(y+1)*size:][:size]
-		for x := range size - 1 {
-			if c := row[x]; row[x+1] == c && next[x] == c && next[x+1] == c {
-				n++
-			}
-		}
-	}
-	return 3 * n
+func masksFor(size int) masks {
+	return masks{first(size), first(size - 4), first(size - 1), first(size - 6)}
 }
 
-// finderPattern is the 1:1:3:1:1 dark-light ratio of a finder pattern's middle row, as the last seven modules
-// read (dark 1, the newest lowest).
-const finderPattern = 0b1011101
-
-// finderLike scores N3 in one row: the last seven modules are kept in the low bits of w as the row is read.
-func finderLike(row []bool) int {
-	n, w := 0, 0
-	for x, c := range row {
-		w = w<<1&0x7f | b2i(c)
-		if w != finderPattern {
-			continue
-		}
-		if from := x - 6; light(row, from-4, from) || light(row, x+1, x+5) {
-			n++
-		}
+// runs scores N1 in one line. A run of n ≥ 5 holds n−4 starts of five equal modules and costs n−2: the starts,
+// plus 2 for the run's first.
+func runs(r line, m masks) int {
+	five := func(a line) line {
+		return a.and(a.shr(1)).and(a.shr(2)).and(a.shr(3)).and(a.shr(4)).and(m.run)
 	}
-	return 40 * n
+	w := five(r).or(five(r.not().and(m.line)))
+	return w.count() + 2*w.and(w.shl(1).not()).count()
 }
 
-func b2i(c bool) int {
-	if c {
-		return 1
-	}
-	return 0
+// blocks counts the 2×2 blocks of one colour whose top row is a and bottom row b.
+func blocks(a, b line, m masks) int {
+	across := a.xor(a.shr(1)).not() // a's module equals its right neighbour
+	down := a.xor(b).not()          // a's module equals the one below it
+	return across.and(down).and(down.shr(1)).and(m.block).count()
 }
 
-// light reports whether modules from..to-1 of a row are all light; those past the grid's edge count as light (the
-// quiet zone).
-func light(row []bool, from, to int) bool {
-	for x := max(from, 0); x < min(to, len(row)); x++ {
-		if row[x] {
-			return false
-		}
+// finderLike scores N3 in one line.
+func finderLike(r line, m masks) int {
+	light := r.not() // past the edge too
+	pattern := r.and(light.shr(1)).and(r.shr(2)).and(r.shr(3)).and(r.shr(4)).and(light.shr(5)).and(r.shr(6)).
+		and(m.pattern)
+	if pattern == (line{}) {
+		return 0 // most lines: no need to look around
 	}
-	return true
+	// The four modules before the pattern (below 0 is past the edge: light), and the four after it.
+	before := light.shl(1).or(line{0b1}).and(light.shl(2).or(line{0b11})).
+		and(light.shl(3).or(line{0b111})).and(light.shl(4).or(line{0b1111}))
+	after := light.shr(7).and(light.shr(8)).and(light.shr(9)).and(light.shr(10))
+	return 40 * pattern.and(before.or(after)).count()
 }
 
-func balance(dark []bool) int {
-	d := 0
-	for _, c := range dark {
-		if c {
-			d++
-		}
-	}
-	total := len(dark)
-	diff := 2*d - total
+// balance scores N4 for dark modules out of total.
+func balance(dark, total int) int {
+	diff := 2*dark - total
 	if diff < 0 {
 		diff = -diff
 	}

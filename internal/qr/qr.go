@@ -2,8 +2,8 @@
 // information come from rsc.io/qr/coding, and the mask is the one the standard's penalty rules score lowest
 // (penalty.go). The notify step draws one code per recipient, so the cost counts: go-qrcode, used before, spent
 // ~1.2 ms per offer link, most of it in allocations of its bit sets and Reed-Solomon polynomials; here the
-// codewords are computed once, each mask's layout (a Plan) is built once per version and kept, and the eight
-// candidate grids are drawn into one reused buffer.
+// codewords are computed once, each mask's layout (a Plan) is built once per version and kept, the eight
+// candidates are drawn into reused buffers as bit rows and columns, and scored a line at a time.
 //
 // Imports only rsc.io/qr/coding.
 package qr
@@ -18,11 +18,11 @@ import (
 // Code is a QR code's grid of modules, without the quiet zone.
 type Code struct {
 	Size int
-	dark []bool // row by row, Size×Size
+	rows []line
 }
 
 // Dark reports whether the module at column x, row y is dark.
-func (c *Code) Dark(x, y int) bool { return c.dark[y*c.Size+x] }
+func (c *Code) Dark(x, y int) bool { return c.rows[y].bit(x) }
 
 // level is the error correction level of every code here: M recovers ~15% of the codewords, enough for a code
 // shown on a screen or printed on a certificate, and smaller than Q or H.
@@ -59,31 +59,33 @@ func Encode(text string) (*Code, error) {
 		return nil, err
 	}
 	size := len(plans[0].Pixel)
-	best, scratch := &Code{Size: size, dark: make([]bool, size*size)}, &Code{Size: size, dark: make([]bool, size*size)}
-	cols := make([]bool, size*size)
+	best, rows, cols := make([]line, size), make([]line, size), make([]line, size)
 	bestScore := -1
 	for _, p := range plans {
-		draw(p, codewords, scratch.dark)
-		if s := penalty(scratch.dark, size, cols); bestScore < 0 || s < bestScore {
-			best, scratch, bestScore = scratch, best, s
+		draw(p, codewords, rows, cols)
+		if s := penalty(rows, cols, size); bestScore < 0 || s < bestScore {
+			best, rows, bestScore = rows, best, s
 		}
 	}
-	return best, nil
+	return &Code{Size: size, rows: best}, nil
 }
 
-// draw lays codewords out on plan p's grid into dark.
-func draw(p *coding.Plan, codewords []byte, dark []bool) {
-	i := 0
-	for _, row := range p.Pixel {
-		for _, pix := range row {
+// draw lays codewords out on plan p's grid, as its rows and its columns.
+func draw(p *coding.Plan, codewords []byte, rows, cols []line) {
+	clear(rows)
+	clear(cols)
+	for y, row := range p.Pixel {
+		for x, pix := range row {
 			if r := pix.Role(); r == coding.Data || r == coding.Check {
 				o := pix.Offset()
 				if codewords[o/8]&(1<<(7-o&7)) != 0 {
 					pix ^= coding.Black
 				}
 			}
-			dark[i] = pix&coding.Black != 0
-			i++
+			if pix&coding.Black != 0 {
+				rows[y].set(x)
+				cols[x].set(y)
+			}
 		}
 	}
 }

@@ -78,30 +78,125 @@ func TestEncode_TooLong(t *testing.T) {
 
 // TestPenalty_Rules scores small grids whose penalty is worked out by hand.
 func TestPenalty_Rules(t *testing.T) {
-	grid := func(rows ...string) ([]bool, int) {
-		var d []bool
-		for _, r := range rows {
-			for _, c := range r {
-				d = append(d, c == '#')
+	row := func(s string) line {
+		var l line
+		for i, c := range s {
+			if c == '#' {
+				l.set(i)
 			}
 		}
-		return d, len(rows)
+		return l
 	}
-	line := func(s string) []bool { d, _ := grid(s); return d }
 	// All light 5×5: each row and column a run of 5 (10 × 3), 16 2×2 blocks (48), all light (10 × 10).
-	d, n := grid(".....", ".....", ".....", ".....", ".....")
-	require.Equal(t, 30+48+100, penalty(d, n, make([]bool, n*n)))
-	require.Equal(t, 3, runs(d[:5]))
-	require.Equal(t, 48, blocks(d, n))
-	require.Equal(t, 100, balance(d))
-	// A finder-like row with four light modules after it (and, past the left edge, before it): one N3 penalty.
-	require.Equal(t, 40, finderLike(line("#.###.#....")))
-	require.Equal(t, 40, finderLike(line("....#.###.#")))
-	require.Equal(t, 0, finderLike(line("#..#.###.#.#...")), "dark modules on both sides")
-	require.Equal(t, 5, runs(line("#######")), "a run of 7")
+	rows, cols, n := grid(".....", ".....", ".....", ".....", ".....")
+	require.Equal(t, 30+48+100, penalty(rows, cols, n))
+	require.Equal(t, 3, runs(rows[0], masksFor(n)))
+	require.Equal(t, 4, blocks(rows[0], rows[1], masksFor(n)))
+	require.Equal(t, 100, balance(0, n*n))
+	require.Equal(t, 5, runs(row("#######"), masksFor(7)), "a run of 7")
+	require.Equal(t, 3+4, runs(row("#####......"), masksFor(11)), "a dark run of 5, a light run of 6")
+	require.Equal(t, 40, finderLike(row("#.###.#...."), masksFor(11)))
+	require.Equal(t, 40, finderLike(row("....#.###.#"), masksFor(11)))
+	require.Equal(t, 40, finderLike(row("#.###.#"), masksFor(7)), "past both edges: light")
+	require.Equal(t, 0, finderLike(row("#..#.###.#.#..."), masksFor(15)), "dark modules on both sides")
 	// A checkerboard: no run, no block, half dark.
-	d, n = grid("#.#.#.", ".#.#.#", "#.#.#.", ".#.#.#", "#.#.#.", ".#.#.#")
-	require.Equal(t, 0, penalty(d, n, make([]bool, n*n)))
+	rows, cols, n = grid("#.#.#.", ".#.#.#", "#.#.#.", ".#.#.#", "#.#.#.", ".#.#.#")
+	require.Equal(t, 0, penalty(rows, cols, n))
+}
+
+// TestPenalty_SameAsByModule: the line-at-a-time rules score random grids of every size from version 1's to
+// version 40's as the rules applied module by module do.
+func TestPenalty_SameAsByModule(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for size := 21; size <= 177; size += 4 {
+		for range 5 {
+			dark := make([]bool, size*size)
+			density := r.Float64()
+			for i := range dark {
+				dark[i] = r.Float64() < density
+			}
+			rows, cols := make([]line, size), make([]line, size)
+			for i, d := range dark {
+				if d {
+					rows[i/size].set(i % size)
+					cols[i%size].set(i / size)
+				}
+			}
+			require.Equal(t, penaltyByModule(dark, size), penalty(rows, cols, size), "size %d, density %.2f", size, density)
+		}
+	}
+}
+
+// grid reads a square grid drawn with '#' for dark modules, as rows and columns.
+func grid(drawn ...string) (rows, cols []line, size int) {
+	size = len(drawn)
+	rows, cols = make([]line, size), make([]line, size)
+	for y, r := range drawn {
+		for x, c := range r {
+			if c == '#' {
+				rows[y].set(x)
+				cols[x].set(y)
+			}
+		}
+	}
+	return rows, cols, size
+}
+
+// penaltyByModule applies penalty's four rules module by module: the reference the line-at-a-time rules are
+// checked against.
+func penaltyByModule(dark []bool, size int) int {
+	at := func(x, y int, transposed bool) bool {
+		if transposed {
+			x, y = y, x
+		}
+		return dark[y*size+x]
+	}
+	score, d := 0, 0
+	for _, t := range [2]bool{false, true} {
+		for y := range size {
+			n := 1
+			for x := 1; x <= size; x++ {
+				if x < size && at(x, y, t) == at(x-1, y, t) {
+					n++
+					continue
+				}
+				if n >= 5 {
+					score += 3 + n - 5
+				}
+				n = 1
+			}
+			light := func(from, to int) bool {
+				for x := max(from, 0); x < min(to, size); x++ {
+					if at(x, y, t) {
+						return false
+					}
+				}
+				return true
+			}
+			for x := 0; x+7 <= size; x++ {
+				match := true
+				for i, want := range [7]bool{true, false, true, true, true, false, true} {
+					match = match && at(x+i, y, t) == want
+				}
+				if match && (light(x-4, x) || light(x+7, x+11)) {
+					score += 40
+				}
+			}
+		}
+	}
+	for y := range size - 1 {
+		for x := range size - 1 {
+			if c := at(x, y, false); at(x+1, y, false) == c && at(x, y+1, false) == c && at(x+1, y+1, false) == c {
+				score += 3
+			}
+		}
+	}
+	for _, c := range dark {
+		if c {
+			d++
+		}
+	}
+	return score + 10*(max(2*d-size*size, size*size-2*d)*10/(size*size))
 }
 
 func render(c *Code, scale int) image.Image {
