@@ -4,13 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"encoding/base64"
 	stdpng "image/png"
-	"io"
-	"mime"
-	"mime/multipart"
-	"net/mail"
-	"net/textproto"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -109,33 +104,11 @@ func TestNotify_WalletOffer(t *testing.T) {
 // the code with a decoder (ZXing's, as gozxing ports it).
 func scanMailQR(t *testing.T, raw []byte) string {
 	t.Helper()
-	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	_, parts, err := smtptest.Parts(raw)
 	require.NoError(t, err)
-	var png []byte
-	var walk func(h textproto.MIMEHeader, body io.Reader)
-	walk = func(h textproto.MIMEHeader, body io.Reader) {
-		mt, params, err := mime.ParseMediaType(h.Get("Content-Type"))
-		require.NoError(t, err)
-		if strings.HasPrefix(mt, "multipart/") {
-			r := multipart.NewReader(body, params["boundary"])
-			for {
-				p, err := r.NextRawPart()
-				if err == io.EOF {
-					return
-				}
-				require.NoError(t, err)
-				walk(p.Header, p)
-			}
-		}
-		if h.Get("Content-Id") == "<wallet-qr@badged>" {
-			require.Equal(t, "base64", strings.ToLower(h.Get("Content-Transfer-Encoding")))
-			png, err = io.ReadAll(base64.NewDecoder(base64.StdEncoding, body))
-			require.NoError(t, err)
-		}
-	}
-	walk(textproto.MIMEHeader(msg.Header), msg.Body)
-	require.NotEmpty(t, png, "no part with Content-ID <wallet-qr@badged>")
-	img, err := stdpng.Decode(bytes.NewReader(png))
+	i := slices.IndexFunc(parts, func(p smtptest.Part) bool { return p.ContentID == "wallet-qr@badged" })
+	require.GreaterOrEqual(t, i, 0, "no part with Content-ID <wallet-qr@badged>")
+	img, err := stdpng.Decode(bytes.NewReader(parts[i].Body))
 	require.NoError(t, err)
 	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
 	require.NoError(t, err)

@@ -24,7 +24,7 @@ func offerLink(r *rand.Rand, baseLen int) string {
 	return "openid-credential-offer://?credential_offer_uri=" + url.QueryEscape(base+"/oid4vci/offers/"+id)
 }
 
-// texts are the contents checked: offer links from versions 6 to 13 (version information from 7 on), and
+// texts are the contents checked: offer links of versions 8 to 13 (with version information, from 7 on), and
 // numeric, alphanumeric and short byte contents (the other modes, version 1).
 func texts() []string {
 	r := rand.New(rand.NewPCG(1, 2))

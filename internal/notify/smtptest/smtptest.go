@@ -1,7 +1,7 @@
 // Package smtptest runs a real SMTP server in-process (github.com/emersion/go-smtp) on a loopback port for tests:
 // STARTTLS with a self-signed certificate, AUTH PLAIN and LOGIN, a record of every accepted message (optionally
 // journaled to a file, for a server that runs as a process of its own), and faults on demand (an SMTP error reply
-// or a dropped connection at a chosen stage).
+// or a dropped connection at a chosen stage); Parts takes a received message apart as a mail client would.
 //
 // It imports nothing of the module; only tests and cmd/badged-cluster import it.
 package smtptest
