@@ -16,7 +16,7 @@ import (
 	"github.com/badged/badged/internal/issuer"
 )
 
-// walletCopy inserts a claimed copy of assertion as the claim does; pending marks it for anchoring (live).
+// walletCopy claims a copy of assertion with the claim's own statement; pending marks it for anchoring (live).
 func (f *fixture) walletCopy(t *testing.T, assertion uuid.UUID, mode string, body string) uuid.UUID {
 	t.Helper()
 	ctx := context.Background()
@@ -25,11 +25,14 @@ func (f *fixture) walletCopy(t *testing.T, assertion uuid.UUID, mode string, bod
 	require.NoError(t, err)
 	id := uuid.New()
 	sum := sha256.Sum256([]byte(body))
-	_, err = f.DB.CreateWalletCredential(ctx, db.CreateWalletCredentialParams{ID: id, AssertionID: assertion, OfferID: o.ID,
-		OrgID: f.OrgID, TokenHash: []byte(id.String()), ConfigurationID: "OpenBadgeCredential_ldp_vc", Format: "ldp_vc",
+	nonce := "nonce-" + id.String()
+	require.NoError(t, f.DB.CreateWalletNonce(ctx, db.CreateWalletNonceParams{Nonce: nonce, TtlSeconds: 300}))
+	c, err := f.DB.ClaimWalletCopy(ctx, db.ClaimWalletCopyParams{Nonce: nonce, TokenHash: []byte(id.String()), OfferID: o.ID,
+		ID: id, AssertionID: assertion, OrgID: f.OrgID, ConfigurationID: "OpenBadgeCredential_ldp_vc", Format: "ldp_vc",
 		HolderDid: "did:key:z6Mk" + id.String()[:8], Credential: []byte(body), CredentialSha256: sum[:],
 		NotificationID: id.String(), AnchorPending: mode == "live"})
 	require.NoError(t, err)
+	require.NotNil(t, c.CreatedAt, "the copy is stored")
 	return id
 }
 

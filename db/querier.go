@@ -104,7 +104,6 @@ type Querier interface {
 	CreateRedrive(ctx context.Context, arg CreateRedriveParams) (IssuanceRedriveRun, error)
 	CreateStatusList(ctx context.Context, arg CreateStatusListParams) (StatusList, error)
 	CreateWalletAccessToken(ctx context.Context, arg CreateWalletAccessTokenParams) error
-	CreateWalletCredential(ctx context.Context, arg CreateWalletCredentialParams) (WalletCredential, error)
 	CreateWalletNonce(ctx context.Context, arg CreateWalletNonceParams) error
 	CreateWebhookEndpoint(ctx context.Context, arg CreateWebhookEndpointParams) (WebhookEndpoint, error)
 	// Records an event in the outbox, in the caller's transaction, when the organization has an enabled endpoint

@@ -202,68 +202,6 @@ func (q *Queries) CreateWalletAccessToken(ctx context.Context, arg CreateWalletA
 	return err
 }
 
-const createWalletCredential = `-- name: CreateWalletCredential :one
-INSERT INTO wallet_credentials (id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did,
-                                credential, credential_sha256, notification_id, anchor_pending)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-ON CONFLICT (token_hash, configuration_id) DO NOTHING
-RETURNING id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did, credential, credential_sha256, notification_id, notification_event, notified_at, created_at, protocol, anchor_pending, anchor_key, anchor_proof
-`
-
-type CreateWalletCredentialParams struct {
-	ID               uuid.UUID
-	AssertionID      uuid.UUID
-	OfferID          uuid.UUID
-	OrgID            uuid.UUID
-	TokenHash        []byte
-	ConfigurationID  string
-	Format           string
-	HolderDid        string
-	Credential       []byte
-	CredentialSha256 []byte
-	NotificationID   string
-	AnchorPending    bool
-}
-
-func (q *Queries) CreateWalletCredential(ctx context.Context, arg CreateWalletCredentialParams) (WalletCredential, error) {
-	row := q.db.QueryRow(ctx, createWalletCredential,
-		arg.ID,
-		arg.AssertionID,
-		arg.OfferID,
-		arg.OrgID,
-		arg.TokenHash,
-		arg.ConfigurationID,
-		arg.Format,
-		arg.HolderDid,
-		arg.Credential,
-		arg.CredentialSha256,
-		arg.NotificationID,
-		arg.AnchorPending,
-	)
-	var i WalletCredential
-	err := row.Scan(
-		&i.ID,
-		&i.AssertionID,
-		&i.OfferID,
-		&i.OrgID,
-		&i.TokenHash,
-		&i.ConfigurationID,
-		&i.Format,
-		&i.HolderDid,
-		&i.Credential,
-		&i.CredentialSha256,
-		&i.NotificationID,
-		&i.NotificationEvent,
-		&i.NotifiedAt,
-		&i.CreatedAt,
-		&i.Protocol,
-		&i.AnchorPending,
-		&i.AnchorKey,
-		&i.AnchorProof,
-	)
-	return i, err
-}
-
 const createWalletNonce = `-- name: CreateWalletNonce :exec
 INSERT INTO wallet_nonces (nonce, expires_at) VALUES ($1, now() + $2::int * interval '1 second')
 `

@@ -53,13 +53,19 @@ func TestAdminAssertionCopies(t *testing.T) {
 		OrgID: f.OrgID, Mode: "live", TtlSeconds: 3600})
 	require.NoError(t, err)
 	copyOf := func(cfg, format, holder string, body []byte) db.WalletCredential {
+		// Claimed as the credential endpoint claims: a fresh nonce, then the claim statement.
 		sum := sha256.Sum256(body)
-		id := uuid.New()
-		c, err := f.DB.CreateWalletCredential(ctx, db.CreateWalletCredentialParams{ID: id, AssertionID: f.IDs[0],
-			OfferID: o.ID, OrgID: f.OrgID, TokenHash: []byte("token-1"), ConfigurationID: cfg, Format: format,
-			HolderDid: holder, Credential: body, CredentialSha256: sum[:], NotificationID: "n-" + id.String(), AnchorPending: true})
+		nonce := "nonce-" + uuid.NewString()
+		require.NoError(t, f.DB.CreateWalletNonce(ctx, db.CreateWalletNonceParams{Nonce: nonce, TtlSeconds: 300}))
+		p := db.ClaimWalletCopyParams{Nonce: nonce, TokenHash: []byte("token-1"), OfferID: o.ID, ID: uuid.New(),
+			AssertionID: f.IDs[0], OrgID: f.OrgID, ConfigurationID: cfg, Format: format, HolderDid: holder,
+			Credential: body, CredentialSha256: sum[:], AnchorPending: true}
+		p.NotificationID = "n-" + p.ID.String()
+		c, err := f.DB.ClaimWalletCopy(ctx, p)
 		require.NoError(t, err)
-		return c
+		require.NotNil(t, c.CreatedAt, "the copy is stored")
+		return db.WalletCredential{ID: p.ID, TokenHash: p.TokenHash, ConfigurationID: cfg, Format: format,
+			HolderDid: holder, NotificationID: p.NotificationID, CreatedAt: *c.CreatedAt}
 	}
 	ldp := copyOf("OpenBadgeCredential_ldp_vc", "ldp_vc", "did:key:z6MkholderA", []byte(`{"copy":"ldp"}`))
 	jwt := copyOf("OpenBadgeCredential_jwt_vc_json", "jwt_vc_json", "did:jwk:eyJrdHkiOiJPS1AifQ", []byte(`"eyJ.e30.sig"`))

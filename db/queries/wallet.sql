@@ -60,13 +60,6 @@ UPDATE credential_offers SET used_at = coalesce(used_at, now()), used_by_token =
 WHERE id = sqlc.arg(id)
 RETURNING used_by_token;
 
--- name: CreateWalletCredential :one
-INSERT INTO wallet_credentials (id, assertion_id, offer_id, org_id, token_hash, configuration_id, format, holder_did,
-                                credential, credential_sha256, notification_id, anchor_pending)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-ON CONFLICT (token_hash, configuration_id) DO NOTHING
-RETURNING *;
-
 -- name: ClaimWalletCopy :one
 -- The writes of an OID4VCI claim in one statement (one round trip inside the claim's transaction): the proof's
 -- nonce is consumed (single use; a stale or made-up one deletes nothing), the offer used by this access token (the

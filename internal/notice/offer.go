@@ -20,23 +20,19 @@ type Offer = db.EnsureNotificationOffersRow
 // (Offer.Lapsed: IssueNoticeWith then links a fresh one). Only live credentials of v3 issuances get one (v2
 // integrators know nothing of wallets, and a test credential is not the recipient's), and only when the
 // organization leaves wallet offers on (`badged admin org update --wallet-offers`); the others, and every one when
-// DB or Issuer is nil, have no entry. One statement per organization and mode of as (one for a chunk of an
-// issuance), so the notify step does not pay a round trip per recipient.
+// DB or Issuer is nil, have no entry. One statement per organization of as (one for a chunk of an issuance), so
+// the notify step does not pay a round trip per recipient.
 func (c Composer) WalletOffers(ctx context.Context, as []db.Assertion) (map[uuid.UUID]Offer, error) {
-	type group struct {
-		org  uuid.UUID
-		mode string
-	}
-	batches := map[group]*db.EnsureNotificationOffersParams{}
+	batches := map[uuid.UUID]*db.EnsureNotificationOffersParams{} // by organization; every offer here is live
 	for _, a := range as {
 		if c.DB == nil || c.Issuer == nil || a.Mode != apikey.ModeLive || a.ApiVersion != 3 {
 			continue
 		}
-		p := batches[group{a.OrgID, a.Mode}]
+		p := batches[a.OrgID]
 		if p == nil {
-			p = &db.EnsureNotificationOffersParams{OrgID: a.OrgID, Mode: a.Mode,
+			p = &db.EnsureNotificationOffersParams{OrgID: a.OrgID, Mode: apikey.ModeLive,
 				TtlSeconds: int32(oid4vci.OfferTTL / time.Second)}
-			batches[group{a.OrgID, a.Mode}] = p
+			batches[a.OrgID] = p
 		}
 		p.AssertionIds = append(p.AssertionIds, a.ID)
 		p.Ids = append(p.Ids, uuid.New())
