@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/badged/badged/internal/freeport"
 )
 
 // Config is one cluster: where its state lives, the Postgres it uses, its size, its ports and its binaries. It is
@@ -108,34 +109,16 @@ func DefaultPorts(apis, workers, offset int) map[string]int {
 	return ports
 }
 
-// FreePorts picks a free port for every key (tests), below 32768: Temporal keeps its services' ports in a SMALLINT
-// column (cluster_membership), so the kernel's ephemeral ports (32768 and up) cannot serve. Ports are tried from
-// a random start; all listeners stay open until every port is chosen, so no two keys get the same port.
+// FreePorts picks a free port for every key (tests), below 32768 (internal/freeport says why).
 func FreePorts(host string, apis, workers int) (map[string]int, error) {
-	const lo, hi = 20000, 32768
-	ports := map[string]int{}
-	var open []net.Listener
-	defer func() {
-		for _, l := range open {
-			l.Close()
-		}
-	}()
-	next := lo + rand.IntN(hi-lo)
-	for _, k := range PortKeys(apis, workers) {
-		for tries := 0; ; tries++ {
-			if tries == hi-lo {
-				return nil, fmt.Errorf("no free port below %d on %s", hi, host)
-			}
-			port := next
-			next = lo + (next-lo+1)%(hi-lo)
-			l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
-			if err != nil {
-				continue
-			}
-			open = append(open, l)
-			ports[k] = port
-			break
-		}
+	keys := PortKeys(apis, workers)
+	picked, err := freeport.Pick(host, len(keys))
+	if err != nil {
+		return nil, err
+	}
+	ports := make(map[string]int, len(keys))
+	for i, k := range keys {
+		ports[k] = picked[i]
 	}
 	return ports, nil
 }

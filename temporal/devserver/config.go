@@ -8,6 +8,8 @@ import (
 	"go.temporal.io/server/common/cluster"
 	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/common/dynamicconfig"
+
+	"github.com/badged/badged/internal/freeport"
 )
 
 const clusterName = "active"
@@ -18,16 +20,21 @@ type ports struct {
 	frontend, history, matching, worker int
 }
 
+// pickPorts chooses the services' ports on host: the frontend's is given (0: any free one), the others are free
+// ones, all distinct and below the kernel's ephemeral range (internal/freeport).
 func pickPorts(host string, frontend int) (ports, error) {
-	p := ports{frontend: frontend}
-	for _, dst := range []*int{&p.history, &p.matching, &p.worker} {
-		port, err := freePort(host)
-		if err != nil {
-			return ports{}, err
-		}
-		*dst = port
+	n := 3
+	if frontend == 0 {
+		n++
 	}
-	return p, nil
+	free, err := freeport.Pick(host, n)
+	if err != nil {
+		return ports{}, err
+	}
+	if frontend == 0 {
+		frontend, free = free[3], free[:3]
+	}
+	return ports{frontend: frontend, history: free[0], matching: free[1], worker: free[2]}, nil
 }
 
 // serverConfig is the static config of a single-host cluster with one

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+
+	"github.com/badged/badged/internal/freeport"
 )
 
-// resolveAddr turns "host:port" into host and a concrete port; port 0 asks
-// the kernel for a free one. The listener is closed again before the server
-// binds, so a race with another process is possible but short.
-func resolveAddr(addr string) (string, int, error) {
+// splitAddr turns "host:port" into host ("" is 127.0.0.1) and port (0: the caller picks a free one).
+func splitAddr(addr string) (string, int, error) {
 	host, portStr, err := net.SplitHostPort(addr)
 	if err != nil {
 		return "", 0, fmt.Errorf("parse address %q: %w", addr, err)
@@ -21,21 +21,20 @@ func resolveAddr(addr string) (string, int, error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("parse port of %q: %w", addr, err)
 	}
-	if port != 0 {
-		return host, port, nil
-	}
-	port, err = freePort(host)
-	return host, port, err
+	return host, port, nil
 }
 
-// freePort returns a TCP port on host that was free a moment ago.
-func freePort(host string) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		return 0, fmt.Errorf("find free port on %s: %w", host, err)
+// resolveAddr is splitAddr with port 0 replaced by a free port (internal/freeport).
+func resolveAddr(addr string) (string, int, error) {
+	host, port, err := splitAddr(addr)
+	if err != nil || port != 0 {
+		return host, port, err
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	free, err := freeport.Pick(host, 1)
+	if err != nil {
+		return "", 0, err
+	}
+	return host, free[0], nil
 }
 
 // checkFree fails early when host:port is taken: the UI server would

@@ -45,7 +45,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	logger := serverLogger{l: o.Logger, quiet: new(atomic.Bool)}
 
-	host, frontendPort, err := resolveAddr(o.FrontendAddr)
+	host, frontendPort, err := splitAddr(o.FrontendAddr)
 	if err != nil {
 		return nil, fmt.Errorf("devserver: frontend: %w", err)
 	}
