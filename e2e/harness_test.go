@@ -1,5 +1,5 @@
 // Package e2e runs the whole issuance pipeline in-process: the HTTP API, a real embedded Temporal server and worker,
-// the local Postgres, the dev chain and a real SMTP server. It holds tests only; the stack is wired by internal/wire, as
+// the local Postgres, the dev chain and a real SMTP server. It holds tests only; the stack is wired by package wire, as
 // `badged dev` is (cmd/badged/serve.go), from test settings.
 //
 // Its tests may import every package of the module; they start `badged` processes through its binary and
@@ -37,9 +37,9 @@ import (
 	"github.com/badged/badged/internal/notify/smtptest"
 	"github.com/badged/badged/internal/retrypolicy"
 	"github.com/badged/badged/internal/webhook"
-	"github.com/badged/badged/internal/wire"
 	"github.com/badged/badged/temporal"
 	"github.com/badged/badged/temporal/devserver"
+	"github.com/badged/badged/wire"
 	"github.com/badged/badged/workflows"
 )
 

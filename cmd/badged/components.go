@@ -23,8 +23,8 @@ import (
 	"github.com/badged/badged/internal/notify"
 	"github.com/badged/badged/internal/retrypolicy"
 	"github.com/badged/badged/internal/webhook"
-	"github.com/badged/badged/internal/wire"
 	"github.com/badged/badged/temporal"
+	"github.com/badged/badged/wire"
 )
 
 // openBlob returns the configured object store.

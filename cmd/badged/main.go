@@ -9,7 +9,7 @@
 //
 // As the top of the tree it may import every package of the module; the embedded Temporal server and dev chain only
 // in dev.go, which production builds (-tags production) leave out. It parses flags and configuration and calls
-// packages; the wiring itself is internal/wire.
+// packages; the wiring itself is package wire.
 package main
 
 import (

@@ -17,7 +17,7 @@ import (
 	"github.com/badged/badged/internal/media"
 	"github.com/badged/badged/internal/metrics"
 	"github.com/badged/badged/internal/stats"
-	"github.com/badged/badged/internal/wire"
+	"github.com/badged/badged/wire"
 )
 
 // roles says which parts a process runs.

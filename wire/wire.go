@@ -5,8 +5,9 @@
 // uses, that every issuer names the same anchoring account, what a worker starts beside the Temporal worker and in
 // which order it all stops.
 //
-// It may import every package of the module except cmd/ and the embedded dev servers (temporal/devserver,
-// internal/chain/devchain): a production build leaves those out (cmd/badged/build_test.go).
+// It is the composition root, the top floor below cmd/: it may import every package of the module except cmd/ and
+// the embedded dev servers (temporal/devserver, internal/chain/devchain), which a production build leaves out
+// (cmd/badged/build_test.go). Only cmd/ and the e2e tests import it; nothing under internal/ may.
 package wire
 
 import (
