@@ -31,7 +31,7 @@ func TestFaults_ReminderKill9BetweenTimerAndMail(t *testing.T) {
 	tn := c.mustTenant(t, 100)
 
 	// Credentials with about three days left, of a badge reminding 7 days before: due as soon as they are issued.
-	issuedAt := time.Now().UTC().AddDate(0, -1, 3).Truncate(time.Second).Format(time.RFC3339)
+	issuedAt := issuedAtLeaving(t, 1, 2*24*time.Hour, 5*24*time.Hour)
 	badge := c.postJSON(t, "/public/v3/badges", tn.Key, nil,
 		`{"name":"Reminded","description":"Expires soon","categoryCode":"COMPLETION",`+
 			`"criteria":[{"category":"COMPLETION","value":"Finish"}],"skills":[{"sourceType":"CUSTOM","skillName":"Go"}],`+

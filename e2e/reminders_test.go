@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
+	"github.com/badged/badged/internal/expiry"
 	"github.com/badged/badged/internal/notify"
 	"github.com/badged/badged/temporal"
 	"github.com/badged/badged/workflows"
@@ -28,8 +29,8 @@ func TestExpiryReminders_EmbeddedStack(t *testing.T) {
 	_, err := s.DB.Pool.Exec(ctx, `INSERT INTO webhook_endpoints (id, org_id, url, secret, events)
 		VALUES ($1, $2, 'https://hooks.example.com/r', 'whsec_test', '{assertion.expiring}')`, uuid.New(), tn.Org.ID)
 	require.NoError(t, err)
-	// Issued a month less three days ago with a one-month validity: about three days left.
-	issuedAt := time.Now().UTC().AddDate(0, -1, 3).Truncate(time.Second).Format(time.RFC3339)
+	// Issued about a month ago with a one-month validity: between two and five days left.
+	issuedAt := issuedAtLeaving(t, 1, 2*24*time.Hour, 5*24*time.Hour)
 	badge := s.postJSON(t, "/public/v3/badges", tn.Key, nil,
 		`{"name":"Reminded","description":"Expires soon","categoryCode":"COMPLETION",`+
 			`"criteria":[{"category":"COMPLETION","value":"Finish"}],"skills":[{"sourceType":"CUSTOM","skillName":"Go"}],`+
@@ -117,4 +118,23 @@ func TestExpiryReminders_EmbeddedStack(t *testing.T) {
 	var p workflows.RemindProgress
 	require.NoError(t, v.Get(&p))
 	require.Positive(t, p.Rounds)
+}
+
+// issuedAtLeaving is an issuedAt (RFC 3339) whose credential, under a relative policy of months, expires between
+// min and max from now. The service's rule (internal/expiry: the issue date in Seoul plus the months, at 00:00
+// Seoul, a day past the month's end clamped) makes "now minus a month plus three days" leave anywhere from one day
+// to a week depending on the day of the month, so the issue date is searched, day by day, with the rule itself.
+func issuedAtLeaving(t *testing.T, months int, min, max time.Duration) string {
+	t.Helper()
+	seoul, err := time.LoadLocation("Asia/Seoul")
+	require.NoError(t, err)
+	now := time.Now()
+	for back := 0; back < 62; back++ {
+		at := now.AddDate(0, 0, -back).Truncate(time.Second)
+		if left := time.Until(expiry.Relative(at, months, seoul)); left > min && left < max {
+			return at.UTC().Format(time.RFC3339)
+		}
+	}
+	t.Fatalf("no issue date in the last 62 days expires within %s..%s under a %d-month policy", min, max, months)
+	return ""
 }
