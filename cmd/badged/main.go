@@ -60,7 +60,8 @@ commands:
   admin webhook redeliver DELIVERY_ID|EVENT_ID
                              send an event again (same webhook-id) as a new delivery (needs Temporal)
   credential verify [--controller FILE]... [--offline] [--receipt FILE] [--rpc URL] FILE|URL
-                             verify an eddsa-rdfc-2022 credential (JSON, or a baked PNG/SVG); exit 0 only if valid
+                             verify an eddsa-rdfc-2022 credential (JSON, or a baked PNG/SVG); exit 0 VALID,
+                             1 INVALID, 3 COULD NOT CHECK, 2 nothing verified (see credential -h)
   credential unbake [--raw] FILE
                              print the credential baked into a PNG or SVG
 
