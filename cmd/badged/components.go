@@ -117,21 +117,26 @@ func newSenders(cfg config.Config) (*notify.Notifier, *notify.Outbox, string, er
 
 // openParts opens what the API and the worker share: the object store, the issuer keyring, the chain's settings
 // and the Temporal client (measured by m), on the pool d; under dev, a missing keyring is generated (openKeyring).
+// Its errors are *startError, naming the part.
 func openParts(ctx context.Context, cfg config.Config, dev bool, d *db.DB, m *metrics.Metrics, log *slog.Logger) (wire.Parts, error) {
 	p := wire.Parts{DB: d, BaseURL: cfg.PublicBaseURL, Location: cfg.TimeZone, Log: log, Metrics: m, WebhookURLs: webhookURLs(cfg)}
 	var err error
 	if p.Blob, err = openBlob(ctx, cfg); err != nil {
-		return p, err
+		setting := "BLOB_DIR"
+		if cfg.BlobBackend == "s3" {
+			setting = "S3_ENDPOINT, S3_BUCKET"
+		}
+		return p, startFailed("object store", setting, err)
 	}
 	if p.Keyring, err = openKeyring(cfg, dev); err != nil {
-		return p, err
+		return p, startFailed("issuer keyring", "", err) // its errors name ISSUER_KEY_RING or the dev keyring's file
 	}
 	p.Anchoring = anchorAccount(ctx, cfg, log)
 	if cfg.ChainRPCURL != "" {
 		p.Chain = &chain.Config{RPCURL: cfg.ChainRPCURL, PrivateKey: cfg.ChainPrivateKey, To: cfg.ChainTo, ChainID: cfg.ChainID}
 	}
 	p.Client, err = dialTemporal(ctx, cfg, cfg.TemporalAddress, log, m.TemporalHandler())
-	return p, err
+	return p, startFailed("temporal client", "TEMPORAL_ADDRESS", err)
 }
 
 // newWorker returns the worker's settings on its pool wd.

@@ -60,7 +60,8 @@ commands:
   admin webhook redeliver DELIVERY_ID|EVENT_ID
                              send an event again (same webhook-id) as a new delivery (needs Temporal)
   credential verify [--controller FILE]... [--offline] [--receipt FILE] [--rpc URL] FILE|URL
-                             verify an eddsa-rdfc-2022 credential (JSON, or a baked PNG/SVG); exit 0 only if valid
+                             verify an eddsa-rdfc-2022 credential (JSON, or a baked PNG/SVG); exit 0 VALID,
+                             1 INVALID, 3 COULD NOT CHECK, 2 nothing verified (see credential -h)
   credential unbake [--raw] FILE
                              print the credential baked into a PNG or SVG
 
@@ -69,18 +70,93 @@ configuration is read from the environment; see README.md.
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, errUsage) {
-			fmt.Fprint(os.Stderr, usage)
-			os.Exit(2)
-		}
-		slog.Error("badged", "err", err)
-		os.Exit(1)
-	}
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Args[1:], os.Stderr))
 }
 
 var errUsage = errors.New("usage")
+
+// exitCode reports err to whoever ran the command and returns the process's exit status: 0 without an error, 2
+// with the usage, an exitError's own code, else 1 after logging the error.
+func exitCode(err error, args []string, stderr io.Writer) int {
+	var exit *exitError
+	var start *startError
+	name := "badged"
+	if len(args) > 0 {
+		name += " " + args[0]
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprint(stderr, usage)
+		return 2
+	case errors.As(err, &exit):
+		if exit.Err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", name, exit.Err)
+		}
+		return exit.Code
+	case errors.As(err, &start):
+		// A plain line, not a log record: it is the last thing a person who ran `make run` reads, and it must say
+		// which part did not start and on which address, whatever LOG_FORMAT is.
+		fmt.Fprintf(stderr, "%s: %v\n", name, start)
+		return 1
+	}
+	slog.Error("badged", "err", err)
+	return 1
+}
+
+// exitError ends the process with Code, after printing Err (when not nil) as one plain line on stderr: for a
+// command whose outcome is its exit status (`credential verify`: the verdict is on stdout already).
+type exitError struct {
+	Code int
+	Err  error
+}
+
+func (e *exitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.Err }
+
+// startError is a part of `badged dev|serve|worker` that could not start. main prints it as one line that names
+// the part and, through the part's own error, its address:
+//
+//	badged dev: chain: listen tcp 127.0.0.1:8545: bind: address already in use (another process has it: stop it, or set DEV_CHAIN_ADDR)
+//
+// Setting is the variable that says where the part runs, when there is one.
+type startError struct {
+	Part    string // database, chain, temporal, temporal ui, worker, metrics, api, …
+	Setting string
+	Err     error
+}
+
+func (e *startError) Error() string {
+	s := e.Part + ": " + e.Err.Error()
+	switch {
+	case e.Setting == "":
+	case errors.Is(e.Err, syscall.EADDRINUSE):
+		s += " (another process has it: stop it, or set " + e.Setting + ")"
+	default:
+		s += " (" + e.Setting + ")"
+	}
+	return s
+}
+
+func (e *startError) Unwrap() error { return e.Err }
+
+// startFailed names the part of a start error, unless it is named already (nil stays nil).
+func startFailed(part, setting string, err error) error {
+	var named *startError
+	if err == nil || errors.As(err, &named) {
+		return err
+	}
+	return &startError{Part: part, Setting: setting, Err: err}
+}
 
 // run dispatches a command; it is main without the process: tests call it with their own args and environment.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {

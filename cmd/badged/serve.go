@@ -61,7 +61,7 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 	}
 	d, err := db.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
-		return err
+		return startFailed("database", "DATABASE_URL", err)
 	}
 	defer d.Close()
 	// One registry per process, served on METRICS_ADDR alone (never on the API's port) by every command.
@@ -77,22 +77,22 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 	if r.worker {
 		wd, closeWD, err := p.WorkerDB(ctx, cfg.DatabaseURL, r.api)
 		if err != nil {
-			return err
+			return startFailed("database (the worker's pool)", "DATABASE_URL", err)
 		}
 		defer closeWD()
 		w, err := newWorker(cfg, wd)
 		if err != nil {
-			return err
+			return startFailed("worker", "", err)
 		}
 		running, err := wire.StartWorker(ctx, p, w)
 		if err != nil {
-			return err
+			return startFailed("worker", "", err)
 		}
 		defer running.Stop()
 	}
 	msrv, err := serveMetrics(cfg.MetricsAddr, m, errc)
 	if err != nil {
-		return err
+		return startFailed("metrics", "METRICS_ADDR", err)
 	}
 	log.Info("metrics listening", "addr", msrv.Addr)
 	defer shutdownHTTP(msrv, cfg.ShutdownTimeout, log)
@@ -104,12 +104,12 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 		defer stopStats()
 		srv, closeAPI, err := newHTTPServer(ctx, cfg, p, rec)
 		if err != nil {
-			return err
+			return startFailed("api", "", err)
 		}
 		defer closeAPI()
 		ln, err := net.Listen("tcp", cfg.HTTPAddr)
 		if err != nil {
-			return fmt.Errorf("listen %s: %w", cfg.HTTPAddr, err)
+			return startFailed("api", "HTTP_ADDR", err)
 		}
 		go func() { errc <- srv.Serve(api.GuardListener(ln, cfg.TimeZone)) }()
 		log.Info("http api listening", "addr", ln.Addr().String(), "public_base_url", cfg.PublicBaseURL)
@@ -179,7 +179,7 @@ func newHTTPServer(ctx context.Context, cfg config.Config, p wire.Parts, rec *st
 func serveMetrics(addr string, m *metrics.Metrics, errc chan<- error) (*http.Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("listen %s (METRICS_ADDR): %w", addr, err)
+		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())

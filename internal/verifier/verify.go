@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/badged/badged/internal/credential"
@@ -15,8 +14,8 @@ import (
 type Options struct {
 	// Controllers are trusted controller documents (JSON) for issuers that cannot or should not be fetched.
 	Controllers [][]byte
-	// Offline forbids every network access: keys come from did:key and Controllers only; status and anchor are
-	// not checked.
+	// Offline forbids every network access: keys come from did:key and Controllers only (another key is "could
+	// not check"); the status and, without Receipt, the anchor are "not checked".
 	Offline bool
 	// Fetcher fetches controller documents and status lists; nil means NewHTTPFetcher().
 	Fetcher Fetcher
@@ -28,13 +27,39 @@ type Options struct {
 	Now time.Time
 }
 
+// Results of a check besides the failures' own (revoked, replaced, expired, not yet valid, test).
+const (
+	ResultOK            = "ok"
+	ResultFailed        = "failed"
+	ResultNone          = "none"        // nothing to check: no credentialStatus, no anchor receipt served
+	ResultNotChecked    = "not checked" // left out by the options: offline, no --rpc
+	ResultCouldNotCheck = "could not check"
+)
+
 // Check is the outcome of one verification step.
 type Check struct {
 	Name   string // signature, issuer, expiry, status, or one of the anchor checks (receipt.go)
-	Result string // ok, failed, revoked, replaced (revoked by a reissue), expired, not yet valid, none, not checked
-	Detail string // what was checked, or why it failed
-	Failed bool   // whether this check makes the credential invalid
+	Result string // ok, failed, revoked, replaced, expired, not yet valid, test, none, not checked, could not check
+	Detail string // what was checked, or why it failed or could not be done
+	// Failed: the check proves the credential invalid (a bad proof, revoked, expired, a digest or a transaction
+	// that does not match).
+	Failed bool
+	// CouldNotCheck: a check the credential needs could not be done (a document or node unreachable, a key not
+	// available offline): it proves nothing either way, and the credential is not shown valid.
+	CouldNotCheck bool
 }
+
+// Verdict is what a Report amounts to.
+type Verdict int
+
+const (
+	// VerdictValid: no check failed or could not be done; checks the options left out are "not checked".
+	VerdictValid Verdict = iota
+	// VerdictInvalid: at least one check proves the credential invalid (a test credential is invalid too).
+	VerdictInvalid
+	// VerdictCouldNotCheck: nothing proves it invalid, but a check it needs could not be done.
+	VerdictCouldNotCheck
+)
 
 // Report is what Verify checked.
 type Report struct {
@@ -51,19 +76,29 @@ type Report struct {
 // Test reports whether the credential comes from a test issuer.
 func (r *Report) Test() bool { return r.TestIssuerOf != "" }
 
-// Valid reports whether no check failed.
-func (r *Report) Valid() bool {
+// Verdict returns the outcome: invalid when any check failed, whatever could not be checked beside it.
+func (r *Report) Verdict() Verdict {
+	v := VerdictValid
 	for _, c := range r.Checks {
-		if c.Failed {
-			return false
+		switch {
+		case c.Failed:
+			return VerdictInvalid
+		case c.CouldNotCheck:
+			v = VerdictCouldNotCheck
 		}
 	}
-	return len(r.Checks) > 0
+	if len(r.Checks) == 0 {
+		return VerdictCouldNotCheck
+	}
+	return v
 }
+
+// Valid reports whether the verdict is VerdictValid.
+func (r *Report) Valid() bool { return r.Verdict() == VerdictValid }
 
 // Verify reads a credential from input (JSON, or a baked PNG or SVG) and checks it. The error is only for input
 // that holds no credential (wrapping ErrNotCredential) or bad options; an invalid credential gives a Report with
-// failed checks.
+// failed checks, one that could not be fully checked a Report with checks marked CouldNotCheck.
 func Verify(ctx context.Context, input []byte, opts Options) (*Report, error) {
 	cred, format, err := Extract(input)
 	if err != nil {
@@ -88,7 +123,7 @@ func Verify(ctx context.Context, input []byte, opts Options) (*Report, error) {
 	}
 	rep := &Report{Format: format, Credential: cred, Issuer: credential.IssuerID(doc["issuer"])}
 	rep.ID, _ = doc["id"].(string)
-	sig, res := checkSignature(ctx, cred, resolver, opts.Offline)
+	sig, res := checkSignature(ctx, cred, resolver)
 	rep.Checks = append(rep.Checks, sig)
 	if res != nil && res.TestIssuerOf != "" {
 		rep.TestIssuerOf = res.TestIssuerOf
@@ -103,23 +138,47 @@ func Verify(ctx context.Context, input []byte, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// checkSignature checks the proof; the result (nil when it fails) tells whose key signed.
-func checkSignature(ctx context.Context, cred []byte, resolver credential.Resolver, offline bool) (Check, *credential.VerifyResult) {
+// checkSignature checks the proof; the result (nil when it fails) tells whose key signed. A key that could not be
+// had (offline without the issuer's document, a document that could not be fetched) is "could not check".
+func checkSignature(ctx context.Context, cred []byte, resolver credential.Resolver) (Check, *credential.VerifyResult) {
 	c := Check{Name: "signature"}
 	res, err := credential.VerifyWithLimits(ctx, cred, resolver, credential.DefaultLimits)
 	if err != nil {
-		c.Result, c.Failed, c.Detail = "failed", true, err.Error()
-		if offline && errors.Is(err, credential.ErrKeyNotFound) {
-			c.Detail += " (offline: give the issuer's controller document with --controller)"
-		}
+		c.setError(err)
 		return c, nil
 	}
-	c.Result = "ok"
+	c.Result = ResultOK
 	c.Detail = fmt.Sprintf("%s by %s", credential.Cryptosuite, res.VerificationMethod)
 	if !res.Created.IsZero() {
 		c.Detail += ", created " + res.Created.UTC().Format(time.RFC3339)
 	}
 	return c, res
+}
+
+// setError records err as the check's outcome: "could not check" when it marks something unavailable
+// (unavailable), else "failed".
+func (c *Check) setError(err error) {
+	c.Detail = err.Error()
+	if isUnavailable(err) {
+		c.Result, c.CouldNotCheck = ResultCouldNotCheck, true
+		return
+	}
+	c.Result, c.Failed = ResultFailed, true
+}
+
+// unavailableError marks what a check needed but could not have: a document or a node that could not be reached
+// or did not answer with what was asked, a key not available offline. It says nothing of the credential, unlike
+// every other error a check meets, which is evidence against it.
+type unavailableError struct{ err error }
+
+func (e *unavailableError) Error() string { return e.err.Error() }
+func (e *unavailableError) Unwrap() error { return e.err }
+
+func unavailable(err error) error { return &unavailableError{err: err} }
+
+func isUnavailable(err error) bool {
+	var u *unavailableError
+	return errors.As(err, &u)
 }
 
 // checkValidity checks validFrom/validUntil (VC 2.0) or issuanceDate/expirationDate (VC 1.1) against now.
@@ -171,91 +230,4 @@ func dateField(doc map[string]any, names ...string) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("%s %v is not a date-time", n, v)
 	}
 	return time.Time{}, nil
-}
-
-// checkStatus checks each Bitstring Status List revocation entry: the list credential is fetched, its own proof
-// verified with the same resolver (its issuer must be the credential's), and the bit read. A list that cannot be
-// fetched or verified fails the check: a verifier that passed when the list is unreachable could be fooled by
-// blocking it. Offline, the check is skipped and said so.
-func checkStatus(ctx context.Context, cred []byte, doc map[string]any, resolver credential.Resolver, fetcher Fetcher, now time.Time) Check {
-	c := Check{Name: "status"}
-	entries := asList(doc["credentialStatus"])
-	if doc["credentialStatus"] == nil || len(entries) == 0 {
-		c.Result, c.Detail = "none", "the credential has no credentialStatus, so it cannot be revoked"
-		return c
-	}
-	if fetcher == nil {
-		c.Result, c.Detail = "not checked", "offline"
-		return c
-	}
-	var checked []string
-	var unsupported []string
-	for _, e := range entries {
-		m, _ := e.(map[string]any)
-		typ, _ := m["type"].(string)
-		purpose, _ := m["statusPurpose"].(string)
-		if typ != "BitstringStatusListEntry" || purpose != credential.StatusPurposeRevocation {
-			unsupported = append(unsupported, fmt.Sprintf("%s/%s", typ, purpose))
-			continue
-		}
-		listURL, _ := m["statusListCredential"].(string)
-		revoked, err := revokedIn(ctx, cred, listURL, resolver, fetcher, now)
-		if err != nil {
-			c.Result, c.Failed, c.Detail = "failed", true, err.Error()
-			return c
-		}
-		if revoked {
-			c.Result, c.Failed, c.Detail = "revoked", true, fmt.Sprintf("bit %v of %s is set", m["statusListIndex"], listURL)
-			// A reissue sets the bit too; the issuer names the replacement at the credential's own URL.
-			if sf, ok := fetcher.(SuccessorFinder); ok {
-				id, _ := doc["id"].(string)
-				if next, err := sf.Successor(ctx, id); err == nil && next != "" {
-					c.Result, c.Detail = "replaced", c.Detail+"; the issuer replaced this credential with a reissued one: "+next
-				}
-			}
-			return c
-		}
-		checked = append(checked, fmt.Sprintf("bit %v of %s", m["statusListIndex"], listURL))
-	}
-	if len(checked) == 0 {
-		c.Result, c.Detail = "not checked", "unsupported status entry "+strings.Join(unsupported, ", ")
-		return c
-	}
-	c.Result, c.Detail = "ok", "not revoked: "+strings.Join(checked, ", ")
-	if len(unsupported) > 0 {
-		c.Detail += "; not checked: unsupported status entry " + strings.Join(unsupported, ", ")
-	}
-	return c
-}
-
-func revokedIn(ctx context.Context, cred []byte, listURL string, resolver credential.Resolver, fetcher Fetcher, now time.Time) (bool, error) {
-	if listURL == "" {
-		return false, errors.New("status entry has no statusListCredential")
-	}
-	list, err := fetcher.Fetch(ctx, listURL)
-	if err != nil {
-		return false, fmt.Errorf("status list: %w", err)
-	}
-	if _, err := credential.VerifyWithLimits(ctx, list, resolver, credential.DefaultLimits); err != nil {
-		return false, fmt.Errorf("status list %s: proof: %w", listURL, err)
-	}
-	var listDoc map[string]any
-	if err := json.Unmarshal(list, &listDoc); err != nil {
-		return false, fmt.Errorf("status list %s: %w", listURL, err)
-	}
-	if until, err := dateField(listDoc, "validUntil", "expirationDate"); err != nil || (!until.IsZero() && !now.Before(until)) {
-		return false, fmt.Errorf("status list %s has expired or has a bad validUntil", listURL)
-	}
-	// CheckStatus also requires the list to be the one the entry names and to come from the credential's issuer.
-	return credential.CheckStatus(cred, list)
-}
-
-func asList(v any) []any {
-	if l, ok := v.([]any); ok {
-		return l
-	}
-	if v == nil {
-		return nil
-	}
-	return []any{v}
 }

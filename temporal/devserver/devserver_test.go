@@ -4,7 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +19,8 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/badged/badged/internal/freeport"
 )
 
 func TestRunsWorkflowWithActivity(t *testing.T) {
@@ -104,7 +111,47 @@ func TestUIAddrInUseFails(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	_, err := Start(ctx, Options{UIAddr: s.UIAddr(), Logger: testLogger()})
-	require.ErrorContains(t, err, "unavailable")
+	requireListenError(t, err, "ui", s.UIAddr())
+}
+
+// A taken frontend port fails the start with the listener's error, before the database in Dir is opened (the
+// usual owner of the port is another server on the same Dir).
+func TestFrontendAddrInUseFails(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	dir := t.TempDir()
+	_, err = Start(context.Background(), Options{Dir: dir, FrontendAddr: l.Addr().String(), Logger: testLogger()})
+	requireListenError(t, err, "frontend", l.Addr().String())
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "the database was not touched")
+}
+
+// A service port taken between the pick and the server's own bind (a race Start cannot close: the server binds
+// its listeners itself) is an error too, not the nil listener the server would go on to serve, which panics in a
+// goroutine and takes the process down.
+func TestServicePortTakenReturnsError(t *testing.T) {
+	free, err := freeport.Pick("127.0.0.1", 4)
+	require.NoError(t, err)
+	p := ports{frontend: free[0], history: free[1], matching: free[2], worker: free[3]}
+	taken := net.JoinHostPort("127.0.0.1", strconv.Itoa(p.history))
+	l, err := net.Listen("tcp", taken)
+	require.NoError(t, err)
+	defer l.Close()
+	o := (&Options{Logger: testLogger()}).withDefaults()
+	_, err = boot(context.Background(), o, serverLogger{l: o.Logger, quiet: new(atomic.Bool), fatal: new(fatalLog)}, "127.0.0.1", p)
+	requireListenError(t, err, "history", taken)
+}
+
+func requireListenError(t *testing.T, err error, service, addr string) {
+	t.Helper()
+	var le *ListenError
+	require.ErrorAs(t, err, &le)
+	require.Equal(t, service, le.Service)
+	require.Equal(t, addr, le.Addr)
+	require.ErrorIs(t, err, syscall.EADDRINUSE)
+	require.Equal(t, service+": listen tcp "+addr+": bind: address already in use", le.Error())
 }
 
 func TestOptionsValidation(t *testing.T) {

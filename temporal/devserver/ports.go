@@ -37,12 +37,27 @@ func resolveAddr(addr string) (string, int, error) {
 	return host, free[0], nil
 }
 
-// checkFree fails early when host:port is taken: the UI server would
-// otherwise exit the whole process on a bind error.
-func checkFree(host string, port int) error {
-	l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+// ListenError reports an address one of the server's parts could not listen on: Service is "frontend" (the
+// address clients dial), "ui", or "history", "matching" or "worker" (free ports picked at start, so taken only by a
+// race with another process). Err is the listener's error, which names the address
+// ("listen tcp 127.0.0.1:7233: bind: address already in use").
+type ListenError struct {
+	Service string
+	Addr    string
+	Err     error
+}
+
+func (e *ListenError) Error() string { return e.Service + ": " + e.Err.Error() }
+func (e *ListenError) Unwrap() error { return e.Err }
+
+// checkFree fails early when host:port is taken: the server's own listeners do not return their error (the
+// frontend's is logged as fatal and then served as nil, see fatalLog) and the UI server exits the whole process on
+// a bind error.
+func checkFree(service, host string, port int) error {
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("address %s:%d unavailable: %w", host, port, err)
+		return &ListenError{Service: service, Addr: addr, Err: err}
 	}
 	return l.Close()
 }

@@ -43,16 +43,27 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	logger := serverLogger{l: o.Logger, quiet: new(atomic.Bool)}
+	logger := serverLogger{l: o.Logger, quiet: new(atomic.Bool), fatal: new(fatalLog)}
 
 	host, frontendPort, err := splitAddr(o.FrontendAddr)
 	if err != nil {
 		return nil, fmt.Errorf("devserver: frontend: %w", err)
 	}
+	if frontendPort != 0 {
+		// Before the database is opened: the usual owner of a taken frontend port is another server on the same Dir.
+		if err := checkFree("frontend", host, frontendPort); err != nil {
+			return nil, fmt.Errorf("devserver: %w", err)
+		}
+	}
 	p, err := pickPorts(host, frontendPort)
 	if err != nil {
 		return nil, fmt.Errorf("devserver: %w", err)
 	}
+	return boot(ctx, o, logger, host, p)
+}
+
+// boot starts the server on the ports p of host.
+func boot(ctx context.Context, o Options, logger serverLogger, host string, p ports) (*Server, error) {
 	stores, err := preparePersistence(o, logger)
 	if err != nil {
 		return nil, fmt.Errorf("devserver: %w", err)
@@ -76,6 +87,13 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	)
 	if err != nil {
 		return nil, fmt.Errorf("devserver: new server: %w", err)
+	}
+	// A listener NewServer could not bind (a port taken since it was probed or picked) was logged as fatal and left
+	// nil: Start would serve it and panic in a goroutine. Stop releases what the services hold; the listeners they
+	// did bind are closed only by serving them, so they stay open until the process, which exits on this error, ends.
+	if err := logger.fatal.get(); err != nil {
+		logger.quiet.Store(true)
+		return nil, errors.Join(fmt.Errorf("devserver: %w", err), srv.Stop())
 	}
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("devserver: start server: %w", err)

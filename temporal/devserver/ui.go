@@ -17,9 +17,10 @@ import (
 // download) on host:port, talking gRPC to frontendAddr. It returns once the
 // UI answers HTTP.
 func startUI(ctx context.Context, host string, port int, frontendAddr, namespace string, errs func(error)) (*uiserver.Server, error) {
-	// ui-server exits the process on a bind error, so probe the port first.
-	if err := checkFree(host, port); err != nil {
-		return nil, fmt.Errorf("ui: %w", err)
+	// ui-server exits the process on a bind error, so probe the port first. (A process that takes the port between
+	// this probe and ui-server's bind still gets it to exit: ui-server takes no listener of ours.)
+	if err := checkFree("ui", host, port); err != nil {
+		return nil, err
 	}
 	ui := uiserver.NewServer(server_options.WithConfigProvider(&uiconfig.Config{
 		Host:                host,

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net"
 	"sync"
 	"time"
 
@@ -86,13 +87,26 @@ func DevKey(seed string) *ecdsa.PrivateKey {
 var fundedBalance = new(big.Int).Mul(big.NewInt(1_000_000_000), big.NewInt(params.Ether))
 
 // Start starts a dev chain as configured. With DataDir it first replays the journal kept there.
-func Start(cfg Config) (*Chain, error) {
+//
+// The RPC address is bound before anything else, so that a taken port fails at once with the listener's own error
+// ("listen tcp 127.0.0.1:8545: bind: address already in use"), and before the journal is opened: the usual owner
+// of the port is another dev chain on the same DataDir, whose journal this one must not truncate or replay.
+func Start(cfg Config) (_ *Chain, err error) {
 	if cfg.Seed == "" {
 		cfg.Seed = DefaultSeed
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			ln.Close()
+		}
+	}()
 	key := DevKey(cfg.Seed)
 
 	// The node itself keeps everything in memory and serves nothing: the journal is what persists, and rpc.go
@@ -139,7 +153,7 @@ func Start(cfg Config) (*Chain, error) {
 			return nil, err
 		}
 	}
-	if c.rpc, err = c.serve(cfg.Addr); err != nil {
+	if c.rpc, err = c.serve(ln); err != nil {
 		c.closeParts()
 		return nil, err
 	}

@@ -2,9 +2,13 @@ package devchain_test
 
 import (
 	"context"
-	"github.com/ethereum/go-ethereum/crypto"
+	"net"
+	"os"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/stretchr/testify/require"
 
@@ -72,4 +76,19 @@ func TestDevChain_ManualCommit(t *testing.T) {
 	c.Commit()
 	require.NoError(t, <-done)
 	require.Equal(t, uint64(1), c.BlockNumber())
+}
+
+// A taken RPC port fails the start with the listener's own error, naming the address, before the journal in DataDir
+// is opened: the usual owner of the port is another dev chain on the same DataDir, whose journal must stay as it is.
+func TestDevChain_AddrInUse(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	dir := t.TempDir()
+	_, err = devchain.Start(devchain.Config{Addr: l.Addr().String(), DataDir: dir})
+	require.ErrorIs(t, err, syscall.EADDRINUSE)
+	require.EqualError(t, err, "listen tcp "+l.Addr().String()+": bind: address already in use")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "the journal was not opened")
 }

@@ -23,7 +23,8 @@ type rpcServer struct {
 	done chan struct{}
 }
 
-func (c *Chain) serve(addr string) (*rpcServer, error) {
+// serve serves JSON-RPC on ln (Start closes ln when serve fails).
+func (c *Chain) serve(ln net.Listener) (*rpcServer, error) {
 	srv := rpc.NewServer()
 	for _, api := range c.eth.APIs() {
 		if api.Namespace == "eth" || api.Namespace == "net" {
@@ -35,11 +36,6 @@ func (c *Chain) serve(addr string) (*rpcServer, error) {
 	// Registered last, so its method replaces the node's eth_sendRawTransaction.
 	if err := srv.RegisterName("eth", &rawTxAPI{c: c}); err != nil {
 		return nil, fmt.Errorf("register eth_sendRawTransaction: %w", err)
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		srv.Stop()
-		return nil, fmt.Errorf("listen for dev chain rpc: %w", err)
 	}
 	s := &rpcServer{rpc: srv, url: "http://" + ln.Addr().String(), done: make(chan struct{})}
 	s.http = &http.Server{Handler: http.HandlerFunc(c.handle), ReadHeaderTimeout: 10 * time.Second}
