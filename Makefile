@@ -98,6 +98,7 @@ lint: tools redocly
 	cd client/v3 && $(TOOLBIN)/staticcheck ./... # the client is its own module
 	$(TOOLBIN)/staticcheck -tags faults ./e2e/
 	$(GO) test -count=1 -run '^TestOpenAPIDocument$$' ./api/ # the OpenAPI documents validate and match the route table
+	$(GO) test -count=1 ./docs/ # every relative link and anchor of README.md and docs/ resolves
 	@mkdir -p $(TOOLS_DIR)/openapi && for v in 2 3; do \
 		$(GO) run ./client/internal/openapidump -version $$v -o $(TOOLS_DIR)/openapi/v$$v.json && \
 		$(REDOCLY) lint --extends recommended-strict $(TOOLS_DIR)/openapi/v$$v.json || exit 1; done # both documents, strict
