@@ -98,6 +98,7 @@ lint: tools redocly
 	cd client/v3 && $(TOOLBIN)/staticcheck ./... # the client is its own module
 	$(TOOLBIN)/staticcheck -tags faults ./e2e/
 	$(GO) test -count=1 -run '^TestOpenAPIDocument$$' ./api/ # the OpenAPI documents validate and match the route table
+	$(GO) test -count=1 ./docs/ # every relative link and anchor of README.md and docs/ resolves
 	@mkdir -p $(TOOLS_DIR)/openapi && for v in 2 3; do \
 		$(GO) run ./client/internal/openapidump -version $$v -o $(TOOLS_DIR)/openapi/v$$v.json && \
 		$(REDOCLY) lint --extends recommended-strict $(TOOLS_DIR)/openapi/v$$v.json || exit 1; done # both documents, strict
@@ -119,8 +120,9 @@ tools: ## install the tools the targets use
 	@$(TOOLBIN)/oapi-codegen -version 2>/dev/null | grep -qx '$(OAPI_CODEGEN_VERSION)' || $(GO) install github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@$(OAPI_CODEGEN_VERSION)
 	@test -x $(TOOLBIN)/versitygw || $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION) # S3 server of the blob tests
 
-os-deps: ## Debian packages the tests use (poppler-utils: pdftoppm/pdftotext/pdffonts check certificates; chromium + a Hangul font: the badge page test)
+os-deps: ## Debian packages the tests use (poppler-utils: pdftoppm/pdftotext/pdffonts check certificates; chromium + a Hangul font: the badge page test; jq: the README's First steps)
 	@command -v pdftoppm >/dev/null || (apt-get update -qq && apt-get install -y -qq poppler-utils)
+	@command -v jq >/dev/null || (apt-get update -qq && apt-get install -y -qq jq) # the README's First steps (e2e/readme_test.go)
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 	@fc-list :lang=ko | grep -q . || (apt-get update -qq && apt-get install -y -qq fonts-noto-cjk) # Hangul in screenshots
 
