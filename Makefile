@@ -62,7 +62,7 @@ test-race: tools os-deps postgres
 test-faults: tools os-deps postgres ## fault tests (embedded Temporal and Temporal's own cluster): kill workers and services, restart Postgres; run alone
 	$(GO) test -tags faults -count=1 -run 'TestFaults|TestScaleOut_TemporalCluster' -v -timeout 45m ./e2e/
 
-bench: tools os-deps postgres ## benchmarks; figures go to the README (BADGED_BENCH_RECIPIENTS=10000 for the big issuance; the scale runs: make bench-scale, make bench-cluster-scale)
+bench: tools os-deps postgres ## benchmarks; figures go to docs/measurements.md (BADGED_BENCH_RECIPIENTS=10000 for the big issuance; the scale runs: make bench-scale, make bench-cluster-scale)
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
 
 bench-stats: tools os-deps postgres ## the badge page's p99 with the event counter on and off, side by side in one run
