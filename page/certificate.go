@@ -156,13 +156,7 @@ func (h *Handler) renderCertificate(ctx context.Context, key string, in certific
 			return fmt.Errorf("signature image: %w", err)
 		}
 	}
-	select { // rendering is CPU-heavy
-	case h.renders <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	pdf, err := certificate.Render(in)
-	<-h.renders
+	pdf, err := h.render(ctx, "certificate", func() ([]byte, error) { return certificate.Render(in) })
 	if err != nil {
 		return fmt.Errorf("render certificate: %w", err)
 	}

@@ -56,7 +56,7 @@ type Handler struct {
 	metrics *metrics.Metrics
 	stats   *stats.Recorder
 	// renders bounds concurrent renders of certificates and preview images (CPU-heavy; a certificate allocates
-	// ~38 MB).
+	// ~38 MB); only Handler.render takes and gives back its slots.
 	renders chan struct{}
 }
 
