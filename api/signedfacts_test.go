@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -104,7 +105,8 @@ func (f *pageFixture) signAssertion(tb testing.TB, id uuid.UUID, withName, withS
 	key := issuer.CredentialKey(as.ID.String())
 	_, err = f.store.PutIfAbsent(ctx, key, signed, "application/json")
 	require.NoError(tb, err)
-	_, err = f.d.Pool.Exec(ctx, "UPDATE assertions SET credential_key = $2, state = 'RECEIVED' WHERE id = $1", as.ID, key)
+	sum := sha256.Sum256(signed) // as the sign step records it beside the document
+	_, err = f.d.Pool.Exec(ctx, "UPDATE assertions SET credential_key = $2, credential_sha256 = $3, state = 'RECEIVED' WHERE id = $1", as.ID, key, sum[:])
 	require.NoError(tb, err)
 	return signed
 }

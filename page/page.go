@@ -58,6 +58,8 @@ type Handler struct {
 	// renders bounds concurrent renders of certificates and preview images (CPU-heavy; a certificate allocates
 	// ~38 MB); only Handler.render takes and gives back its slots.
 	renders chan struct{}
+	// proofs keeps the signature and anchor checks of each credential (proofs.go).
+	proofs proofCache
 }
 
 // maxConcurrentRenders is the capacity of Handler.renders.
