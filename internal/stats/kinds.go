@@ -24,8 +24,21 @@ const (
 	PDF       Kind = "pdf"        // the PDF certificate downloaded (the recipient's link or the API)
 )
 
-// Networks are the share targets of /share/{assertionId}/{network}, in the order the README lists them.
-var Networks = []string{"linkedin-add", "linkedin-post", "x", "facebook", "email", "copy"}
+// The share networks: the ways the badge page offers to share a badge, and the path segment of its counting
+// redirect /share/{assertionId}/{network}. They are named here, once: the page builds its links and targets from
+// these names, the recorder and the stats routes count and answer by them.
+const (
+	NetworkLinkedInAdd  = "linkedin-add"  // add the certification to the LinkedIn profile
+	NetworkLinkedInPost = "linkedin-post" // a LinkedIn post of the page (LinkedIn reads its Open Graph tags)
+	NetworkX            = "x"
+	NetworkFacebook     = "facebook"
+	NetworkEmail        = "email"
+	NetworkCopy         = "copy" // the link the page hands out to be copied
+)
+
+// Networks are every share network, in the order the README lists them and the page shows its buttons (LinkedIn's
+// add-to-profile and the copy field are shown apart).
+var Networks = []string{NetworkLinkedInAdd, NetworkLinkedInPost, NetworkX, NetworkFacebook, NetworkEmail, NetworkCopy}
 
 // ShareKind is the kind of a click on the share link of network (one of Networks), e.g. share_linkedin_add.
 func ShareKind(network string) Kind {
