@@ -7,6 +7,3 @@ func SetRenderFault(f func(renderer string)) (restore func()) {
 	renderFault = f
 	return func() { renderFault = prev }
 }
-
-// RenderSlots is the capacity of the renders' bound, and how many slots are taken now.
-func (h *Handler) RenderSlots() (capacity, taken int) { return cap(h.renders), len(h.renders) }
