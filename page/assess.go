@@ -47,14 +47,16 @@ func (as assessment) failed(name string) bool {
 
 // assess checks the signature, the anchor, the status and the expiry of an issued assertion, as a verifier
 // would. The expiry is the signed validUntil; the row's expiry stands in only when the signature did not verify
-// (the verdict then says so anyway).
+// (the verdict then says so anyway). The status and the expiry are decided on every call, so a revocation or an
+// expiry shows at once; the signature and the anchor, which only the stored bytes and the issuer's key decide, are
+// checked once and kept (proofs.go).
 func (h *Handler) assess(ctx context.Context, a db.Assertion) assessment {
-	cred, sig, signed := h.checkSignature(ctx, a)
+	p := h.proofChecks(ctx, a)
 	expiresAt := a.ExpiredAt
-	if signed != nil {
+	if p.signed != nil {
 		expiresAt = nil
-		if !signed.ValidUntil.IsZero() {
-			expiresAt = &signed.ValidUntil
+		if !p.signed.ValidUntil.IsZero() {
+			expiresAt = &p.signed.ValidUntil
 		}
 	}
 	exp := check{Name: "check.expiry", OK: expiresAt == nil || expiresAt.After(h.now()), Detail: "expiry.never"}
@@ -64,45 +66,47 @@ func (h *Handler) assess(ctx context.Context, a db.Assertion) assessment {
 			exp.Detail = "expiry.past"
 		}
 	}
-	return assessment{checks: []check{sig, h.checkStatus(ctx, a), exp, h.checkAnchor(ctx, a, cred)}, signed: signed}
+	return assessment{checks: []check{p.sig, h.checkStatus(ctx, a), exp, p.anchor}, signed: p.signed}
 }
 
-// checkSignature reads the stored credential and verifies its proof with the issuer's key; when it verifies, it
-// also reads the facts the credential signs.
-func (h *Handler) checkSignature(ctx context.Context, a db.Assertion) ([]byte, check, *credential.Facts) {
-	c := check{Name: "check.signature"}
+// readCredential reads the stored credential of a (at most 2 MiB).
+func (h *Handler) readCredential(ctx context.Context, a db.Assertion) ([]byte, error) {
 	rc, _, err := h.blob.Get(ctx, *a.CredentialKey)
 	if err != nil {
-		c.Detail = "sig.unreadable"
-		return nil, c, nil
+		return nil, err
 	}
 	defer rc.Close()
-	cred, err := io.ReadAll(io.LimitReader(rc, 2<<20))
-	if err != nil {
+	return io.ReadAll(io.LimitReader(rc, 2<<20))
+}
+
+// checkSignature verifies the proof of cred (nil: it could not be read) with the issuer's controller document
+// (docJSON; nil: the issuer has no key, or it could not be read); when it verifies, it also reads the facts the
+// credential signs.
+func (h *Handler) checkSignature(ctx context.Context, a db.Assertion, cred, docJSON []byte) (check, *credential.Facts) {
+	c := check{Name: "check.signature"}
+	if cred == nil {
 		c.Detail = "sig.unreadable"
-		return nil, c, nil
+		return c, nil
 	}
-	doc, found, err := h.issuer.ControllerDocument(ctx, a.OrgID, a.Mode)
-	if err != nil || !found {
+	if docJSON == nil {
 		c.Detail = "sig.noKey"
-		return cred, c, nil
+		return c, nil
 	}
-	docJSON, _ := json.Marshal(doc)
 	resolver, err := credential.NewStaticResolver(docJSON)
 	if err == nil {
 		_, err = credential.Verify(ctx, cred, resolver)
 	}
 	if err != nil {
 		c.Detail, c.Args = "sig.bad", []any{err.Error()}
-		return cred, c, nil
+		return c, nil
 	}
 	c.OK, c.Detail, c.Args = true, "sig.ok", []any{h.issuer.IssuerID(a.OrgID, a.Mode)}
 	facts, err := credential.ReadFacts(cred)
 	if err != nil { // a verified credential without a readable validFrom: nothing of it is shown as signed
 		h.log.WarnContext(ctx, "read the facts of a verified credential", "assertionId", a.ID, "err", err)
-		return cred, c, nil
+		return c, nil
 	}
-	return cred, c, &facts
+	return c, &facts
 }
 
 func (h *Handler) checkAnchor(ctx context.Context, a db.Assertion, cred []byte) check {

@@ -78,7 +78,8 @@ func certificateLang(r *http.Request, row db.GetBadgePageRow) string {
 	return notify.LocaleFor(row.Assertion.RecipientName, row.OrgName, row.BadgeName)
 }
 
-// certificateImages are the stored images a certificate draws, by media id.
+// certificateImages are the stored images a certificate draws, by media id: the badge image as signed (uuid.Nil:
+// none), and the badge's signature image, which is the issuer's current record (credentials carry none).
 type certificateImages struct {
 	Badge     uuid.UUID
 	Signature *uuid.UUID
@@ -93,7 +94,7 @@ var certificateStatus = map[string]certificate.StatusKind{"valid": certificate.S
 // verdict, so the two never disagree.
 func (h *Handler) certificateInput(row db.GetBadgePageRow, as assessment, lang string) (certificate.Input, certificateImages) {
 	a := row.Assertion
-	f := shownFactsOf(row, as.signed)
+	f := h.shownFacts(row, as)
 	in := certificate.Input{BadgeName: f.Badge, RecipientName: f.Recipient, IssuerName: f.Issuer,
 		IssuedOn: formatDate(lang, f.IssuedAt, h.loc), SerialNumber: a.SerialNumber, VerifyURL: h.urls.VerifyURL(a.ID),
 		Lang: certificate.Lang(lang), Provenance: certificate.ProvenanceRecords}
@@ -106,9 +107,7 @@ func (h *Handler) certificateInput(row db.GetBadgePageRow, as assessment, lang s
 	case f.Signed:
 		in.Provenance = certificate.ProvenanceSignedNoName
 	}
-	var crit []db.Criterion
-	_ = json.Unmarshal(row.BadgeCriteria, &crit) // written by the badge handlers from the same type
-	for _, c := range crit {
+	for _, c := range f.Criteria {
 		in.Criteria = append(in.Criteria, c.Value)
 	}
 	for _, e := range evidenceItems(f.Evidence) {
@@ -127,7 +126,7 @@ func (h *Handler) certificateInput(row db.GetBadgePageRow, as assessment, lang s
 		}
 		in.Status = certificate.Status{Kind: kind, Text: v.Title + ". " + detail}
 	}
-	return in, certificateImages{Badge: row.BadgeImageID, Signature: row.BadgeSignatureImageID}
+	return in, certificateImages{Badge: f.Image, Signature: row.BadgeSignatureImageID}
 }
 
 // certificateKey is where the certificate of in is kept: the assertion, then a digest of everything drawn (the
@@ -148,21 +147,17 @@ func certificateKey(id uuid.UUID, in certificate.Input, images certificateImages
 // renderCertificate renders the certificate in with its images and stores it at key.
 func (h *Handler) renderCertificate(ctx context.Context, key string, in certificate.Input, images certificateImages) error {
 	var err error
-	if in.BadgeImage, err = h.mediaBytes(ctx, images.Badge, "medium"); err != nil {
-		return fmt.Errorf("badge image: %w", err)
+	if images.Badge != uuid.Nil { // none: the certificate draws its frame with the badge's name
+		if in.BadgeImage, err = h.mediaBytes(ctx, images.Badge, "medium"); err != nil {
+			return fmt.Errorf("badge image: %w", err)
+		}
 	}
 	if images.Signature != nil {
 		if in.SignatureImage, err = h.mediaBytes(ctx, *images.Signature, "medium"); err != nil {
 			return fmt.Errorf("signature image: %w", err)
 		}
 	}
-	select { // rendering is CPU-heavy
-	case h.renders <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	pdf, err := certificate.Render(in)
-	<-h.renders
+	pdf, err := h.render(ctx, "certificate", func() ([]byte, error) { return certificate.Render(in) })
 	if err != nil {
 		return fmt.Errorf("render certificate: %w", err)
 	}

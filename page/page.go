@@ -56,8 +56,10 @@ type Handler struct {
 	metrics *metrics.Metrics
 	stats   *stats.Recorder
 	// renders bounds concurrent renders of certificates and preview images (CPU-heavy; a certificate allocates
-	// ~38 MB).
+	// ~38 MB); only Handler.render takes and gives back its slots.
 	renders chan struct{}
+	// proofs keeps the signature and anchor checks of each credential (proofs.go).
+	proofs proofCache
 }
 
 // maxConcurrentRenders is the capacity of Handler.renders.

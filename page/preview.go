@@ -69,7 +69,7 @@ func (h *Handler) SharePreview(w http.ResponseWriter, r *http.Request) error {
 // previewInput is what the card of row shows in lang: the page's facts and verdict, so the two never disagree.
 func (h *Handler) previewInput(row db.GetBadgePageRow, as assessment, lang string) (sharecard.Input, uuid.UUID) {
 	displayNames(&row)
-	f := shownFactsOf(row, as.signed)
+	f := h.shownFacts(row, as)
 	v := h.pageVerdict(row, as, f, lang)
 	kind, ok := previewKinds[v.Kind]
 	if !ok {
@@ -80,7 +80,7 @@ func (h *Handler) previewInput(row db.GetBadgePageRow, as assessment, lang strin
 	if kind != sharecard.KindValid {
 		in.StatusText = v.Title
 	}
-	return in, row.BadgeImageID
+	return in, f.Image
 }
 
 func hostOf(base string) string {
@@ -107,21 +107,17 @@ func previewKey(id uuid.UUID, in sharecard.Input, badgeImage uuid.UUID) (key, di
 }
 
 // renderPreview renders the card with its badge image and keeps it at key. Renders share the certificate's
-// bound on concurrent renders; two requests racing on one key both render and the first write wins (PutIfAbsent),
-// which is harmless (the content is the same).
+// bound on concurrent renders (Handler.render); two requests racing on one key both render and the first write
+// wins (PutIfAbsent), which is harmless (the content is the same).
 func (h *Handler) renderPreview(ctx context.Context, key string, in sharecard.Input, badgeImage uuid.UUID) error {
-	img, err := h.mediaBytes(ctx, badgeImage, "medium")
-	if err != nil { // a missing image draws the placeholder; the card still says who earned what
-		h.log.WarnContext(ctx, "preview badge image", "media", badgeImage, "err", err)
+	if badgeImage != uuid.Nil { // none (the signed image is no upload of this service) draws the placeholder
+		img, err := h.mediaBytes(ctx, badgeImage, "medium")
+		if err != nil { // a missing image draws the placeholder; the card still says who earned what
+			h.log.WarnContext(ctx, "preview badge image", "media", badgeImage, "err", err)
+		}
+		in.BadgeImage = img
 	}
-	in.BadgeImage = img
-	select {
-	case h.renders <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	png, err := sharecard.Render(in)
-	<-h.renders
+	png, err := h.render(ctx, "preview", func() ([]byte, error) { return sharecard.Render(in) })
 	if err != nil {
 		return fmt.Errorf("render preview: %w", err)
 	}

@@ -7,24 +7,12 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/badged/badged/internal/stats"
 )
 
-// shareNetwork names a way the badge page offers to share a badge; the names are the path segment of the counting
-// redirect /share/{assertionId}/{network}.
-type shareNetwork string
-
-const (
-	shareLinkedInAdd  shareNetwork = "linkedin-add"  // add the certification to the LinkedIn profile
-	shareLinkedInPost shareNetwork = "linkedin-post" // a LinkedIn post of the page (LinkedIn reads its Open Graph tags)
-	shareX            shareNetwork = "x"
-	shareFacebook     shareNetwork = "facebook"
-	shareEmail        shareNetwork = "email"
-	shareCopy         shareNetwork = "copy" // the link the page hands out to be copied
-)
-
-// shareNetworks are the networks of the page's share buttons, in the order shown (LinkedIn's add-to-profile and
-// the copy field are shown apart).
-var shareNetworks = []shareNetwork{shareLinkedInPost, shareX, shareFacebook, shareEmail}
+// The share networks are stats.Networks, named there once (stats.NetworkX, …): the page's buttons, its targets
+// (shareTarget) and the counting redirect all go by those names.
 
 // shareContent is what a share of one assertion says, in the page's language: the page URL, the sentence (which
 // names a revoked, expired or replaced badge's state first, so a share never shows a badge as better than it is),
@@ -35,19 +23,19 @@ type shareContent struct {
 
 // shareTarget is the network's own URL for sharing c, "" when the network is not offered for it. The counting
 // redirect answers with the same URL, so the page and the redirect never disagree on where a share goes.
-func shareTarget(n shareNetwork, c shareContent) string {
-	switch n {
-	case shareLinkedInAdd:
+func shareTarget(network string, c shareContent) string {
+	switch network {
+	case stats.NetworkLinkedInAdd:
 		return c.LinkedInAdd
-	case shareLinkedInPost: // LinkedIn takes only the URL; the post's preview comes from the page's Open Graph tags
+	case stats.NetworkLinkedInPost: // LinkedIn takes only the URL; the post's preview comes from the page's Open Graph tags
 		return "https://www.linkedin.com/sharing/share-offsite/?url=" + url.QueryEscape(c.PageURL)
-	case shareX:
+	case stats.NetworkX:
 		return "https://x.com/intent/post?text=" + url.QueryEscape(c.Text) + "&url=" + url.QueryEscape(c.PageURL)
-	case shareFacebook:
+	case stats.NetworkFacebook:
 		return "https://www.facebook.com/sharer/sharer.php?u=" + url.QueryEscape(c.PageURL)
-	case shareEmail: // RFC 6068: spaces are %20 in a mailto URI ("+" would stay a plus sign in the mail)
+	case stats.NetworkEmail: // RFC 6068: spaces are %20 in a mailto URI ("+" would stay a plus sign in the mail)
 		return "mailto:?subject=" + mailtoEscape(c.Subject) + "&body=" + mailtoEscape(c.Text+"\n\n"+c.PageURL)
-	case shareCopy:
+	case stats.NetworkCopy:
 		return c.PageURL
 	}
 	return ""
@@ -57,12 +45,12 @@ func shareTarget(n shareNetwork, c shareContent) string {
 // add-to-profile go through the counting redirect /share/{id}/{network}?lang= (share_redirect.go), which counts the click
 // and answers 302 to shareTarget of the same content in the same language. The copy field is the exception: it holds
 // the page's own address, because that is what people paste, and a pasted link should not depend on the counter.
-func (h *Handler) shareLink(id uuid.UUID, n shareNetwork, c shareContent, lang string) string {
-	target := shareTarget(n, c)
-	if target == "" || n == shareCopy {
+func (h *Handler) shareLink(id uuid.UUID, network string, c shareContent, lang string) string {
+	target := shareTarget(network, c)
+	if target == "" || network == stats.NetworkCopy {
 		return target
 	}
-	return ShareURL(h.urls.BaseURL, id.String(), string(n)) + "?lang=" + lang
+	return ShareURL(h.urls.BaseURL, id.String(), network) + "?lang=" + lang
 }
 
 func mailtoEscape(s string) string { return strings.ReplaceAll(url.QueryEscape(s), "+", "%20") }
@@ -99,11 +87,14 @@ func (h *Handler) shareContentOf(id uuid.UUID, v pageView, f shownFacts, linkedI
 func (h *Handler) addSharing(v *pageView, id uuid.UUID, f shownFacts, linkedInAdd string) {
 	c := h.shareContentOf(id, *v, f, linkedInAdd)
 	v.share = c
-	v.LinkedIn = h.shareLink(id, shareLinkedInAdd, c, v.Lang)
-	for _, n := range shareNetworks {
-		v.Shares = append(v.Shares, pageShare{ID: "share-" + string(n), Label: msg(v.Lang, "share."+string(n)), URL: h.shareLink(id, n, c, v.Lang)})
+	v.LinkedIn = h.shareLink(id, stats.NetworkLinkedInAdd, c, v.Lang)
+	for _, n := range stats.Networks {
+		if n == stats.NetworkLinkedInAdd || n == stats.NetworkCopy { // shown apart: the LinkedIn button, the copy field
+			continue
+		}
+		v.Shares = append(v.Shares, pageShare{ID: "share-" + n, Label: msg(v.Lang, "share."+n), URL: h.shareLink(id, n, c, v.Lang)})
 	}
-	v.CopyURL = h.shareLink(id, shareCopy, c, v.Lang)
+	v.CopyURL = h.shareLink(id, stats.NetworkCopy, c, v.Lang)
 	v.Embed = embedSnippet(v.Lang, c.PageURL, h.previewURL(id, v.Lang), f)
 }
 

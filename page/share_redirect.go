@@ -33,7 +33,7 @@ func (h *Handler) ShareRedirect(w http.ResponseWriter, r *http.Request) error {
 	target := ""
 	if found && slices.Contains(stats.Networks, network) {
 		view := h.buildPage(row, h.assess(r.Context(), row.Assertion), lang)
-		target = shareTarget(shareNetwork(network), view.share)
+		target = shareTarget(network, view.share)
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	if target == "" {

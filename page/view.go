@@ -1,9 +1,10 @@
 package page
 
 import (
-	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/apikey"
@@ -40,7 +41,8 @@ type pageView struct {
 	Lang, Title, Description  string
 	Verdict                   verdict
 	BadgeName, BadgeText      string
-	BadgeImage, BadgeAlt      string // same-origin path of the badge image
+	BadgeImage, BadgeAlt      string // same-origin path of the badge image; "" when none can be shown
+	AchievementSigned         bool   // the badge's name, description, image, criteria and skills are the credential's
 	AwardedTo                 string
 	SignedFields              []pageField // the facts the verified credential states
 	RecordFields              []pageField // the facts only the issuer's records state
@@ -71,6 +73,14 @@ type pageMeta struct {
 // T is the page's message of key in its language; templates call it for fixed labels.
 func (v pageView) T(key string, args ...any) string { return msg(v.Lang, key, args...) }
 
+// Source is the label of a section's source: signed in the credential, or the issuer's records.
+func (v pageView) Source(signed bool) string {
+	if signed {
+		return v.T("facts.signed")
+	}
+	return v.T("facts.records")
+}
+
 // buildPage turns an assertion and its assessment into the page's view in lang. The names and dates it shows are
 // the verified credential's where it states them (shownFacts), and the details list says which are.
 func (h *Handler) buildPage(row db.GetBadgePageRow, as assessment, lang string) pageView {
@@ -80,11 +90,13 @@ func (h *Handler) buildPage(row db.GetBadgePageRow, as assessment, lang string) 
 	if a.Mode == apikey.ModeTest {
 		issuerName = credential.TestName(row.OrgName) // as the credential names its test issuer
 	}
-	f := shownFactsOf(row, as.signed)
-	v := pageView{Lang: lang, BadgeName: f.Badge, BadgeText: row.BadgeDescription,
-		BadgeImage: "/media/" + row.BadgeImageID.String() + "/medium", BadgeAlt: msg(lang, "page.badgeImage", f.Badge),
-		AwardedTo: msg(lang, "page.awardedTo", f.Recipient), IssuerName: issuerName,
+	f := h.shownFacts(row, as)
+	v := pageView{Lang: lang, BadgeName: f.Badge, BadgeText: f.Description, BadgeAlt: msg(lang, "page.badgeImage", f.Badge),
+		AwardedTo: msg(lang, "page.awardedTo", f.Recipient), IssuerName: issuerName, AchievementSigned: f.Signed,
 		CredentialURL: h.urls.CredentialID(a.ID), Footer: msg(lang, "page.footer")}
+	if f.Image != uuid.Nil {
+		v.BadgeImage = "/media/" + f.Image.String() + "/medium"
+	}
 	if !f.RecipientSigned {
 		v.AwardedTo = msg(lang, "page.awardedToRecords", f.Recipient)
 	}
@@ -110,15 +122,15 @@ func (h *Handler) buildPage(row db.GetBadgePageRow, as assessment, lang string) 
 	v.SignedFields, v.RecordFields = h.factRows(row, f, lang)
 	v.Evidence, v.EvidenceSigned = evidenceItems(f.Evidence), f.EvidenceSigned
 
-	var crit []db.Criterion
-	_ = json.Unmarshal(row.BadgeCriteria, &crit) // written by the badge handlers from the same type
-	for _, c := range crit {
-		v.Criteria = append(v.Criteria, pageField{msg(lang, "criteria."+c.Category), c.Value})
+	for _, c := range f.Criteria {
+		label := ""
+		if c.Category != "" { // signed criteria are a narrative: the categories are the badge's records
+			label = msg(lang, "criteria."+c.Category)
+		}
+		v.Criteria = append(v.Criteria, pageField{label, c.Value})
 	}
-	var skills []db.Skill
-	_ = json.Unmarshal(row.BadgeSkills, &skills)
-	for _, s := range skills {
-		if name := safetext.Display(cmpOr(s.SkillName, s.ServiceSkillID)); name != "" {
+	for _, s := range f.Skills {
+		if name := safetext.Display(s); name != "" {
 			v.Skills = append(v.Skills, name)
 		}
 	}
@@ -134,7 +146,7 @@ func (h *Handler) buildPage(row db.GetBadgePageRow, as assessment, lang string) 
 		linkedInAdd = linkedInURL(f, a.SerialNumber, h.urls.VerifyURL(a.ID), h.loc)
 	}
 	h.addSharing(&v, a.ID, f, linkedInAdd)
-	v.Description = v.Verdict.Title + ". " + truncateRunes(row.BadgeDescription, 200)
+	v.Description = v.Verdict.Title + ". " + truncateRunes(f.Description, 200)
 	// The preview image is the social card of the badge in its present state (preview.go), in the page's language.
 	v.Meta = pageMeta{Title: v.Title, Description: v.Description, URL: h.urls.VerifyURL(a.ID),
 		Image: h.previewURL(a.ID, lang), ImageAlt: msg(lang, "embed.alt", f.Badge, f.Recipient, f.Issuer),

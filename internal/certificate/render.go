@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/go-pdf/fpdf"
@@ -46,7 +47,7 @@ type Evidence struct{ Name, URL string }
 
 // LayoutVersion names the drawing of Render; it changes whenever the same Input would draw differently, so a
 // cache keyed by it never serves a certificate of an older layout.
-const LayoutVersion = 2
+const LayoutVersion = 3 // 3: text through Coverage.Drawable, headings the heading font lacks in the body font
 
 // ErrInvalidInput is wrapped in the error Render returns when a required field is missing or Lang is unknown.
 var ErrInvalidInput = errors.New("invalid certificate input")
@@ -91,6 +92,12 @@ func Render(in Input) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: provenance %d", ErrInvalidInput, in.Provenance)
 	}
+	cov, err := coverage()
+	if err != nil {
+		return nil, fmt.Errorf("certificate fonts: %w", err)
+	}
+	qrContent := in.VerifyURL
+	in = in.drawable(cov.body)
 
 	pdf := fpdf.New("P", "mm", "A4", "")
 	pdf.SetAutoPageBreak(false, 0)
@@ -118,7 +125,7 @@ func Render(in Input) ([]byte, error) {
 	y = drawCriteria(pdf, in, l, y+3)
 	drawEvidence(pdf, in, l, y+1)
 	drawDetails(pdf, in, l)
-	if err := drawQR(pdf, in.VerifyURL, pageW-28-qrSize, qrY, qrSize); err != nil {
+	if err := drawQR(pdf, qrContent, pageW-28-qrSize, qrY, qrSize); err != nil {
 		return nil, err
 	}
 	drawQRCaption(pdf, in, l)
@@ -133,6 +140,33 @@ func Render(in Input) ([]byte, error) {
 		return nil, fmt.Errorf("render pdf: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// drawable is in with every text as the fonts draw it (Coverage.Drawable), the one door through which text reaches
+// fpdf: no character past U+FFFF, which its UTF-8 font code cannot hold, and none the fonts lack. A required name
+// of which nothing is drawable (all emoji, say) is one Replacement rather than a blank. The QR code keeps the URL
+// as given: it draws bytes, not glyphs.
+func (in Input) drawable(c *Coverage) Input {
+	d := c.Drawable
+	named := func(s string) string {
+		if s = d(s); strings.TrimSpace(s) == "" {
+			return string(Replacement)
+		}
+		return s
+	}
+	in.BadgeName, in.RecipientName, in.IssuerName = named(in.BadgeName), named(in.RecipientName), named(in.IssuerName)
+	in.IssuedOn, in.ExpiresOn, in.SerialNumber = named(in.IssuedOn), d(in.ExpiresOn), d(in.SerialNumber)
+	in.VerifyURL = named(in.VerifyURL) // its caption under the QR code
+	in.Status.Text = d(in.Status.Text)
+	in.Criteria = slices.Clone(in.Criteria)
+	for i := range in.Criteria {
+		in.Criteria[i] = d(in.Criteria[i])
+	}
+	in.Evidence = slices.Clone(in.Evidence)
+	for i, e := range in.Evidence {
+		in.Evidence[i] = Evidence{Name: d(e.Name), URL: d(e.URL)}
+	}
+	return in
 }
 
 // drawFrame draws a navy outer border with a thin gold inner border.
@@ -168,7 +202,7 @@ func drawBadge(pdf *fpdf.Fpdf, in Input, y float64) error {
 		pdf.Circle(pageW/2, y+badgeBox/2, badgeBox/2, "D")
 		pdf.SetLineWidth(0.3)
 		pdf.Circle(pageW/2, y+badgeBox/2, badgeBox/2-3, "D")
-		pdf.SetFont(familyHeading, "", 13)
+		pdf.SetFont(headingFamily(in.BadgeName), "", 13)
 		setText(pdf, navy)
 		lines := pdf.SplitText(in.BadgeName, badgeBox-16)
 		if len(lines) > 4 {
@@ -199,8 +233,9 @@ func drawBadge(pdf *fpdf.Fpdf, in Input, y float64) error {
 // drawNames writes the recipient name, the certifying sentence and the badge name from y down, and returns the y
 // below them.
 func drawNames(pdf *fpdf.Fpdf, in Input, l labels, y float64) float64 {
-	size := fitSize(pdf, familyHeading, in.RecipientName, contentW, 30, 16)
-	text(pdf, familyHeading, size, ink, y, in.RecipientName)
+	family := headingFamily(in.RecipientName)
+	size := fitSize(pdf, family, in.RecipientName, contentW, 30, 16)
+	text(pdf, family, size, ink, y, in.RecipientName)
 	setDraw(pdf, gold)
 	pdf.SetLineWidth(0.4)
 	pdf.Line(pageW/2-55, y+15, pageW/2+55, y+15)
@@ -212,7 +247,7 @@ func drawNames(pdf *fpdf.Fpdf, in Input, l labels, y float64) float64 {
 	pdf.MultiCell(contentW, 6, l.certifies, "", "C", false)
 
 	y = pdf.GetY() + 5
-	pdf.SetFont(familyHeading, "", 19)
+	pdf.SetFont(headingFamily(in.BadgeName), "", 19)
 	setText(pdf, navy)
 	lines := pdf.SplitText(in.BadgeName, contentW)
 	if len(lines) > 3 {
@@ -265,8 +300,8 @@ func drawQRCaption(pdf *fpdf.Fpdf, in Input, l labels) {
 	pdf.SetFont(familyBody, "", 6)
 	pdf.SetX(x)
 	url := in.VerifyURL
-	if len(url) > 160 {
-		url = url[:157] + "..."
+	if r := []rune(url); len(r) > 160 {
+		url = string(r[:157]) + "..."
 	}
 	pdf.MultiCell(w, 3, url, "", "C", false)
 }
@@ -274,8 +309,9 @@ func drawQRCaption(pdf *fpdf.Fpdf, in Input, l labels) {
 // drawIssuerSeal signs the page with the issuer's name over a gold rule at the bottom centre.
 func drawIssuerSeal(pdf *fpdf.Fpdf, in Input, l labels) {
 	const y = 259.0
-	size := fitSize(pdf, familyHeading, in.IssuerName, contentW, 15, 9)
-	text(pdf, familyHeading, size, navy, y, in.IssuerName)
+	family := headingFamily(in.IssuerName)
+	size := fitSize(pdf, family, in.IssuerName, contentW, 15, 9)
+	text(pdf, family, size, navy, y, in.IssuerName)
 	setDraw(pdf, gold)
 	pdf.SetLineWidth(0.4)
 	pdf.Line(pageW/2-40, y+9, pageW/2+40, y+9)

@@ -16,9 +16,16 @@ type Facts struct {
 	// credential names no one (credentials signed before names were, which carry only hashed identifiers).
 	RecipientName   string
 	AchievementName string
-	IssuerName      string
-	ValidFrom       time.Time // VC 2.0 validFrom, or VC 1.1 issuanceDate
-	ValidUntil      time.Time // VC 2.0 validUntil, or VC 1.1 expirationDate; zero when the credential has none
+	// AchievementDescription, AchievementCriteria (the criteria's narrative) and AchievementImage (the image's id,
+	// a URL) are the badge as it was signed, whatever the issuer changed on the badge since.
+	AchievementDescription string
+	AchievementCriteria    string
+	AchievementImage       string
+	// AchievementSkills are the names of the achievement's alignments (targetName) and then its tags, in order.
+	AchievementSkills []string
+	IssuerName        string
+	ValidFrom         time.Time // VC 2.0 validFrom, or VC 1.1 issuanceDate
+	ValidUntil        time.Time // VC 2.0 validUntil, or VC 1.1 expirationDate; zero when the credential has none
 	// Evidence is the credential's OB 3.0 evidence (its id read as URL), in order; nil when it has none.
 	Evidence []Evidence
 }
@@ -58,7 +65,12 @@ func ReadFacts(credentialJSON []byte) (Facts, error) {
 	}
 	var subject struct {
 		Achievement struct {
-			Name string `json:"name"`
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Criteria    json.RawMessage `json:"criteria"`
+			Image       json.RawMessage `json:"image"`
+			Alignment   json.RawMessage `json:"alignment"`
+			Tag         json.RawMessage `json:"tag"`
 		} `json:"achievement"`
 		Identifier []struct {
 			IdentityType string `json:"identityType"`
@@ -69,7 +81,28 @@ func ReadFacts(credentialJSON []byte) (Facts, error) {
 	if len(subjects) > 0 {
 		_ = json.Unmarshal(subjects[0], &subject) // an odd shape states nothing the page could show
 	}
-	f.AchievementName = subject.Achievement.Name
+	ach := subject.Achievement
+	f.AchievementName, f.AchievementDescription = ach.Name, ach.Description
+	var criteria struct {
+		Narrative string `json:"narrative"`
+	}
+	_ = json.Unmarshal(ach.Criteria, &criteria) // criteria with only an id state no text
+	f.AchievementCriteria = criteria.Narrative
+	f.AchievementImage = readImage(ach.Image)
+	for _, a := range oneOrMany(ach.Alignment) {
+		var al struct {
+			TargetName string `json:"targetName"`
+		}
+		if json.Unmarshal(a, &al) == nil && al.TargetName != "" {
+			f.AchievementSkills = append(f.AchievementSkills, al.TargetName)
+		}
+	}
+	for _, t := range oneOrMany(ach.Tag) {
+		var tag string
+		if json.Unmarshal(t, &tag) == nil && tag != "" {
+			f.AchievementSkills = append(f.AchievementSkills, tag)
+		}
+	}
 	for _, id := range subject.Identifier {
 		if id.IdentityType == "name" && id.Hashed != nil && !*id.Hashed && strings.TrimSpace(id.IdentityHash) != "" {
 			f.RecipientName = id.IdentityHash
@@ -80,17 +113,35 @@ func ReadFacts(credentialJSON []byte) (Facts, error) {
 	return f, nil
 }
 
-// readEvidence reads the evidence items (one object or an array) that state anything a person can read.
-func readEvidence(raw json.RawMessage) []Evidence {
-	if len(raw) == 0 {
+// oneOrMany is the items of a JSON-LD value that may be one value or an array of them; nil when absent.
+func oneOrMany(raw json.RawMessage) []json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
 		items = []json.RawMessage{raw}
 	}
+	return items
+}
+
+// readImage is the id of an OB 3.0 Image: the object's id, or the value itself when it is a plain IRI.
+func readImage(raw json.RawMessage) string {
+	var iri string
+	if json.Unmarshal(raw, &iri) == nil {
+		return iri
+	}
+	var img struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(raw, &img)
+	return img.ID
+}
+
+// readEvidence reads the evidence items (one object or an array) that state anything a person can read.
+func readEvidence(raw json.RawMessage) []Evidence {
 	var out []Evidence
-	for _, it := range items {
+	for _, it := range oneOrMany(raw) {
 		var e struct {
 			ID, Name, Narrative, Genre string
 		}

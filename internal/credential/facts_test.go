@@ -18,7 +18,18 @@ func TestReadFacts(t *testing.T) {
 	f, err := ReadFacts(signed)
 	require.NoError(t, err)
 	require.Equal(t, Facts{RecipientName: "김민수 (Minsu Kim)", AchievementName: "Teamwork", IssuerName: "예시 대학교",
+		AchievementDescription: "Works well \"in\" teams.", AchievementCriteria: "Nominated by peers.\nReviewed by staff.",
+		AchievementImage: "https://badges.example/img/77.png", AchievementSkills: []string{"Collaboration", "Leadership", "soft-skills"},
 		ValidFrom: time.Date(2025, 3, 1, 9, 30, 0, 0, time.UTC), ValidUntil: time.Date(2027, 3, 1, 15, 0, 0, 0, time.UTC)}, f)
+
+	// The achievement's image as a plain IRI, one tag, one alignment: the shapes OB 3.0 allows read the same.
+	doc := mustBuild(t, testInput())
+	ach := doc["credentialSubject"].(map[string]any)["achievement"].(map[string]any)
+	ach["image"], ach["tag"], ach["alignment"] = "https://badges.example/img/78.png", "solo", map[string]any{"targetName": "One"}
+	f, err = ReadFacts(mustJSON(t, doc))
+	require.NoError(t, err)
+	require.Equal(t, "https://badges.example/img/78.png", f.AchievementImage)
+	require.Equal(t, []string{"One", "solo"}, f.AchievementSkills)
 
 	// A credential signed before names were: only the hashed e-mail, no expiry.
 	in := testInput()
@@ -29,7 +40,7 @@ func TestReadFacts(t *testing.T) {
 	require.True(t, f.ValidUntil.IsZero())
 
 	// A hashed name is no name to show; nor is a name identifier without "hashed".
-	doc := mustBuild(t, testInput())
+	doc = mustBuild(t, testInput())
 	ids := doc["credentialSubject"].(map[string]any)["identifier"].([]any)
 	ids[1].(map[string]any)["hashed"] = true
 	f, err = ReadFacts(mustJSON(t, doc))

@@ -4,7 +4,7 @@
 // badge as better than it is. Text is set in the PDF certificate's fonts (NanumGothic, NanumSquare Bold), which
 // cover Hangul.
 //
-// It imports only internal/certificate (its fonts and state words).
+// It imports only internal/certificate (its fonts, and the mapping of text onto what they draw).
 package sharecard
 
 import (
@@ -31,7 +31,7 @@ const (
 )
 
 // LayoutVersion changes whenever the drawing changes, so cached cards of an older layout are not served.
-const LayoutVersion = 1
+const LayoutVersion = 2 // 2: text through certificate.Coverage.Drawable, bold lines the bold font lacks in regular
 
 // Kind is the badge's state as the card shows it.
 type Kind string
@@ -75,19 +75,39 @@ func rgb(v uint32) color.RGBA { return color.RGBA{uint8(v >> 16), uint8(v >> 8),
 var (
 	fontsOnce           sync.Once
 	regularFont, boldFt *opentype.Font
-	fontsErr            error
+	// regularCoverage and boldCoverage are what each font draws: text is mapped onto the regular font's (the larger
+	// set), and a bold line the bold font cannot draw whole is set in the regular one (canvas.lines).
+	regularCoverage, boldCoverage *certificate.Coverage
+	fontsErr                      error
 )
 
-// fonts parses the embedded fonts once; a parsed font is safe for concurrent use, its faces are not (one per render).
+// fonts parses the embedded fonts once, and reads what they both draw; a parsed font is safe for concurrent use,
+// its faces are not (one per render).
 func fonts() (*opentype.Font, *opentype.Font, error) {
 	fontsOnce.Do(func() {
 		reg, bold := certificate.Fonts()
 		if regularFont, fontsErr = opentype.Parse(reg); fontsErr != nil {
 			return
 		}
-		boldFt, fontsErr = opentype.Parse(bold)
+		if boldFt, fontsErr = opentype.Parse(bold); fontsErr != nil {
+			return
+		}
+		if regularCoverage, fontsErr = certificate.NewCoverage(reg); fontsErr != nil {
+			return
+		}
+		boldCoverage, fontsErr = certificate.NewCoverage(bold)
 	})
 	return regularFont, boldFt, fontsErr
+}
+
+// drawable is in with every text as the card's fonts draw it (certificate.Coverage.Drawable over the regular font):
+// the one door through which text reaches the drawing, so a character the fonts lack is the Replacement, or its
+// plain letters, never a blank box, and an emoji sequence one Replacement.
+func (in Input) drawable() Input {
+	d := regularCoverage.Drawable
+	in.BadgeName, in.Recipient, in.AwardedLabel, in.Issuer = d(in.BadgeName), d(in.Recipient), d(in.AwardedLabel), d(in.Issuer)
+	in.StatusWord, in.StatusText, in.Footer = d(in.StatusWord), d(in.StatusText), d(in.Footer)
+	return in
 }
 
 // Render draws the card of in as a PNG of Width×Height pixels.
@@ -96,6 +116,7 @@ func Render(in Input) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("share card fonts: %w", err)
 	}
+	in = in.drawable()
 	c := &canvas{img: image.NewRGBA(image.Rect(0, 0, Width, Height)), faces: map[faceKey]font.Face{}, reg: reg, bold: bold}
 	defer c.close()
 	fill(c.img, c.img.Bounds(), palette.bg)
@@ -244,6 +265,9 @@ func (c *canvas) close() {
 func (c *canvas) lines(x, y, w int, s string, f *opentype.Font, size float64, col color.RGBA, maxLines int) int {
 	if s == "" {
 		return y
+	}
+	if f == c.bold && !boldCoverage.HasAll(s) {
+		f = c.reg // NanumSquare Bold lacks accented Latin letters (Zoë) that NanumGothic has
 	}
 	fc := c.face(f, size)
 	m := fc.Metrics()

@@ -78,3 +78,65 @@ func TestWrap(t *testing.T) {
 	}
 	require.Equal(t, []string{"짧은 이름"}, wrap(f, "  짧은   이름 ", w, 2))
 }
+
+// TestRender_HostileText: emoji, characters past the BMP, unassigned and private-use code points, controls and
+// scripts the fonts lack, in every text of the card, render (no panic, no error), and draw exactly what their
+// drawable form draws: the readable part kept, one replacement square per emoji sequence, the invisible dropped.
+func TestRender_HostileText(t *testing.T) {
+	hostile := []string{"김하늘 🎓", "Jane 👩\u200d🎓 Doe", "Kim 👍🏽 🇰🇷 1\ufe0f\u20e3", "𝐁𝐨𝐥𝐝 \U00010000 Park",
+		"Lee \u0378\uffff\ue000\U0010ffff", "Choi\x00\x07\u0085\u200b\u202e\u2066 Minji", "Dana אבי عمر", "Yoon \xff\xfe", "🎓"}
+	replaced := map[string]string{"김하늘 🎓": "김하늘 □", "Jane 👩\u200d🎓 Doe": "Jane □ Doe", "Kim 👍🏽 🇰🇷 1\ufe0f\u20e3": "Kim □ □ 1",
+		"𝐁𝐨𝐥𝐝 \U00010000 Park": "Bold □ Park", "Lee \u0378\uffff\ue000\U0010ffff": "Lee □□□□", "Choi\x00\x07\u0085\u200b\u202e\u2066 Minji": "Choi  Minji",
+		"Dana אבי عمر": "Dana □□□ □□□", "Yoon \xff\xfe": "Yoon □□", "🎓": "□"}
+	fields := map[string]func(*Input, string){
+		"badge": func(in *Input, s string) { in.BadgeName = s }, "recipient": func(in *Input, s string) { in.Recipient = s },
+		"issuer": func(in *Input, s string) { in.Issuer = s }, "label": func(in *Input, s string) { in.AwardedLabel = s },
+		"footer": func(in *Input, s string) { in.Footer = s },
+		"status": func(in *Input, s string) { in.Kind, in.StatusWord, in.StatusText = KindRevoked, s, s },
+	}
+	for field, set := range fields {
+		t.Run(field, func(t *testing.T) {
+			for _, s := range hostile {
+				in := Input{BadgeImage: badgePNG(t), BadgeName: "Go 기초", Recipient: "김하늘", AwardedLabel: "수여 대상",
+					Issuer: "E2E 아카데미", Kind: KindValid, Footer: "badged.example"}
+				want := in
+				set(&in, s)
+				set(&want, replaced[s])
+				got, err := Render(in)
+				require.NoError(t, err, "%q", s)
+				img, err := png.Decode(bytes.NewReader(got))
+				require.NoError(t, err)
+				require.Equal(t, image.Rect(0, 0, Width, Height), img.Bounds())
+				drawn, err := Render(want)
+				require.NoError(t, err)
+				require.True(t, bytes.Equal(drawn, got), "%q draws as %q", s, replaced[s])
+			}
+		})
+	}
+}
+
+// TestRender_BoldFallback: a bold line with a letter the bold font lacks (ë) is set in the regular font, which has
+// it, rather than losing the letter: the card of "Zoë" carries less ink than that of "Zoe" in bold, diaeresis and all.
+func TestRender_BoldFallback(t *testing.T) {
+	_, _, err := fonts()
+	require.NoError(t, err)
+	require.False(t, boldCoverage.Has('ë'))
+	require.True(t, regularCoverage.Has('ë'))
+	ink := func(recipient string) int {
+		in := Input{BadgeImage: badgePNG(t), BadgeName: "Go", Recipient: recipient, AwardedLabel: "Awarded to", Issuer: "Acme", Kind: KindValid}
+		out, err := Render(in)
+		require.NoError(t, err)
+		img, err := png.Decode(bytes.NewReader(out))
+		require.NoError(t, err)
+		sum := 0
+		for y := range Height {
+			for x := range Width {
+				r, g, b, _ := img.At(x, y).RGBA()
+				sum += 3*0xffff - int(r+g+b)
+			}
+		}
+		return sum
+	}
+	require.Less(t, ink("Zoë"), ink("Zoe"), "regular strokes are thinner than bold ones")
+	require.Greater(t, ink("Zoë"), ink("Zo"))
+}
