@@ -53,9 +53,14 @@ type Subject struct {
 }
 
 // botPatterns are lower-case substrings of User-Agents counted as bots. A request without a User-Agent is a bot
-// too. The list is documented in the README; a crawler not in it shows in the human column until it is added here,
+// too. The list is documented in docs/integrators.md; a crawler not in it shows in the human column until it is added here,
 // and a pattern must never match a browser (TestIsBot holds both lists).
 var botPatterns = []string{
+	// An address to read about the crawler at: browsers name no URL in their User-Agent, crawlers nearly always do
+	// ("+https://…/bot.html"), so this catches crawlers whose token says neither bot nor spider (Qwantify, …).
+	"http://", "https://", "mailto:",
+	// Tokens that say what the fetcher is: Slack-ImgProxy, archivers, validators, Claude-Web, httpx.
+	"imgproxy", "archiver", "validator", "claude-web", "httpx", "headless", "synthetics",
 	// Crawlers by name: search engines (Googlebot, bingbot, Applebot, DuckDuckBot, YandexBot, Baiduspider, Sogou,
 	// Yahoo! Slurp, Naver's Yeti, Daum's), AI crawlers and assistants (GPTBot, ClaudeBot, PerplexityBot, CCBot,
 	// Bytespider, Amazonbot), SEO tools (AhrefsBot, SemrushBot, MJ12bot, DotBot), link previews (Twitterbot,
