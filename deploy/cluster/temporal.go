@@ -24,8 +24,12 @@ const temporalModule = "go.temporal.io/server"
 
 // BuildTemporal builds Temporal's server (cmd/server) and SQL schema tool (cmd/tools/sql) from the
 // go.temporal.io/server module that repo's go.mod pins, into repo/.tools/temporal/<version>/, unless they are
-// there already: the first build takes minutes, later ones nothing. It returns the two paths.
+// there already: the first build takes minutes, later ones nothing. It returns the two paths, absolute: they are
+// saved in cluster.json, and `badged-cluster start NAME` may run from another directory.
 func BuildTemporal(ctx context.Context, repo string, log io.Writer) (server, sqlTool string, err error) {
+	if repo, err = filepath.Abs(repo); err != nil {
+		return "", "", err
+	}
 	out, err := goCmd(ctx, repo, "list", "-m", "-f", "{{.Version}}", temporalModule).Output()
 	if err != nil {
 		return "", "", fmt.Errorf("version of %s in go.mod: %w", temporalModule, err)
