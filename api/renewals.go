@@ -115,6 +115,14 @@ func (h *handler) recordRenewals(ctx context.Context, sc scope, v version, badge
 	fresh := false
 	byKey := db.GetIssuanceByKeyParams{OrgID: sc.Org, BadgeID: badgeID, Mode: sc.Mode, IdempotencyKey: key}
 	err := h.db.InTx(ctx, func(q *db.Queries) error {
+		// The badge is the caller's path parameter: unknown (or another organization's, or deleted) it is not found,
+		// as on every badge route. renewalValidity's own message is for a renewal of an assertion whose badge was
+		// deleted after it was issued.
+		if _, err := q.GetBadge(ctx, db.GetBadgeParams{OrgID: sc.Org, ID: badgeID}); db.IsNotFound(err) {
+			return newError(codeBadgeNotFound, "badge %s not found", badgeID)
+		} else if err != nil {
+			return err
+		}
 		issuedAt, until, err := h.renewalValidity(ctx, q, sc, badgeID, now)
 		if err != nil {
 			return err
