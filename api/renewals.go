@@ -150,17 +150,21 @@ func (h *handler) recordRenewals(ctx context.Context, sc scope, v version, badge
 			out = created
 			return err
 		}
-		first, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: int64(n)})
+		debited, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: int64(n)})
 		if db.IsNotFound(err) {
 			return newError(codeNoCredits, "the organization has fewer issuance credits than the %d renewals need", n)
 		}
 		if err != nil {
 			return err
 		}
+		numbers, err := reservedSerials(sc.Org, debited)
+		if err != nil {
+			return err
+		}
 		p := db.InsertRenewalsParams{IssuanceID: created.ID, ApiVersion: int16(v), IssuedAt: issuedAt, ExpiredAt: until,
 			CreatedAt: now, Ids: make([]uuid.UUID, n), OriginalIds: make([]uuid.UUID, n), Serials: make([]string, n)}
 		for i, o := range originals {
-			p.Ids[i], p.OriginalIds[i], p.Serials[i] = uuid.New(), o.ID, serialNumber(sc.Org, first+int64(i))
+			p.Ids[i], p.OriginalIds[i], p.Serials[i] = uuid.New(), o.ID, numbers.at(i)
 		}
 		if err := q.InsertRenewals(ctx, p); err != nil {
 			return fmt.Errorf("insert renewals: %w", err)
