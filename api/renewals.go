@@ -49,10 +49,13 @@ func (h *handler) readRenewalsRequest(r *http.Request, body []byte) (renewalsReq
 		}
 		req.AssertionIDs = ids.Val // in the request's order: problems name assertionIds[i] as sent
 	}
-	if d := o.text("expiringBefore", textRule{max: 10}); d.Set {
-		t, err := time.ParseInLocation(time.DateOnly, d.Val, h.loc)
-		if err != nil {
-			o.badFormat("expiringBefore", "must be a date, YYYY-MM-DD")
+	// Longer than a date is refused by the date's reading (COM002), not by a length rule.
+	if d := o.text("expiringBefore", textRule{max: 64}); d.Set {
+		t, err := parseDate(d.Val, h.loc)
+		if fe := dateProblem("expiringBefore", d.Val, err); err != nil && fe.format {
+			o.badFormat("expiringBefore", fe.Message)
+		} else if err != nil {
+			o.fail("expiringBefore", fe.Message)
 		} else {
 			req.ExpiringBefore, req.before = d.Val, t
 		}
