@@ -9,58 +9,57 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// What a hostile date answers: accepted (ok), refused as malformed (COM002), refused as out of range (COM006).
+// What a hostile date answers: accepted (accepted), refused as malformed (COM002), refused as out of range (COM006).
 const (
-	ok     = ""
-	format = "COM002"
-	rng    = "COM006"
+	accepted   = ""
+	malformed  = "COM002"
+	outOfRange = "COM006"
 )
 
 // hostileDatetimes are datetimes every datetime input of both versions is tried with, and what each input
 // answers: the v3 and v2 fields and filters, and v3's issuedAt with its own codes (ISS058 malformed or a time
 // zone beyond ±14:00, ISS059 in the future, COM006 before 1970-01-01).
 var hostileDatetimes = []struct {
-	value        string
-	v3, v2       string
-	issuedAt     string
-	whyIssuedAt  string // a word of the issuedAt message
-	issuedAtNote string
+	value       string
+	v3, v2      string
+	issuedAt    string
+	whyIssuedAt string // a word of the issuedAt message
 }{
-	{value: "0000-01-01T00:00:00Z", v3: rng, v2: rng, issuedAt: rng, whyIssuedAt: "earlier than 1970"},
-	{value: "0001-01-01T00:00:00Z", v3: rng, v2: rng, issuedAt: rng, whyIssuedAt: "earlier than 1970"},
-	{value: "10000-01-01T00:00:00Z", v3: format, v2: format, issuedAt: "ISS058"},
-	{value: "-0001-01-01T00:00:00Z", v3: format, v2: format, issuedAt: "ISS058"},
-	{value: "+2025-01-01T00:00:00Z", v3: format, v2: format, issuedAt: "ISS058"},
-	{value: "2025-02-30T00:00:00Z", v3: format, v2: format, issuedAt: "ISS058"},
-	{value: "2023-02-29T00:00:00Z", v3: format, v2: format, issuedAt: "ISS058"},
-	{value: "2016-12-31T23:59:60Z", v3: format, v2: format, issuedAt: "ISS058"}, // a leap second
-	{value: "2025-01-01T24:00:00Z", v3: format, v2: format, issuedAt: "ISS058"},
-	{value: "2025-01-01T09:00:00+23:59", v3: format, v2: format, issuedAt: "ISS058", whyIssuedAt: "offset"},
-	{value: "2025-01-01T09:00:00+99:00", v3: format, v2: format, issuedAt: "ISS058"},
-	{value: "2025-01-01T09:00:00-14:00", v3: ok, v2: ok, issuedAt: ok},
-	{value: "2025-01-01T09:00:00+14:00", v3: ok, v2: ok, issuedAt: ok},
-	{value: "2025-01-01T09:00:00+14:01", v3: format, v2: format, issuedAt: "ISS058", whyIssuedAt: "offset"},
-	{value: "9999-12-31T23:59:59-14:00", v3: rng, v2: rng, issuedAt: "ISS059"}, // 10000-01-01 in UTC
-	{value: "9999-12-31T23:59:59Z", v3: rng, v2: rng, issuedAt: "ISS059"},
-	{value: "9999-12-30T23:59:59Z", v3: ok, v2: ok, issuedAt: "ISS059"},
-	{value: "1899-12-31T23:59:59Z", v3: rng, v2: rng, issuedAt: rng, whyIssuedAt: "earlier than 1970"},
-	{value: "1900-01-01T00:00:00+01:00", v3: rng, v2: rng, issuedAt: rng, whyIssuedAt: "earlier than 1970"},
-	{value: "1900-01-01T00:00:00Z", v3: ok, v2: ok, issuedAt: rng, whyIssuedAt: "earlier than 1970"},
-	{value: "1969-12-31T23:59:59Z", v3: ok, v2: ok, issuedAt: rng, whyIssuedAt: "earlier than 1970"},
-	{value: "1970-01-01T00:00:00Z", v3: ok, v2: ok, issuedAt: ok},
-	{value: "2025-01-01T09:00:00", v3: format, v2: ok, issuedAt: "ISS058"},  // no zone: v2's local form
-	{value: "0000-01-01T00:00:00", v3: format, v2: rng, issuedAt: "ISS058"}, // v2's local form, year 0
-	{value: "10000-01-01T00:00:00", v3: format, v2: format, issuedAt: "ISS058"},
-	{value: "2025-01-01", v3: format, v2: format, issuedAt: "ISS058"},
-	{value: "now", v3: format, v2: format, issuedAt: "ISS058"},
+	{value: "0000-01-01T00:00:00Z", v3: outOfRange, v2: outOfRange, issuedAt: outOfRange, whyIssuedAt: "earlier than 1970"},
+	{value: "0001-01-01T00:00:00Z", v3: outOfRange, v2: outOfRange, issuedAt: outOfRange, whyIssuedAt: "earlier than 1970"},
+	{value: "10000-01-01T00:00:00Z", v3: malformed, v2: malformed, issuedAt: "ISS058"},
+	{value: "-0001-01-01T00:00:00Z", v3: malformed, v2: malformed, issuedAt: "ISS058"},
+	{value: "+2025-01-01T00:00:00Z", v3: malformed, v2: malformed, issuedAt: "ISS058"},
+	{value: "2025-02-30T00:00:00Z", v3: malformed, v2: malformed, issuedAt: "ISS058"},
+	{value: "2023-02-29T00:00:00Z", v3: malformed, v2: malformed, issuedAt: "ISS058"},
+	{value: "2016-12-31T23:59:60Z", v3: malformed, v2: malformed, issuedAt: "ISS058"}, // a leap second
+	{value: "2025-01-01T24:00:00Z", v3: malformed, v2: malformed, issuedAt: "ISS058"},
+	{value: "2025-01-01T09:00:00+23:59", v3: malformed, v2: malformed, issuedAt: "ISS058", whyIssuedAt: "offset"},
+	{value: "2025-01-01T09:00:00+99:00", v3: malformed, v2: malformed, issuedAt: "ISS058"},
+	{value: "2025-01-01T09:00:00-14:00", v3: accepted, v2: accepted, issuedAt: accepted},
+	{value: "2025-01-01T09:00:00+14:00", v3: accepted, v2: accepted, issuedAt: accepted},
+	{value: "2025-01-01T09:00:00+14:01", v3: malformed, v2: malformed, issuedAt: "ISS058", whyIssuedAt: "offset"},
+	{value: "9999-12-31T23:59:59-14:00", v3: outOfRange, v2: outOfRange, issuedAt: "ISS059"}, // 10000-01-01 in UTC
+	{value: "9999-12-31T23:59:59Z", v3: outOfRange, v2: outOfRange, issuedAt: "ISS059"},
+	{value: "9999-12-30T23:59:59Z", v3: accepted, v2: accepted, issuedAt: "ISS059"},
+	{value: "1899-12-31T23:59:59Z", v3: outOfRange, v2: outOfRange, issuedAt: outOfRange, whyIssuedAt: "earlier than 1970"},
+	{value: "1900-01-01T00:00:00+01:00", v3: outOfRange, v2: outOfRange, issuedAt: outOfRange, whyIssuedAt: "earlier than 1970"},
+	{value: "1900-01-01T00:00:00Z", v3: accepted, v2: accepted, issuedAt: outOfRange, whyIssuedAt: "earlier than 1970"},
+	{value: "1969-12-31T23:59:59Z", v3: accepted, v2: accepted, issuedAt: outOfRange, whyIssuedAt: "earlier than 1970"},
+	{value: "1970-01-01T00:00:00Z", v3: accepted, v2: accepted, issuedAt: accepted},
+	{value: "2025-01-01T09:00:00", v3: malformed, v2: accepted, issuedAt: "ISS058"},   // no zone: v2's local form
+	{value: "0000-01-01T00:00:00", v3: malformed, v2: outOfRange, issuedAt: "ISS058"}, // v2's local form, year 0
+	{value: "10000-01-01T00:00:00", v3: malformed, v2: malformed, issuedAt: "ISS058"},
+	{value: "2025-01-01", v3: malformed, v2: malformed, issuedAt: "ISS058"},
+	{value: "now", v3: malformed, v2: malformed, issuedAt: "ISS058"},
 }
 
 // hostileDates are the calendar dates of the date inputs (the stats routes' from and to, a bulk renewal's
 // expiringBefore): 1900-01-01 to 9999-12-30.
 var hostileDates = []struct{ value, want string }{
-	{"0000-01-01", rng}, {"0001-01-01", rng}, {"1899-12-31", rng}, {"1900-01-01", ok}, {"2024-02-29", ok},
-	{"9999-12-30", ok}, {"9999-12-31", rng}, {"10000-01-01", format}, {"-0001-01-01", format}, {"2025-02-30", format},
-	{"2025-02-29", format}, {"2025-1-1", format}, {"2025-01-01T00:00:00Z", format}, {"0000-00-00", format},
+	{"0000-01-01", outOfRange}, {"0001-01-01", outOfRange}, {"1899-12-31", outOfRange}, {"1900-01-01", accepted}, {"2024-02-29", accepted},
+	{"9999-12-30", accepted}, {"9999-12-31", outOfRange}, {"10000-01-01", malformed}, {"-0001-01-01", malformed}, {"2025-02-30", malformed},
+	{"2025-02-29", malformed}, {"2025-1-1", malformed}, {"2025-01-01T00:00:00Z", malformed}, {"0000-00-00", malformed},
 }
 
 // TestDates_HostileInputs tries every date and datetime input of both versions with hostile values: each answers
@@ -72,7 +71,7 @@ func TestDates_HostileInputs(t *testing.T) {
 	manager := f.keys["manager"]
 	expect := func(t *testing.T, r response, path, want, field string) {
 		t.Helper()
-		if want == ok {
+		if want == accepted {
 			require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
 			return
 		}
@@ -108,7 +107,7 @@ func TestDates_HostileInputs(t *testing.T) {
 			require.Equal(t, http.StatusOK, dry.Status, "%s", dry.Raw)
 			real := f.postIssuance(t, "v3", "{badge}", "manager", "dated-"+tc.value, body)
 			problems := jget(t, dry.Body, "data.problems").([]any)
-			if tc.issuedAt == ok {
+			if tc.issuedAt == accepted {
 				require.Equal(t, http.StatusOK, real.Status, "%s", real.Raw)
 				require.Equal(t, true, jget(t, dry.Body, "data.wouldSucceed"), "%s", dry.Raw)
 				require.Empty(t, problems)
@@ -143,9 +142,9 @@ func TestDates_HostileInputs(t *testing.T) {
 			}
 			path := f.expand("/public/v3/badges/{badge1m}/renewals")
 			r := f.postIssuanceTo(t, path, manager, "renew-"+tc.value, `{"expiringBefore":`+quote(tc.value)+`}`)
-			if tc.want == ok {
+			if tc.want == accepted {
 				// The date is read; no assertion of the badge expires before it.
-				requireError(t, r, path, http.StatusBadRequest, rng, "expiringBefore")
+				requireError(t, r, path, http.StatusBadRequest, outOfRange, "expiringBefore")
 				require.Contains(t, jget(t, r.Body, "error.message"), "no renewable assertion")
 				return
 			}
@@ -158,7 +157,7 @@ func TestDates_HostileInputs(t *testing.T) {
 // its assertions (made once).
 func (f *issFixture) expandStatsSubjects(t *testing.T, path string) string {
 	t.Helper()
-	if _, ok := f.vars["{issuance}"]; !ok {
+	if _, made := f.vars["{issuance}"]; !made {
 		data := f.mustIssue(t, "v3", "{badge}", "manager", "stats-subject", issuanceBody("{program}", rcpt("Stats", "stats@example.com")))
 		f.vars["{issuance}"] = jstr(t, data, "id")
 		var id string
