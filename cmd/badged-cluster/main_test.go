@@ -23,7 +23,7 @@ func TestDown_SaysWhatItKeepsAndPurgeRemovesIt(t *testing.T) {
 	repo, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
 	var cfg cluster.Config
-	_, cfg.Bin.SQLTool, err = cluster.BuildTemporal(ctx, repo, nil)
+	cfg.Bin.SQLTool, err = cluster.BuildSQLTool(ctx, repo, nil)
 	require.NoError(t, err)
 	admin := dbtest.New(t)
 	cfg.Name, cfg.Dir, cfg.Postgres = "review", filepath.Join(t.TempDir(), "cluster-review"), dbtest.ServerURL()

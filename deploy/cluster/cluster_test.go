@@ -138,7 +138,7 @@ func TestCluster_KeptAndPurge(t *testing.T) {
 	defer cancel()
 	repo, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
-	_, sqlTool, err := BuildTemporal(ctx, repo, nil)
+	sqlTool, err := BuildSQLTool(ctx, repo, nil)
 	require.NoError(t, err)
 
 	admin := dbtest.New(t)
