@@ -132,7 +132,7 @@ func TestCluster_StartAgainWhatDied(t *testing.T) {
 
 // Down keeps the databases and the state directory; Kept says what and how much, and Purge removes both: the
 // databases dropped by Temporal's SQL tool (the one make cluster builds), the directory deleted. It refuses while
-// a process runs, and a second purge finds nothing left and succeeds.
+// a process runs, and a second purge finds nothing left and succeeds, the tool found again if it was removed.
 func TestCluster_KeptAndPurge(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -142,7 +142,7 @@ func TestCluster_KeptAndPurge(t *testing.T) {
 	require.NoError(t, err)
 
 	admin := dbtest.New(t)
-	cfg := Config{Postgres: dbtest.ServerURL(), Name: "purge",
+	cfg := Config{Postgres: dbtest.ServerURL(), Name: "purge", Repo: repo,
 		BadgedDB: dbtest.Scratch(t, "badged_cluster_purge"), TemporalDB: dbtest.Scratch(t, "temporal_purge"),
 		VisibilityDB: dbtest.Scratch(t, "temporal_visibility_purge")}
 	cfg.Bin.SQLTool = sqlTool
@@ -184,7 +184,9 @@ func TestCluster_KeptAndPurge(t *testing.T) {
 		require.False(t, exists(name), name)
 	}
 	require.NoDirExists(t, c.Dir)
+	c.Bin.SQLTool = filepath.Join(t.TempDir(), "gone") // .tools cleaned since up: the purge finds the tool again
 	require.NoError(t, c.Purge(ctx), "nothing left: a second purge succeeds")
+	require.Equal(t, sqlTool, c.Bin.SQLTool)
 }
 
 // A second cluster beside the default one takes another --port-offset: any offset at least 2000 away from

@@ -56,6 +56,12 @@ func (c *Cluster) Purge(ctx context.Context) error {
 	if len(running) > 0 {
 		return fmt.Errorf("purge: %s still running; stop the cluster first (make cluster-down)", strings.Join(running, ", "))
 	}
+	if _, err := os.Stat(c.Bin.SQLTool); err != nil {
+		// The tool the cluster ran with is gone (.tools cleaned): build it again, as up would.
+		if c.Bin.SQLTool, err = BuildSQLTool(ctx, c.Repo, c.log); err != nil {
+			return fmt.Errorf("purge: %w", err)
+		}
+	}
 	for _, name := range c.Databases() {
 		if err := c.dropDatabase(ctx, name); err != nil {
 			return err
