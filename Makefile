@@ -20,7 +20,7 @@ REDOCLY := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(TOOLS_DIR
 WALLET_NPM_DIR := $(CURDIR)/api/testdata/wallet
 export BADGED_WALLET_MODULES := $(TOOLS_DIR)/wallet/node_modules
 
-.PHONY: redocly run build cluster cluster-down cluster-tool test test-race test-faults test-page screenshots bench bench-issuance bench-scale bench-cluster-scale record-histories lint check-compose generate check-generate tools axe os-deps postgres clean wallet-deps
+.PHONY: redocly run build cluster cluster-down cluster-purge cluster-tool test test-race test-faults test-page screenshots bench bench-issuance bench-scale bench-cluster-scale record-histories lint check-compose generate check-generate tools axe os-deps postgres clean wallet-deps
 
 run: postgres ## start the whole service on the embedded default (local Postgres, .data/)
 	$(GO) run ./cmd/badged dev
@@ -31,16 +31,24 @@ build: ## bin/badged (production: no embedded Temporal or dev chain) and bin/bad
 
 # `make cluster`: badged's production topology on this machine, without containers (deploy/cluster): Temporal's own
 # server built from go.mod's go.temporal.io/server (4 processes on the local Postgres), 2 APIs behind a balancer,
-# 2 workers, S3, SMTP and the chain node. Idempotent; state, logs and pids in .data/cluster.
+# 2 workers, S3, SMTP and the chain node. Idempotent (a process that died is started again, what runs is kept);
+# state, logs and pids in .data/cluster.
 # CLUSTER_FLAGS: e.g. --workers 1, --postgres URL, --port-offset N (see badged-cluster help).
+# CLUSTER_NAME: a second cluster on the same Postgres (its own databases and .data/cluster-NAME); give it another
+# --port-offset in CLUSTER_FLAGS too.
 CLUSTER_TOOL := $(TOOLS_DIR)/bin/badged-cluster
 CLUSTER_FLAGS ?=
+CLUSTER_NAME ?=
+CLUSTER_SELECT := $(if $(CLUSTER_NAME),--name $(CLUSTER_NAME))
 
-cluster: build tools postgres cluster-tool ## start the local Temporal cluster and badged on it; prints where everything listens
-	$(CLUSTER_TOOL) up $(CLUSTER_FLAGS)
+cluster: build tools postgres cluster-tool ## start the local Temporal cluster and badged on it (again: restarts what died); prints where everything listens
+	$(CLUSTER_TOOL) up $(CLUSTER_SELECT) $(CLUSTER_FLAGS)
 
-cluster-down: cluster-tool ## stop what make cluster started
-	$(CLUSTER_TOOL) down
+cluster-down: cluster-tool ## stop what make cluster started; keeps its databases and .data/cluster (says how much)
+	$(CLUSTER_TOOL) down $(CLUSTER_SELECT)
+
+cluster-purge: cluster-tool ## stop the cluster, drop its databases and remove its state directory
+	$(CLUSTER_TOOL) down --purge $(CLUSTER_SELECT)
 
 cluster-tool:
 	@$(GO) build -o $(CLUSTER_TOOL) ./cmd/badged-cluster

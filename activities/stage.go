@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/serial"
 )
 
 // Staged recipients (migration 0015): an issuance of more than StageAbove recipients is accepted with its
@@ -45,11 +46,6 @@ func RecipientSlices(issuance uuid.UUID, firstSerial int64, rs []StagedRecipient
 	return out, nil
 }
 
-// SerialNumber formats an org's n-th serial: a short org prefix keeps serials of different orgs apart.
-func SerialNumber(org uuid.UUID, n int64) string {
-	return fmt.Sprintf("%s-%08d", org.String()[:8], n)
-}
-
 // materialize writes the assertions of the staged slices overlapping [from, to) of an issuance and deletes those
 // slices, in one transaction that holds their row locks: a retried or concurrent LoadBatch finds them written (or
 // waits, then finds nothing left to do). Each assertion is what the POST would have written: the issuance's
@@ -61,6 +57,15 @@ func (a *Activities) materialize(ctx context.Context, issuance uuid.UUID, from, 
 			return err
 		}
 		iss, err := q.GetIssuanceAnyOrg(ctx, issuance)
+		if err != nil {
+			return err
+		}
+		// The serials of the counters the POST reserved (first_serial), made as the POST makes them (internal/serial).
+		key, err := q.GetSerialKey(ctx, iss.OrgID)
+		if err != nil {
+			return err
+		}
+		numbers, err := serial.New(iss.OrgID, key)
 		if err != nil {
 			return err
 		}
@@ -77,7 +82,7 @@ func (a *Activities) materialize(ctx context.Context, issuance uuid.UUID, from, 
 				seq := int64(s.FromSeq) + int64(i)
 				rows = append(rows, db.InsertAssertionsParams{ID: uuid.New(), OrgID: iss.OrgID, IssuanceID: iss.ID,
 					BadgeID: iss.BadgeID, ProgramID: iss.ProgramID, Mode: iss.Mode, ApiVersion: iss.ApiVersion,
-					Seq: int32(seq), SerialNumber: SerialNumber(iss.OrgID, s.FirstSerial+seq), RecipientName: r.Name,
+					Seq: int32(seq), SerialNumber: numbers.Number(s.FirstSerial + seq), RecipientName: r.Name,
 					RecipientEmail: r.Email, RecipientPhone: r.PhoneNumber, RecipientSourcedID: r.SourcedID,
 					ReceiveType: r.ReceiveType, IssuedAt: iss.IssuedAt, ExpiredAt: iss.ExpiredAt, CreatedAt: iss.CreatedAt})
 			}

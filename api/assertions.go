@@ -159,9 +159,8 @@ func parseAssertionFilter(q url.Values, v version, loc *time.Location) (assertio
 			continue
 		}
 		t, zoned, err := v.parseTime(s, loc)
-		if err != nil || !zoned {
-			return f, &apiError{status: statusOf(codeFormat), code: codeFormat, msg: p.name + " must be an ISO-8601 date-time" + v.timeHint(),
-				fields: []fieldError{{Field: p.name, Message: "must be an ISO-8601 date-time" + v.timeHint(), format: true}}}
+		if fe, bad := v.timeProblem(p.name, zoned, err); bad {
+			return f, fieldsError([]fieldError{fe})
 		}
 		*p.dst = &t
 	}

@@ -256,12 +256,12 @@ func (o *object) datetime(name string, nullable bool) opt[time.Time] {
 		return opt[time.Time]{Set: f.Set, Null: f.Null}
 	}
 	t, zoned, err := o.v.parseTime(f.Val, o.loc)
-	switch {
-	case err != nil:
-		o.badFormat(name, "must be an ISO-8601 date-time"+o.v.timeHint())
-		return opt[time.Time]{}
-	case !zoned:
-		o.badFormat(name, "must carry a UTC designator (Z) or an offset such as +09:00")
+	if fe, bad := o.v.timeProblem(name, zoned, err); bad {
+		if fe.format {
+			o.badFormat(name, fe.Message)
+		} else {
+			o.fail(name, fe.Message)
+		}
 		return opt[time.Time]{}
 	}
 	return opt[time.Time]{Set: true, Val: t}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/mail"
@@ -188,7 +189,17 @@ func normalizePhone(s string) (string, bool) {
 	return "+" + d, true
 }
 
-// readIssuedAt reads v3's optional issuedAt: Z or an offset (ISS058), not in the future (ISS059).
+// minIssuedAt is the earliest issuedAt (README "Decisions"): the Unix epoch. issuedAt is signed as the credential's
+// validFrom and its proof's created, so a date before any digital credential (year 0 was accepted) would be signed
+// as a fact. The organization's creation is no bound: backdating exists to move records an organization issued
+// elsewhere, before it came to badged.
+var minIssuedAt = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// readIssuedAt reads v3's optional issuedAt through parseTime, the codes decided as follows:
+//   - not ISO-8601, no zone, an offset beyond ±14:00: ISS058, the contract's "format or time zone error";
+//   - later than now: ISS059;
+//   - well formed but before minIssuedAt (year 0, 0001-01-01, 1969…): COM006 naming issuedAt, a rule the value
+//     breaks, which ISS058's "send ISO-8601 with Z or an offset" would not help to fix.
 func readIssuedAt(o *object, v version, now time.Time) (*time.Time, error) {
 	if v != v3 || !o.has("issuedAt") || o.null("issuedAt") {
 		return nil, nil
@@ -198,11 +209,15 @@ func readIssuedAt(o *object, v version, now time.Time) (*time.Time, error) {
 		return nil, issuedAtError(codeIssuedAtFormat, "issuedAt must be an ISO-8601 string with Z or an offset")
 	}
 	t, zoned, err := v.parseTime(s, time.UTC)
-	if err != nil || !zoned {
+	switch {
+	case errors.Is(err, errTimeOffset):
+		return nil, issuedAtError(codeIssuedAtFormat, "issuedAt's offset must be between -14:00 and +14:00")
+	case err != nil && !errors.Is(err, errTimeRange), !zoned:
 		return nil, issuedAtError(codeIssuedAtFormat, "issuedAt must be ISO-8601 with Z or an offset, for example 2025-03-01T09:00:00+09:00")
-	}
-	if t.After(now) {
+	case t.After(now): // year 9999 included, whatever parseTime's bounds say
 		return nil, issuedAtError(codeIssuedAtFuture, "issuedAt is later than the server's current time "+now.UTC().Format(time.RFC3339))
+	case t.Before(minIssuedAt): // parseTime's lower bound included
+		return nil, issuedAtError(codeValidation, "issuedAt must not be earlier than "+minIssuedAt.Format(time.RFC3339))
 	}
 	return &t, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/expiry"
+	"github.com/badged/badged/internal/serial"
 	"github.com/badged/badged/workflows"
 )
 
@@ -180,14 +181,14 @@ func (h *handler) recordIssuance(ctx context.Context, sc scope, v version, badge
 		if err != nil {
 			return err
 		}
-		first, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: int64(n)})
+		debited, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: int64(n)})
 		if db.IsNotFound(err) {
 			return newError(codeNoCredits, "the organization has fewer issuance credits than the %d recipients need", n)
 		}
 		if err != nil {
 			return err
 		}
-		if err := writeRecipients(ctx, q, created, req, first, now); err != nil {
+		if err := writeRecipients(ctx, q, created, req, debited, now); err != nil {
 			return err
 		}
 		out, fresh = created, true
@@ -288,10 +289,14 @@ func (h *handler) checkIssuanceProgram(ctx context.Context, q *db.Queries, org, 
 // writeRecipients records the recipients of a new issuance: an assertion row each, or, above
 // activities.StageAbove, staged slices whose assertions the batches write (activities/stage.go): 100,000
 // assertion rows with their indexes take Postgres tens of seconds, 200 slices a fraction of one.
-func writeRecipients(ctx context.Context, q *db.Queries, iss db.Issuance, req issuanceRequest, first int64, now time.Time) error {
+func writeRecipients(ctx context.Context, q *db.Queries, iss db.Issuance, req issuanceRequest, debited db.DebitCreditsRow, now time.Time) error {
 	// Staged slices carry no evidence (activities.StagedRecipient): an issuance with evidence writes its rows here.
 	if len(req.Recipients) <= activities.StageAbove || slices.ContainsFunc(req.Recipients, func(r recipient) bool { return len(r.Evidence) > 0 }) {
-		if _, err := q.InsertAssertions(ctx, assertionRows(iss, req, first, now)); err != nil {
+		numbers, err := reservedSerials(iss.OrgID, debited)
+		if err != nil {
+			return err
+		}
+		if _, err := q.InsertAssertions(ctx, assertionRows(iss, req, numbers, now)); err != nil {
 			return fmt.Errorf("insert assertions: %w", err)
 		}
 		return nil
@@ -301,7 +306,8 @@ func writeRecipients(ctx context.Context, q *db.Queries, iss db.Issuance, req is
 		staged[i] = activities.StagedRecipient{Name: r.Name, Email: r.Email, PhoneNumber: r.PhoneNumber, SourcedID: r.SourcedID,
 			ReceiveType: r.ReceiveType}
 	}
-	parts, err := activities.RecipientSlices(iss.ID, first, staged)
+	// The counters are reserved now; the serials are made from them when the slices are written (activities.LoadBatch).
+	parts, err := activities.RecipientSlices(iss.ID, debited.FirstSerial, staged)
 	if err != nil {
 		return err
 	}
@@ -311,17 +317,30 @@ func writeRecipients(ctx context.Context, q *db.Queries, iss db.Issuance, req is
 	return nil
 }
 
-// serialNumber formats an org's n-th serial (activities.SerialNumber, which staged recipients get too).
-func serialNumber(org uuid.UUID, n int64) string {
-	return activities.SerialNumber(org, n)
+// serials are the serial numbers of the counters a credit debit reserved (db.DebitCreditsRow), made with the
+// organization's key (internal/serial): at(i) is the i-th one's. The staged recipients of a large issuance get theirs
+// the same way from the same counters (activities.LoadBatch).
+type serials struct {
+	first int64
+	n     *serial.Numberer
 }
 
-func assertionRows(iss db.Issuance, req issuanceRequest, firstSerial int64, now time.Time) []db.InsertAssertionsParams {
+func reservedSerials(org uuid.UUID, debited db.DebitCreditsRow) (serials, error) {
+	n, err := serial.New(org, debited.SerialKey)
+	if err != nil {
+		return serials{}, err
+	}
+	return serials{first: debited.FirstSerial, n: n}, nil
+}
+
+func (s serials) at(i int) string { return s.n.Number(s.first + int64(i)) }
+
+func assertionRows(iss db.Issuance, req issuanceRequest, numbers serials, now time.Time) []db.InsertAssertionsParams {
 	rows := make([]db.InsertAssertionsParams, len(req.Recipients))
 	for i, rc := range req.Recipients {
 		rows[i] = db.InsertAssertionsParams{ID: uuid.New(), OrgID: iss.OrgID, IssuanceID: iss.ID, BadgeID: iss.BadgeID,
 			ProgramID: iss.ProgramID, Mode: iss.Mode, ApiVersion: iss.ApiVersion, Seq: int32(i),
-			SerialNumber: serialNumber(iss.OrgID, firstSerial+int64(i)), RecipientName: rc.Name,
+			SerialNumber: numbers.at(i), RecipientName: rc.Name,
 			RecipientEmail: rc.Email, RecipientPhone: rc.PhoneNumber, RecipientSourcedID: rc.SourcedID,
 			ReceiveType: rc.ReceiveType, IssuedAt: iss.IssuedAt, ExpiredAt: iss.ExpiredAt, CreatedAt: now,
 			Evidence: evidenceJSON(rc.Evidence)}

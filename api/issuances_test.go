@@ -745,7 +745,7 @@ func TestIssuances_CreatesAssertions(t *testing.T) {
 	items, _ := list["items"].([]any)
 	require.Len(t, items, 3)
 	serials := map[string]bool{}
-	serialForm := regexp.MustCompile(`^` + f.org.ID.String()[:8] + `-\d{8}$`)
+	serialForm := regexp.MustCompile(`^` + f.org.ID.String()[:8] + `-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$`)
 	byName := map[string]map[string]any{}
 	for _, it := range items {
 		m := it.(map[string]any)

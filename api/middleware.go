@@ -50,8 +50,13 @@ func (h *handler) logRequests(next http.Handler) http.Handler {
 			status = http.StatusOK
 		}
 		level := slog.LevelInfo
-		if status >= 500 {
+		switch {
+		case status >= 500:
 			level = slog.LevelError
+		case status < 400 && isProbe(r):
+			// A balancer's health checks every second or two were 44% of the log lines; answered, they say nothing
+			// (the metrics still count them). A failing one stays at Warn/Error above.
+			level = slog.LevelDebug
 		}
 		attrs := []any{"request_id", reqID, "method", r.Method, "route", routePattern(r), "status", status,
 			"bytes", ww.BytesWritten(), "duration_ms", time.Since(start).Milliseconds()}
@@ -69,6 +74,11 @@ func (h *handler) logRequests(next http.Handler) http.Handler {
 		la.mu.Unlock()
 		h.log.Log(r.Context(), level, "http request", attrs...)
 	})
+}
+
+// isProbe reports whether r is a load balancer's or orchestrator's health check (GET or HEAD of /healthz or /readyz).
+func isProbe(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz")
 }
 
 // recoverer turns a panic into the contract's 500 body and logs the stack; the server keeps running.

@@ -150,10 +150,14 @@ func (h *handler) recordReissue(ctx context.Context, sc scope, v version, orig d
 		if err != nil {
 			return err
 		}
-		first, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: 1})
+		debited, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: 1})
 		if db.IsNotFound(err) {
 			return newError(codeNoCredits, "a reissue needs 1 issuance credit and the organization has none")
 		}
+		if err != nil {
+			return err
+		}
+		numbers, err := reservedSerials(sc.Org, debited)
 		if err != nil {
 			return err
 		}
@@ -164,7 +168,7 @@ func (h *handler) recordReissue(ctx context.Context, sc scope, v version, orig d
 		// The replacement keeps the original's issuedAt and expiredAt: it replaces the same award, and a reissue
 		// never extends a validity.
 		if err := q.InsertReplacement(ctx, db.InsertReplacementParams{ID: uuid.New(), IssuanceID: created.ID,
-			ApiVersion: int16(v), SerialNumber: serialNumber(sc.Org, first), RecipientName: name, CreatedAt: now,
+			ApiVersion: int16(v), SerialNumber: numbers.at(0), RecipientName: name, CreatedAt: now,
 			OriginalID: cur.ID}); err != nil {
 			return fmt.Errorf("insert replacement: %w", err)
 		}

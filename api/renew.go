@@ -129,15 +129,19 @@ func (h *handler) recordRenewal(ctx context.Context, sc scope, v version, orig d
 			out = created
 			return err
 		}
-		first, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: 1})
+		debited, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: 1})
 		if db.IsNotFound(err) {
 			return newError(codeNoCredits, "a renewal needs 1 issuance credit and the organization has none")
 		}
 		if err != nil {
 			return err
 		}
+		numbers, err := reservedSerials(sc.Org, debited)
+		if err != nil {
+			return err
+		}
 		if err := q.InsertRenewal(ctx, db.InsertRenewalParams{ID: uuid.New(), IssuanceID: created.ID, ApiVersion: int16(v),
-			Seq: 0, SerialNumber: serialNumber(sc.Org, first), IssuedAt: issuedAt, ExpiredAt: until, CreatedAt: now,
+			Seq: 0, SerialNumber: numbers.at(0), IssuedAt: issuedAt, ExpiredAt: until, CreatedAt: now,
 			OriginalID: cur.ID}); err != nil {
 			return fmt.Errorf("insert renewal: %w", err)
 		}

@@ -49,10 +49,13 @@ func (h *handler) readRenewalsRequest(r *http.Request, body []byte) (renewalsReq
 		}
 		req.AssertionIDs = ids.Val // in the request's order: problems name assertionIds[i] as sent
 	}
-	if d := o.text("expiringBefore", textRule{max: 10}); d.Set {
-		t, err := time.ParseInLocation(time.DateOnly, d.Val, h.loc)
-		if err != nil {
-			o.badFormat("expiringBefore", "must be a date, YYYY-MM-DD")
+	// Longer than a date is refused by the date's reading (COM002), not by a length rule.
+	if d := o.text("expiringBefore", textRule{max: 64}); d.Set {
+		t, err := parseDate(d.Val, h.loc)
+		if fe := dateProblem("expiringBefore", d.Val, err); err != nil && fe.format {
+			o.badFormat("expiringBefore", fe.Message)
+		} else if err != nil {
+			o.fail("expiringBefore", fe.Message)
 		} else {
 			req.ExpiringBefore, req.before = d.Val, t
 		}
@@ -115,6 +118,14 @@ func (h *handler) recordRenewals(ctx context.Context, sc scope, v version, badge
 	fresh := false
 	byKey := db.GetIssuanceByKeyParams{OrgID: sc.Org, BadgeID: badgeID, Mode: sc.Mode, IdempotencyKey: key}
 	err := h.db.InTx(ctx, func(q *db.Queries) error {
+		// The badge is the caller's path parameter: unknown (or another organization's, or deleted) it is not found,
+		// as on every badge route. renewalValidity's own message is for a renewal of an assertion whose badge was
+		// deleted after it was issued.
+		if _, err := q.GetBadge(ctx, db.GetBadgeParams{OrgID: sc.Org, ID: badgeID}); db.IsNotFound(err) {
+			return newError(codeBadgeNotFound, "badge %s not found", badgeID)
+		} else if err != nil {
+			return err
+		}
 		issuedAt, until, err := h.renewalValidity(ctx, q, sc, badgeID, now)
 		if err != nil {
 			return err
@@ -142,17 +153,21 @@ func (h *handler) recordRenewals(ctx context.Context, sc scope, v version, badge
 			out = created
 			return err
 		}
-		first, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: int64(n)})
+		debited, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: int64(n)})
 		if db.IsNotFound(err) {
 			return newError(codeNoCredits, "the organization has fewer issuance credits than the %d renewals need", n)
 		}
 		if err != nil {
 			return err
 		}
+		numbers, err := reservedSerials(sc.Org, debited)
+		if err != nil {
+			return err
+		}
 		p := db.InsertRenewalsParams{IssuanceID: created.ID, ApiVersion: int16(v), IssuedAt: issuedAt, ExpiredAt: until,
 			CreatedAt: now, Ids: make([]uuid.UUID, n), OriginalIds: make([]uuid.UUID, n), Serials: make([]string, n)}
 		for i, o := range originals {
-			p.Ids[i], p.OriginalIds[i], p.Serials[i] = uuid.New(), o.ID, serialNumber(sc.Org, first+int64(i))
+			p.Ids[i], p.OriginalIds[i], p.Serials[i] = uuid.New(), o.ID, numbers.at(i)
 		}
 		if err := q.InsertRenewals(ctx, p); err != nil {
 			return fmt.Errorf("insert renewals: %w", err)

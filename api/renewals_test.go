@@ -120,6 +120,16 @@ func TestRenewals_Refusals(t *testing.T) {
 		requireError(t, f.postRenewals(t, "manager", "bad", body), path, http.StatusBadRequest, code, fields...)
 	}
 	requireError(t, f.postRenewals(t, "viewer", "k", idsBody(ok)), path, http.StatusForbidden, "ORG004")
+	// An unknown badge, or a deleted one, is not found, as on every badge route, never "was deleted".
+	f.mustOK(t, http.MethodDelete, "/public/v3/badges/"+f.vars["{badge2}"], f.keys["manager"], "")
+	for _, badge := range []string{uuid.NewString(), f.vars["{badge2}"]} {
+		unknown := "/public/v3/badges/" + badge + "/renewals"
+		for _, body := range []string{idsBody(ok), `{"expiringBefore":"2030-01-01"}`} {
+			r := f.postIssuanceTo(t, unknown, f.keys["manager"], "unknown-badge", body)
+			requireError(t, r, unknown, http.StatusNotFound, "BDG001")
+			require.Equal(t, "badge "+badge+" not found", jget(t, r.Body, "error.message"))
+		}
+	}
 	setCredits(t, f.d, f.org, 0)
 	requireError(t, f.postRenewals(t, "manager", "k", idsBody(ok)), path, http.StatusPaymentRequired, "PAY054")
 	setCredits(t, f.d, f.org, balance)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -128,9 +127,13 @@ func parseStatsRange(q url.Values, now time.Time) (statsRange, error) {
 		if !ok {
 			return false
 		}
-		t, err := time.Parse(time.DateOnly, strings.TrimSpace(vs[0]))
-		if err != nil || len(vs) > 1 {
-			fields = append(fields, fieldError{Field: name, Message: "must be one date as YYYY-MM-DD (a UTC day), got " + quoteShort(vs[0]), format: true})
+		if len(vs) > 1 {
+			fields = append(fields, fieldError{Field: name, Message: "must be given once, as YYYY-MM-DD (a UTC day)", format: true})
+			return false
+		}
+		t, err := parseDate(vs[0], time.UTC)
+		if err != nil {
+			fields = append(fields, dateProblem(name, vs[0], err))
 			return false
 		}
 		*dst = t

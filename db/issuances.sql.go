@@ -85,7 +85,7 @@ const debitCredits = `-- name: DebitCredits :one
 UPDATE organizations SET credits = credits - $1::bigint, next_serial = next_serial + $2::bigint,
     updated_at = now()
 WHERE id = $3 AND credits >= $1::bigint
-RETURNING (next_serial - $2::bigint)::bigint AS first_serial
+RETURNING (next_serial - $2::bigint)::bigint AS first_serial, serial_key
 `
 
 type DebitCreditsParams struct {
@@ -94,12 +94,18 @@ type DebitCreditsParams struct {
 	ID      uuid.UUID
 }
 
-// Takes the org row lock (serialising debits) and reserves serial numbers; no row means not enough credits.
-func (q *Queries) DebitCredits(ctx context.Context, arg DebitCreditsParams) (int64, error) {
+type DebitCreditsRow struct {
+	FirstSerial int64
+	SerialKey   []byte
+}
+
+// Takes the org row lock (serialising debits) and reserves serial numbers; no row means not enough credits. The
+// organization's serial key comes along: internal/serial makes the serials of the reserved counters with it.
+func (q *Queries) DebitCredits(ctx context.Context, arg DebitCreditsParams) (DebitCreditsRow, error) {
 	row := q.db.QueryRow(ctx, debitCredits, arg.Debit, arg.Serials, arg.ID)
-	var first_serial int64
-	err := row.Scan(&first_serial)
-	return first_serial, err
+	var i DebitCreditsRow
+	err := row.Scan(&i.FirstSerial, &i.SerialKey)
+	return i, err
 }
 
 const getIssuance = `-- name: GetIssuance :one
@@ -216,6 +222,19 @@ func (q *Queries) GetIssuanceByKey(ctx context.Context, arg GetIssuanceByKeyPara
 		&i.Renewal,
 	)
 	return i, err
+}
+
+const getSerialKey = `-- name: GetSerialKey :one
+SELECT serial_key FROM organizations WHERE id = $1
+`
+
+// The key of an organization's serial numbers (internal/serial), for serials of counters reserved earlier (the
+// staged recipients of a large issuance).
+func (q *Queries) GetSerialKey(ctx context.Context, id uuid.UUID) ([]byte, error) {
+	row := q.db.QueryRow(ctx, getSerialKey, id)
+	var serial_key []byte
+	err := row.Scan(&serial_key)
+	return serial_key, err
 }
 
 type InsertAssertionsParams struct {

@@ -270,6 +270,7 @@ type Organization struct {
 	LogoMediaID  *uuid.UUID
 	WalletOffers bool
 	RenewalUrl   *string
+	SerialKey    []byte
 }
 
 type PreauthCode struct {

@@ -12,7 +12,7 @@ import (
 )
 
 const createOrganization = `-- name: CreateOrganization :one
-INSERT INTO organizations (id, name, credits) VALUES ($1, $2, $3) RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url
+INSERT INTO organizations (id, name, credits) VALUES ($1, $2, $3) RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url, serial_key
 `
 
 type CreateOrganizationParams struct {
@@ -35,12 +35,13 @@ func (q *Queries) CreateOrganization(ctx context.Context, arg CreateOrganization
 		&i.LogoMediaID,
 		&i.WalletOffers,
 		&i.RenewalUrl,
+		&i.SerialKey,
 	)
 	return i, err
 }
 
 const getOrganization = `-- name: GetOrganization :one
-SELECT id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url FROM organizations WHERE id = $1
+SELECT id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url, serial_key FROM organizations WHERE id = $1
 `
 
 func (q *Queries) GetOrganization(ctx context.Context, id uuid.UUID) (Organization, error) {
@@ -57,13 +58,14 @@ func (q *Queries) GetOrganization(ctx context.Context, id uuid.UUID) (Organizati
 		&i.LogoMediaID,
 		&i.WalletOffers,
 		&i.RenewalUrl,
+		&i.SerialKey,
 	)
 	return i, err
 }
 
 const grantCredits = `-- name: GrantCredits :one
 UPDATE organizations SET credits = credits + $1, updated_at = now()
-WHERE id = $2 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url
+WHERE id = $2 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url, serial_key
 `
 
 type GrantCreditsParams struct {
@@ -85,6 +87,7 @@ func (q *Queries) GrantCredits(ctx context.Context, arg GrantCreditsParams) (Org
 		&i.LogoMediaID,
 		&i.WalletOffers,
 		&i.RenewalUrl,
+		&i.SerialKey,
 	)
 	return i, err
 }
@@ -97,7 +100,7 @@ UPDATE organizations SET
     wallet_offers = COALESCE($4::boolean, wallet_offers),
     renewal_url = CASE WHEN $5::text IS NULL THEN renewal_url ELSE NULLIF($5::text, '') END,
     updated_at = now()
-WHERE id = $6 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url
+WHERE id = $6 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url, serial_key
 `
 
 type UpdateOrganizationProfileParams struct {
@@ -131,6 +134,7 @@ func (q *Queries) UpdateOrganizationProfile(ctx context.Context, arg UpdateOrgan
 		&i.LogoMediaID,
 		&i.WalletOffers,
 		&i.RenewalUrl,
+		&i.SerialKey,
 	)
 	return i, err
 }

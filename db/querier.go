@@ -109,8 +109,9 @@ type Querier interface {
 	// Records an event in the outbox, in the caller's transaction, when the organization has an enabled endpoint
 	// subscribed to its type; zero rows means nobody listens.
 	CreateWebhookEvent(ctx context.Context, arg CreateWebhookEventParams) (int64, error)
-	// Takes the org row lock (serialising debits) and reserves serial numbers; no row means not enough credits.
-	DebitCredits(ctx context.Context, arg DebitCreditsParams) (int64, error)
+	// Takes the org row lock (serialising debits) and reserves serial numbers; no row means not enough credits. The
+	// organization's serial key comes along: internal/serial makes the serials of the reserved counters with it.
+	DebitCredits(ctx context.Context, arg DebitCreditsParams) (DebitCreditsRow, error)
 	DeleteBadge(ctx context.Context, arg DeleteBadgeParams) (int64, error)
 	// Retention: events (with their deliveries and attempts) older than the cutoff and no longer pending.
 	DeleteOldWebhookEvents(ctx context.Context, before time.Time) (int64, error)
@@ -199,6 +200,9 @@ type Querier interface {
 	// The public verification routes: an assertion by its (random) id with what the page shows.
 	GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPublicAssertionRow, error)
 	GetReminder(ctx context.Context, arg GetReminderParams) (ExpiryReminder, error)
+	// The key of an organization's serial numbers (internal/serial), for serials of counters reserved earlier (the
+	// staged recipients of a large issuance).
+	GetSerialKey(ctx context.Context, id uuid.UUID) ([]byte, error)
 	GetStatusList(ctx context.Context, id uuid.UUID) (StatusList, error)
 	// The credential endpoint's one read: a live access token (as GetWalletAccessToken) with its offer and the offer's
 	// assertion (the columns of GetLiveOffer), so a claim makes one round trip where it made two.

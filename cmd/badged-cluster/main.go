@@ -3,7 +3,7 @@
 // SMTP and the chain node as processes of their own. `make cluster` and `make cluster-down` call it.
 //
 //	badged-cluster up [flags]        build Temporal if needed, start what is not running, print where it listens
-//	badged-cluster down              stop every process
+//	badged-cluster down [--purge]    stop every process; say what is kept, or drop the databases and the state
 //	badged-cluster status [--json]   every process, its pid (for RSS/CPU sampling) and address
 //	badged-cluster start|stop|kill NAME   one process (temporal-history, worker1, …)
 //	badged-cluster mail              the messages the SMTP server accepted
@@ -42,14 +42,20 @@ import (
 const usage = `usage: badged-cluster <command> [flags]
 
 commands:
-  up [--dir D] [--postgres URL] [--apis N] [--workers N] [--port-offset N] [--badged BIN]
-                   start what does not run (idempotent) and print where everything listens
-  down [--dir D]   stop every process (badged first, the outside systems last)
-  status [--dir D] [--json]
-                   every process with its pid and address
-  start|stop|kill NAME [--dir D]
+  up [--name N] [--dir D] [--postgres URL] [--apis N] [--workers N] [--port-offset N] [--badged BIN]
+                   start what does not run (idempotent: a process that died is started again, what runs is kept)
+                   and print where everything listens
+  down [--purge]   stop every process (badged first, the outside systems last) and say what is kept: the
+                   databases and the state directory; --purge drops the databases and removes the directory
+  status [--json]  every process with its pid and address
+  start|stop|kill NAME
                    one process: start it, stop it (SIGTERM), or SIGKILL it
-  mail [--dir D]   the messages the cluster's SMTP server accepted
+  mail             the messages the cluster's SMTP server accepted
+
+Every command takes --name N (or the --port-offset it was started with) or --dir D to pick the cluster: clusters
+with other names have databases (badged_cluster_N, temporal_N, temporal_visibility_N) and a state directory
+(.data/cluster-N) of their own, so several run on one Postgres. Without a name, a --port-offset other than 10000
+names the cluster pOFFSET.
 `
 
 func main() {
@@ -68,25 +74,29 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	cmd, args := args[0], args[1:]
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	dir := fs.String("dir", ".data/cluster", "state directory: pids, logs and data")
+	sel := &selector{} // filled by fs.Parse, in each command
+	fs.StringVar(&sel.dir, "dir", "", "state directory: pids, logs and data (default .data/cluster, or .data/cluster-NAME)")
+	fs.StringVar(&sel.name, "name", "", "cluster name: its databases and state directory carry it (a-z, 0-9, _)")
+	fs.IntVar(&sel.offset, "port-offset", cluster.DefaultOffset, "added to each part's usual port (API 8080, Temporal 7233…)")
 	switch cmd {
 	case "up":
-		return up(ctx, fs, dir, args, stdout)
+		return up(ctx, fs, sel, args, stdout)
 	case "down":
+		purge := fs.Bool("purge", false, "also drop the cluster's databases and remove its state directory")
 		if err := fs.Parse(args); err != nil {
 			return err
 		}
-		c, err := cluster.Open(*dir, stdout)
+		c, err := sel.open(stdout)
 		if err != nil {
 			return err
 		}
-		return c.Down(ctx)
+		return down(ctx, c, *purge, stdout)
 	case "status":
 		asJSON := fs.Bool("json", false, "print JSON")
 		if err := fs.Parse(args); err != nil {
 			return err
 		}
-		c, err := cluster.Open(*dir, stdout)
+		c, err := sel.open(stdout)
 		if err != nil {
 			return err
 		}
@@ -98,12 +108,12 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		printStatus(stdout, c)
 		return nil
 	case "start", "stop", "kill":
-		return one(ctx, cmd, fs, dir, args, stdout)
+		return one(ctx, cmd, fs, sel, args, stdout)
 	case "mail":
 		if err := fs.Parse(args); err != nil {
 			return err
 		}
-		return printMail(stdout, *dir)
+		return printMail(stdout, sel.stateDir())
 	case "serve-smtp":
 		return serveSMTP(ctx, fs, args)
 	case "serve-chain":
@@ -118,20 +128,22 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	return fmt.Errorf("unknown command %q", cmd)
 }
 
-func up(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, stdout io.Writer) error {
+func up(ctx context.Context, fs *flag.FlagSet, sel *selector, args []string, stdout io.Writer) error {
 	var cfg cluster.Config
 	fs.StringVar(&cfg.Postgres, "postgres", "postgres://postgres@localhost:5432/postgres?sslmode=disable",
 		"Postgres server for Temporal's and badged's databases")
 	fs.IntVar(&cfg.APIs, "apis", 2, "badged serve processes")
 	fs.IntVar(&cfg.Workers, "workers", 2, "badged worker processes")
-	offset := fs.Int("port-offset", 10000, "added to each part's usual port (API 8080, Temporal 7233…)")
 	badged := fs.String("badged", "bin/badged", "production build of badged (make build)")
 	fs.StringVar(&cfg.Repo, "repo", ".", "repository root")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg.Dir = *dir
-	cfg.Ports = cluster.DefaultPorts(cfg.APIs, cfg.Workers, *offset)
+	cfg.Name, cfg.Dir = sel.clusterName(), sel.stateDir()
+	if err := cluster.CheckName(cfg.Name); err != nil {
+		return err
+	}
+	cfg.Ports = cluster.DefaultPorts(cfg.APIs, cfg.Workers, sel.offset)
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Minute) // the first Temporal build included
 	defer cancel()
 	var err error
@@ -155,19 +167,23 @@ func up(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, stdou
 		return err
 	}
 	printStatus(stdout, c)
+	stop := "make cluster-down"
+	if cfg.Name != "" {
+		stop += " CLUSTER_NAME=" + cfg.Name
+	}
 	fmt.Fprintf(stdout, `
 API (balancer over the APIs):   %s   e.g. curl %s/readyz
 Temporal frontend:              %s   namespace %s   (TEMPORAL_ADDRESS=%s, temporal --address %s)
 Postgres databases:             %s, %s, %s on %s
 Mail accepted by SMTP:          %s (badged-cluster mail)
-Logs: %s/logs   pids: %s/pids   stop everything: make cluster-down
+Logs: %s/logs   pids: %s/pids   stop everything: %s
 `, c.BaseURL(), c.BaseURL(), c.FrontendAddr(), c.Namespace, c.FrontendAddr(), c.FrontendAddr(),
-		c.BadgedDB, c.TemporalDB, c.VisibilityDB, redact(c.Postgres), c.MailJournal(), c.Dir, c.Dir)
+		c.BadgedDB, c.TemporalDB, c.VisibilityDB, redact(c.Postgres), c.MailJournal(), c.Dir, c.Dir, stop)
 	return nil
 }
 
 // one starts, stops or kills one process of the cluster in dir.
-func one(ctx context.Context, cmd string, fs *flag.FlagSet, dir *string, args []string, stdout io.Writer) error {
+func one(ctx context.Context, cmd string, fs *flag.FlagSet, sel *selector, args []string, stdout io.Writer) error {
 	if len(args) == 0 {
 		return fmt.Errorf("%s: which process?", cmd)
 	}
@@ -175,7 +191,7 @@ func one(ctx context.Context, cmd string, fs *flag.FlagSet, dir *string, args []
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	c, err := cluster.Open(*dir, stdout)
+	c, err := sel.open(stdout)
 	if err != nil {
 		return err
 	}

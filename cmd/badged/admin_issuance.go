@@ -38,7 +38,7 @@ func adminIssuance(ctx context.Context, cfg config.Config, args []string, stdout
 	var out any
 	switch args[0] {
 	case "inspect":
-		out, err = inspectIssuance(ctx, d, cfg, args[1])
+		out, err = adminInspect(ctx, cfg, d, args[1])
 	case "redrive":
 		out, err = adminRedrive(ctx, cfg, d, args[1])
 	case "start":
@@ -127,9 +127,12 @@ type notificationOut struct {
 
 // inspectOut is the output of `admin issuance inspect`.
 type inspectOut struct {
-	Issuance         issuanceOut       `json:"issuance"`
-	WorkflowID       string            `json:"workflowId"`
-	TemporalUIURL    string            `json:"temporalUiUrl"`
+	Issuance   issuanceOut `json:"issuance"`
+	WorkflowID string      `json:"workflowId"`
+	Workflow   workflowOut `json:"workflow"` // what Temporal says of it (admin_inspect.go)
+	// TemporalUIURL links the workflow's page; left out when Temporal has no such workflow (the page would be
+	// empty, as if the workflow had gone missing rather than never started).
+	TemporalUIURL    string            `json:"temporalUiUrl,omitempty"`
 	ByState          map[string]int64  `json:"byState"`
 	ByStep           map[string]int64  `json:"byStep"` // PROCESSING recipients by last completed step
 	Failures         []failureOut      `json:"failures"`
@@ -139,7 +142,8 @@ type inspectOut struct {
 	ListCap          int               `json:"listCap"`
 }
 
-func inspectIssuance(ctx context.Context, d *db.DB, cfg config.Config, id string) (inspectOut, error) {
+// inspectIssuance reads the issuance's rows, and asks wf about its workflow (workflowStatus).
+func inspectIssuance(ctx context.Context, d *db.DB, cfg config.Config, wf workflowDescriber, id string) (inspectOut, error) {
 	issID, err := uuid.Parse(id)
 	if err != nil {
 		return inspectOut{}, errors.New("issuance inspect: ID must be an issuance id")
@@ -157,12 +161,16 @@ func inspectIssuance(ctx context.Context, d *db.DB, cfg config.Config, id string
 			Status: iss.ProcessingStatus, Failure: strOrEmpty(iss.Failure), AssertionCount: int(iss.AssertionCount),
 			CreditsDebited: int(iss.CreditsDebited), CreatedAt: rfc3339(iss.CreatedAt), UpdatedAt: rfc3339(iss.UpdatedAt)},
 		WorkflowID:    iss.WorkflowID,
+		Workflow:      workflowStatus(ctx, wf, cfg, iss),
 		TemporalUIURL: temporalUIURL(cfg, iss.WorkflowID),
 		ByState:       map[string]int64{},
 		ByStep:        map[string]int64{},
 		Failures:      []failureOut{},
 		UnsentNotes:   []notificationOut{},
 		ListCap:       inspectListCap,
+	}
+	if out.Workflow.Status == workflowNotFound {
+		out.TemporalUIURL = ""
 	}
 	states, err := d.CountIssuanceStates(ctx, issID)
 	if err != nil {

@@ -113,7 +113,7 @@ func TestInspectIssuance(t *testing.T) {
 	require.NoError(t, f.DB.MarkNotificationSent(ctx, f.IDs[0]))
 
 	cfg := config.Config{TemporalUIURL: "http://ui.example:8233/", TemporalNamespace: "badged prod"}
-	out, err := inspectIssuance(ctx, f.DB, cfg, f.Issuance.ID.String())
+	out, err := inspectIssuance(ctx, f.DB, cfg, noTemporal, f.Issuance.ID.String())
 	require.NoError(t, err)
 	require.Equal(t, f.Issuance.ID.String(), out.Issuance.ID)
 	require.Equal(t, "PROCESSING", out.Issuance.Status)
@@ -121,6 +121,8 @@ func TestInspectIssuance(t *testing.T) {
 	require.Equal(t, 7, out.Issuance.AssertionCount)
 	require.Equal(t, f.Issuance.WorkflowID, out.WorkflowID)
 	require.Equal(t, "http://ui.example:8233/namespaces/badged%20prod/workflows/issuance%2F"+f.Issuance.ID.String(), out.TemporalUIURL)
+	require.Equal(t, workflowOut{Status: "UNKNOWN", Error: noTemporal.err.Error(),
+		Note: "Temporal did not answer; the counts below are the database's"}, out.Workflow)
 	require.Equal(t, map[string]int64{"RECEIVED": 1, "FAILED": 2, "ISSUED": 1, "PROCESSING": 3}, out.ByState)
 	require.Equal(t, map[string]int64{"SIGNED": 2, "BAKED": 1}, out.ByStep)
 	require.EqualValues(t, 3, out.FailuresTotal)
@@ -135,9 +137,9 @@ func TestInspectIssuance(t *testing.T) {
 	require.Equal(t, msg, out.UnsentNotes[0].LastError)
 	require.False(t, out.UnsentNotes[0].Resent)
 
-	_, err = inspectIssuance(ctx, f.DB, cfg, uuid.NewString())
+	_, err = inspectIssuance(ctx, f.DB, cfg, noTemporal, uuid.NewString())
 	require.ErrorContains(t, err, "no issuance")
-	_, err = inspectIssuance(ctx, f.DB, cfg, "nope")
+	_, err = inspectIssuance(ctx, f.DB, cfg, noTemporal, "nope")
 	require.ErrorContains(t, err, "must be an issuance id")
 }
 
@@ -147,7 +149,7 @@ func TestInspectIssuanceCapsFailures(t *testing.T) {
 		recipients[i] = opRecipient{State: "FAILED", Step: "PENDING", ErrorCode: "INTERNAL_SERVER_ERROR"}
 	}
 	f := mustOpFixture(t, 3, "live", recipients)
-	out, err := inspectIssuance(context.Background(), f.DB, config.Config{TemporalUIURL: "http://ui"}, f.Issuance.ID.String())
+	out, err := inspectIssuance(context.Background(), f.DB, config.Config{TemporalUIURL: "http://ui"}, noTemporal, f.Issuance.ID.String())
 	require.NoError(t, err)
 	require.Len(t, out.Failures, inspectListCap)
 	require.EqualValues(t, inspectListCap+5, out.FailuresTotal)

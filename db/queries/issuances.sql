@@ -18,11 +18,17 @@ SELECT * FROM issuances WHERE org_id = $1 AND id = $2 AND mode = $3;
 SELECT * FROM issuances WHERE id = $1;
 
 -- name: DebitCredits :one
--- Takes the org row lock (serialising debits) and reserves serial numbers; no row means not enough credits.
+-- Takes the org row lock (serialising debits) and reserves serial numbers; no row means not enough credits. The
+-- organization's serial key comes along: internal/serial makes the serials of the reserved counters with it.
 UPDATE organizations SET credits = credits - sqlc.arg(debit)::bigint, next_serial = next_serial + sqlc.arg(serials)::bigint,
     updated_at = now()
 WHERE id = sqlc.arg(id) AND credits >= sqlc.arg(debit)::bigint
-RETURNING (next_serial - sqlc.arg(serials)::bigint)::bigint AS first_serial;
+RETURNING (next_serial - sqlc.arg(serials)::bigint)::bigint AS first_serial, serial_key;
+
+-- name: GetSerialKey :one
+-- The key of an organization's serial numbers (internal/serial), for serials of counters reserved earlier (the
+-- staged recipients of a large issuance).
+SELECT serial_key FROM organizations WHERE id = $1;
 
 -- name: InsertAssertions :copyfrom
 INSERT INTO assertions (id, org_id, issuance_id, badge_id, program_id, mode, api_version, seq, serial_number,

@@ -15,9 +15,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -81,18 +83,25 @@ func (c *Cluster) role(role string) []*Process {
 	return out
 }
 
-// Up brings the cluster up, and is safe to run again on a cluster that runs (what runs is kept):
+// Up brings the cluster up, and is safe to run again on a cluster that runs: what runs is kept, and a process that
+// died (killed, crashed, or never started) is started again:
 //  1. Temporal's databases are created and brought to the server's schema (deploy/temporal/schema.sh);
 //  2. S3 (with its bucket), SMTP and the chain node start;
 //  3. Temporal's four services start; the namespace and badged's search attributes are registered;
 //  4. badged's database is migrated; the APIs, the workers and the balancer start.
 //
-// Every step waits until what it started answers; ctx bounds the whole.
+// Every step waits until what it started answers; ctx bounds the whole. Before anything starts, the ports of the
+// processes to start must be free: one held by another program (often another cluster on the same ports) is
+// named at once, instead of a process failing to bind halfway through.
 func (c *Cluster) Up(ctx context.Context) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
 	if err := c.sameAsRunning(); err != nil {
+		return err
+	}
+	before := c.running()
+	if err := c.portsFree(before); err != nil {
 		return err
 	}
 	if err := c.save(); err != nil {
@@ -117,7 +126,65 @@ func (c *Cluster) Up(ctx context.Context) error {
 		}
 		c.logf("%-20s ok (%s)", s.name, time.Since(t0).Round(10*time.Millisecond))
 	}
+	c.logf("%s", startReport(c.procs, before))
 	return nil
+}
+
+// running is the set of the cluster's processes that run now, by name.
+func (c *Cluster) running() map[string]bool {
+	out := map[string]bool{}
+	for _, p := range c.procs {
+		if p.Pid() != 0 {
+			out[p.Name] = true
+		}
+	}
+	return out
+}
+
+// startReport says what an Up did: which processes it started (again, when the cluster had run before: those
+// had died) and how many it found running and kept.
+func startReport(procs []*Process, before map[string]bool) string {
+	var started []string
+	for _, p := range procs {
+		if !before[p.Name] {
+			started = append(started, p.Name)
+		}
+	}
+	switch {
+	case len(before) == 0:
+		return fmt.Sprintf("started all %d processes", len(procs))
+	case len(started) == 0:
+		return fmt.Sprintf("all %d processes were running; nothing started", len(procs))
+	}
+	return fmt.Sprintf("started again (were not running): %s; kept running: %d", strings.Join(started, ", "), len(before))
+}
+
+// portsFree checks that every port of the processes Up is about to start can be bound: a port held by another
+// program would make that process fail later, with the cause buried in its log.
+func (c *Cluster) portsFree(running map[string]bool) error {
+	taken := map[string]string{} // process name: one of its ports that is taken
+	for _, key := range PortKeys(c.APIs, c.Workers) {
+		owner, _, _ := strings.Cut(key, ".") // api1.metrics belongs to api1
+		if running[owner] || taken[owner] != "" {
+			continue
+		}
+		l, err := net.Listen("tcp", c.addr(key))
+		if err != nil {
+			taken[owner] = c.addr(key)
+			continue
+		}
+		_ = l.Close()
+	}
+	var errs []error
+	for _, p := range c.procs { // in start order, one line per process however many of its ports are taken
+		if addr := taken[p.Name]; addr != "" {
+			errs = append(errs, fmt.Errorf("%s: port %s is in use by another program", p.Name, addr))
+		}
+	}
+	if len(errs) > 0 {
+		errs = append(errs, errors.New("another cluster? run this one with another --port-offset and --name"))
+	}
+	return errors.Join(errs...)
 }
 
 // sameAsRunning refuses to start processes with another configuration beside ones still running from the last Up.
@@ -134,7 +201,14 @@ func (c *Cluster) sameAsRunning() error {
 	if !running {
 		return nil
 	}
-	a, _ := jsonOf(old)
+	// Clusters started before the binaries' paths were saved absolute hold them relative to the repository root,
+	// where make runs: the same binaries.
+	for _, p := range []*string{&old.Bin.TemporalServer, &old.Bin.SQLTool, &old.Bin.Badged, &old.Bin.Tool, &old.Bin.Versitygw} {
+		if abs, err := filepath.Abs(*p); err == nil && *p != "" {
+			*p = abs
+		}
+	}
+	a, _ := jsonOf(old.WithDefaults())
 	b, _ := jsonOf(c.Config)
 	if string(a) != string(b) {
 		return fmt.Errorf("the cluster in %s runs with other settings (%s); stop it first (make cluster-down)", c.Dir, configFile)

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -17,15 +18,18 @@ import (
 // Config is one cluster: where its state lives, the Postgres it uses, its size, its ports and its binaries. It is
 // saved as cluster.json in Dir, so later invocations (down, status, kill…) act on the same processes.
 type Config struct {
+	// Name tells clusters on one Postgres apart: its databases and its state directory carry it (DirFor,
+	// Databases). "" is the cluster `make cluster` has always run, with the names it always had.
+	Name string
 	Dir  string // state: cluster.json, pids/, logs/, and the data of S3, SMTP, the chain and the badged processes
 	Repo string // repository root: deploy/temporal/{config.yaml,dynamicconfig.yaml,schema.sh}
 
 	// Postgres is the server every database lives on, e.g. postgres://postgres@localhost:5432/postgres; its
 	// database part is ignored. The role must be allowed to create databases (and btree_gin in the visibility one).
 	Postgres     string
-	TemporalDB   string // Temporal's executions database, default temporal
-	VisibilityDB string // Temporal's visibility database, default temporal_visibility
-	BadgedDB     string // badged's database, default badged_cluster (apart from `make run`'s badged)
+	TemporalDB   string // Temporal's executions database, default temporal (temporal_NAME)
+	VisibilityDB string // Temporal's visibility database, default temporal_visibility (temporal_visibility_NAME)
+	BadgedDB     string // badged's database, default badged_cluster (badged_cluster_NAME), apart from `make run`'s badged
 	BadgedPool   int    // connections per badged process (pool_max_conns), default 8: the whole cluster stays under Postgres's 100
 	Namespace    string // Temporal namespace, default "default"
 
@@ -91,6 +95,51 @@ func PortKeys(apis, workers int) []string {
 	return keys
 }
 
+// DefaultOffset is what `make cluster` adds to each part's usual port.
+const DefaultOffset = 10000
+
+// NameFor is the name of a cluster started with --name name and --port-offset offset: name when given; otherwise
+// "" for the default offset (the cluster `make cluster` has always run) and "p<offset>" for any other, so that a
+// second cluster, which needs other ports anyway, gets databases and a state directory of its own without more
+// flags.
+func NameFor(name string, offset int) string {
+	if name != "" || offset == DefaultOffset {
+		return name
+	}
+	return "p" + strconv.Itoa(offset)
+}
+
+// namePattern is what a cluster name may be: it ends up in database names, which Temporal's SQL tool writes
+// unquoted (so lower case, digits and _ only), within Postgres's 63 bytes with the longest prefix.
+var namePattern = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
+
+// CheckName reports whether name can name a cluster.
+func CheckName(name string) error {
+	if name != "" && !namePattern.MatchString(name) {
+		return fmt.Errorf("cluster name %q: 1 to 32 of a-z, 0-9 and _", name)
+	}
+	return nil
+}
+
+// DirFor is the default state directory of the cluster named name: .data/cluster, or .data/cluster-NAME.
+func DirFor(name string) string {
+	if name == "" {
+		return filepath.Join(".data", "cluster")
+	}
+	return filepath.Join(".data", "cluster-"+name)
+}
+
+// dbName is a default database name of the cluster: base, or base_NAME.
+func (c Config) dbName(base string) string {
+	if c.Name == "" {
+		return base
+	}
+	return base + "_" + c.Name
+}
+
+// Databases are the cluster's three databases: badged's, Temporal's executions and visibility ones.
+func (c Config) Databases() []string { return []string{c.BadgedDB, c.TemporalDB, c.VisibilityDB} }
+
 // DefaultPorts are the usual ports plus offset (10000 for `make cluster`, so `make run` on 8080, 7233, 8233 and
 // 8545 can run beside it): the balancer 18080, the APIs 18081… (their metrics 19081…), the workers' metrics 19091…, Temporal's frontend
 // 17233, S3 17070, SMTP 11025, the chain 18545.
@@ -133,12 +182,12 @@ func (c Config) WithDefaults() Config {
 			*s = v
 		}
 	}
-	def(&c.Dir, ".data/cluster")
+	def(&c.Dir, DirFor(c.Name))
 	def(&c.Repo, ".")
 	def(&c.Postgres, "postgres://postgres@localhost:5432/postgres?sslmode=disable")
-	def(&c.TemporalDB, "temporal")
-	def(&c.VisibilityDB, "temporal_visibility")
-	def(&c.BadgedDB, "badged_cluster")
+	def(&c.TemporalDB, c.dbName("temporal"))
+	def(&c.VisibilityDB, c.dbName("temporal_visibility"))
+	def(&c.BadgedDB, c.dbName("badged_cluster"))
 	def(&c.Namespace, "default")
 	def(&c.Host, "127.0.0.1")
 	if c.BadgedPool == 0 {
@@ -151,7 +200,7 @@ func (c Config) WithDefaults() Config {
 		c.Workers = 2
 	}
 	if c.Ports == nil {
-		c.Ports = DefaultPorts(c.APIs, c.Workers, 10000)
+		c.Ports = DefaultPorts(c.APIs, c.Workers, DefaultOffset)
 	}
 	if abs, err := filepath.Abs(c.Dir); err == nil {
 		c.Dir = abs
@@ -165,6 +214,9 @@ func (c Config) WithDefaults() Config {
 // Validate reports what is missing or wrong.
 func (c Config) Validate() error {
 	var errs []error
+	if err := CheckName(c.Name); err != nil {
+		errs = append(errs, err)
+	}
 	if c.APIs < 1 || c.APIs > 8 || c.Workers < 1 || c.Workers > 8 {
 		errs = append(errs, fmt.Errorf("apis %d, workers %d: each must be 1 to 8", c.APIs, c.Workers))
 	}

@@ -24,33 +24,46 @@ const temporalModule = "go.temporal.io/server"
 
 // BuildTemporal builds Temporal's server (cmd/server) and SQL schema tool (cmd/tools/sql) from the
 // go.temporal.io/server module that repo's go.mod pins, into repo/.tools/temporal/<version>/, unless they are
-// there already: the first build takes minutes, later ones nothing. It returns the two paths.
+// there already: the first build takes minutes, later ones nothing. It returns the two paths, absolute: they are
+// saved in cluster.json, and `badged-cluster start NAME` may run from another directory.
 func BuildTemporal(ctx context.Context, repo string, log io.Writer) (server, sqlTool string, err error) {
+	if server, err = buildTemporalTool(ctx, repo, "temporal-server", "/cmd/server", log); err != nil {
+		return "", "", err
+	}
+	sqlTool, err = BuildSQLTool(ctx, repo, log)
+	return server, sqlTool, err
+}
+
+// BuildSQLTool is BuildTemporal for the SQL tool alone: what Purge runs, and all its tests need.
+func BuildSQLTool(ctx context.Context, repo string, log io.Writer) (string, error) {
+	return buildTemporalTool(ctx, repo, "temporal-sql-tool", "/cmd/tools/sql", log)
+}
+
+// buildTemporalTool builds the command pkg of the Temporal server module as repo/.tools/temporal/<version>/name.
+func buildTemporalTool(ctx context.Context, repo, name, pkg string, log io.Writer) (string, error) {
+	repo, err := filepath.Abs(repo)
+	if err != nil {
+		return "", err
+	}
 	out, err := goCmd(ctx, repo, "list", "-m", "-f", "{{.Version}}", temporalModule).Output()
 	if err != nil {
-		return "", "", fmt.Errorf("version of %s in go.mod: %w", temporalModule, err)
+		return "", fmt.Errorf("version of %s in go.mod: %w", temporalModule, err)
 	}
 	version := strings.TrimSpace(string(out))
-	dir := filepath.Join(repo, ".tools", "temporal", version)
-	server, sqlTool = filepath.Join(dir, "temporal-server"), filepath.Join(dir, "temporal-sql-tool")
-	for bin, pkg := range map[string]string{server: temporalModule + "/cmd/server", sqlTool: temporalModule + "/cmd/tools/sql"} {
-		if _, err := os.Stat(bin); err == nil {
-			continue
-		}
-		if log != nil {
-			fmt.Fprintf(log, "building %s@%s (minutes the first time)\n", pkg, version)
-		}
-		// Built within this module, so with the dependency versions go.sum pins; renamed into place when done,
-		// so an interrupted build never leaves half a binary.
-		cmd := goCmd(ctx, repo, "build", "-o", bin+".tmp", pkg)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return "", "", fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
-		}
-		if err := os.Rename(bin+".tmp", bin); err != nil {
-			return "", "", err
-		}
+	bin := filepath.Join(repo, ".tools", "temporal", version, name)
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
 	}
-	return server, sqlTool, nil
+	pkg = temporalModule + pkg
+	if log != nil {
+		fmt.Fprintf(log, "building %s@%s (minutes the first time)\n", pkg, version)
+	}
+	// Built within this module, so with the dependency versions go.sum pins; renamed into place when done, so an
+	// interrupted build never leaves half a binary.
+	if b, err := goCmd(ctx, repo, "build", "-o", bin+".tmp", pkg).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
+	}
+	return bin, os.Rename(bin+".tmp", bin)
 }
 
 func goCmd(ctx context.Context, dir string, args ...string) *exec.Cmd {

@@ -3,6 +3,7 @@ package notify_test
 import (
 	"context"
 	"fmt"
+	"mime"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/badged/badged/internal/errcode"
 	"github.com/badged/badged/internal/notify"
 	"github.com/badged/badged/internal/notify/smtptest"
+	"github.com/badged/badged/internal/safetext"
 )
 
 // TestSMTPSend_NamesParseBack sends mail through the real SMTP server for organization and recipient names with
@@ -19,11 +21,12 @@ import (
 // "{org} via badged"; the Subject decoded to the names; no header a name could have added. Names the API now
 // refuses (CR/LF, overrides) may still be stored from before: they show as one plain line.
 func TestSMTPSend_NamesParseBack(t *testing.T) {
-	orgs := []struct{ name, shown string }{
-		{`Hanbit "Lifelong, Learning" Center`, `Hanbit "Lifelong, Learning" Center`},
-		{`한빛 "평생, 교육" <원>`, `한빛 "평생, 교육" <원>`},
-		{"Evil\r\nBcc: boss@evil.test", "Evil  Bcc: boss@evil.test"},
-		{`=?utf-8?q?Admin?=`, `=?utf-8?q?Admin?=`},
+	orgs := []struct{ name, shown, from string }{ // from: the From display name's org part, when not shown
+		{`Hanbit "Lifelong, Learning" Center`, `Hanbit "Lifelong, Learning" Center`, ""},
+		{`한빛 "평생, 교육" <원>`, `한빛 "평생, 교육" <원>`, ""},
+		{"Evil\r\nBcc: boss@evil.test", "Evil  Bcc: boss@evil.test", ""},
+		// In From, a word joiner after "=" makes go-mail encode the name (TestSMTPSend_EncodedWordNamesStayLiteral).
+		{`=?utf-8?q?Admin?=`, `=?utf-8?q?Admin?=`, "=\u2060?utf-8?q?Admin?="},
 	}
 	recipients := []struct{ name, shown string }{
 		{`김 "민수, Jr." Lee`, `김 "민수, Jr." Lee`},
@@ -65,7 +68,11 @@ func TestSMTPSend_NamesParseBack(t *testing.T) {
 				from, err := m.Header.AddressList("From")
 				require.NoError(t, err, "From: %q", m.Header.Get("From"))
 				require.Len(t, from, 1)
-				require.Equal(t, org.shown+" via badged", from[0].Name)
+				fromName := org.shown
+				if org.from != "" {
+					fromName = org.from
+				}
+				require.Equal(t, fromName+" via badged", from[0].Name)
 				require.Equal(t, "noreply@badged.example", from[0].Address)
 
 				require.Equal(t, "["+org.shown+"] "+n.BadgeName+" 배지가 발급되었습니다", m.Subject)
@@ -99,4 +106,59 @@ func TestSMTPSend_MalformedAddressIsPermanent(t *testing.T) {
 	}
 	require.Empty(t, srv.Messages())
 	require.Zero(t, srv.Connections(), "nothing to send, so no session")
+}
+
+// TestSMTPSend_EncodedWordNamesStayLiteral: an ASCII name that holds an encoded word ("=?utf-8?B?7ZWc67mb?=", the
+// encoding of "한빛") is a name like any other. Through the real SMTP server, the To header carries it encoded, so
+// that a strict parser (net/mail) and a lenient one (mime.WordDecoder over the whole header, as mail clients decode
+// words even between quotes) both give back the literal name, and the message still goes to the one address. In
+// From, the organization's name reads as written (a word joiner after "=") and no reader decodes a word of it.
+func TestSMTPSend_EncodedWordNamesStayLiteral(t *testing.T) {
+	srv := smtptest.Start(t, smtptest.Options{Username: "mailer", Password: "s3cret"})
+	s := mustSMTP(t, smtpConfig(srv))
+	lenient := new(mime.WordDecoder)
+	for i, tc := range []struct{ name, decodedAs string }{
+		{`=?utf-8?B?7ZWc67mb?=`, "한빛"},
+		{`=?utf-8?q?Admin?=`, "Admin"},
+		{`Kim =?ISO-8859-1?Q?Andr=E9?= Lee`, "André"},
+		{`"=?utf-8?b?QWRtaW4=?=" <boss@evil.test>`, "Admin"},
+		{strings.TrimSpace(strings.Repeat("=?utf-8?q?x?= ", 7)), "x x"}, // folded over several words
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := koreanNotification()
+			n.AssertionID = fmt.Sprintf("words-%d", i)
+			n.RecipientName, n.IssuerName = tc.name, tc.name
+			n.Email = fmt.Sprintf("w%d@example.com", i)
+			n.FromName = notify.FromDisplayName("{org} via badged", n.IssuerName)
+			_, err := s.Send(context.Background(), n)
+			require.NoError(t, err)
+			msgs := srv.Messages()
+			got := msgs[len(msgs)-1]
+			require.Equal(t, []string{n.Email}, got.To, "the envelope has the recipient's address only")
+			m := mustParseMail(t, got.Data)
+			require.Empty(t, m.Header.Get("Bcc"), "the envelope's Bcc is never a header")
+			require.Len(t, m.Header["To"], 1)
+
+			to, err := m.Header.AddressList("To")
+			require.NoError(t, err, "To: %q", m.Header.Get("To"))
+			require.Len(t, to, 1)
+			require.Equal(t, tc.name, to[0].Name, "net/mail gives back the literal name")
+			require.Equal(t, n.Email, to[0].Address)
+			decoded, err := lenient.DecodeHeader(m.Header.Get("To"))
+			require.NoError(t, err)
+			require.Contains(t, decoded, tc.name, "a lenient decoder too: To %q", m.Header.Get("To"))
+			require.NotContains(t, strings.ReplaceAll(decoded, tc.name, ""), tc.decodedAs, "nothing decoded out of the name")
+
+			from, err := m.Header.AddressList("From")
+			require.NoError(t, err, "From: %q", m.Header.Get("From"))
+			require.Len(t, from, 1)
+			visible := strings.ReplaceAll(from[0].Name, "\u2060", "")
+			require.Equal(t, n.FromName, visible, "From reads as the name (FromDisplayName caps it at 78 characters)")
+			decoded, err = lenient.DecodeHeader(m.Header.Get("From"))
+			require.NoError(t, err)
+			require.Contains(t, strings.ReplaceAll(decoded, "\u2060", ""), n.FromName, "From: %q", m.Header.Get("From"))
+			require.NotContains(t, strings.ReplaceAll(decoded, "\u2060", ""), tc.decodedAs+" via badged")
+			require.Equal(t, "["+safetext.Display(tc.name)+"] "+n.BadgeName+" 배지가 발급되었습니다", m.Subject)
+		})
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"embed"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"strings"
 	texttemplate "text/template"
 	"time"
-	"unicode/utf8"
 
 	"github.com/wneessen/go-mail"
 
@@ -215,11 +213,8 @@ func buildEmail(n Notification, from, domain string, now time.Time) (*mail.Msg, 
 	if err != nil || to.Name != "" {
 		return nil, fmt.Errorf("%w %q", errBadRecipient, n.Email)
 	}
-	// The name goes in as a net/mail Address, which quotes or encodes it (Address.String): never pasted between
-	// quotes, where a name holding a quote, a comma or an angle bracket would end the phrase early and break the
-	// header or add an address.
 	to.Name = safetext.Display(n.RecipientName)
-	m.ToMailAddress(to)
+	setTo(m, to)
 	setSubject(m, r.Subject)
 	m.SetMessageIDWithValue(n.emailID(domain))
 	m.SetDateWithValue(now)
@@ -245,68 +240,6 @@ func buildEmail(n Notification, from, domain string, now time.Time) (*mail.Msg, 
 		}
 	}
 	return m, nil
-}
-
-// setFrom sets the From header: the deployment's address, under the notification's display name when it has one
-// (as a net/mail Address, like the recipient's).
-func setFrom(m *mail.Msg, from, name string) error {
-	a, err := netmail.ParseAddress(from)
-	if err != nil {
-		return fmt.Errorf("from address: %w", err)
-	}
-	if name = safetext.Display(name); name != "" {
-		a.Name = name
-	}
-	m.FromMailAddress(a)
-	return nil
-}
-
-// setSubject sets the Subject. Text that is printable ASCII goes as it is (go-mail folds a long one); anything
-// else is encoded as RFC 2047 words by encodeWords, which also covers what go-mail's encoder leaves plain: ASCII
-// that holds "=?", which a mail client would decode as an encoded word, so a name such as "=?utf-8?q?Admin?="
-// would show as something it is not.
-func setSubject(m *mail.Msg, subject string) {
-	subject = safetext.Display(subject)
-	if !needsEncoding(subject) {
-		m.Subject(subject)
-		return
-	}
-	m.SetGenHeaderPreformatted(mail.HeaderSubject, encodeWords(subject))
-}
-
-// needsEncoding reports whether header text must be RFC 2047 encoded: it holds a byte outside printable ASCII
-// (tab and space aside) or the "=?" that opens an encoded word.
-func needsEncoding(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < ' ' || c > '~') && c != '\t' {
-			return true
-		}
-	}
-	return strings.Contains(s, "=?")
-}
-
-// maxWordBytes is the most UTF-8 bytes one B-encoded word carries: "=?utf-8?b?" + base64 + "?=" stays within
-// RFC 2047's 75 characters (12 + 60).
-const maxWordBytes = 45
-
-// encodeWords encodes s as B-encoded words (RFC 2047) of whole characters, one per folded line, so that the header
-// stays within the line length RFC 5322 asks for however long the names in it are. Decoders join adjacent
-// encoded words without the folding white space between them.
-func encodeWords(s string) string {
-	var words []string
-	for len(s) > 0 {
-		n := 0
-		for n < len(s) {
-			_, size := utf8.DecodeRuneInString(s[n:])
-			if n+size > maxWordBytes {
-				break
-			}
-			n += size
-		}
-		words = append(words, "=?utf-8?b?"+base64.StdEncoding.EncodeToString([]byte(s[:n]))+"?=")
-		s = s[n:]
-	}
-	return strings.Join(words, "\r\n ")
 }
 
 func imageExt(contentType string) string {

@@ -25,7 +25,12 @@ type Sender struct {
 // NewSender returns a sender whose requests time out after timeout, follow no redirects, use no proxy (a proxy
 // would connect on our behalf, past the address check) and connect only to addresses policy allows.
 func NewSender(policy URLPolicy, timeout time.Duration) *Sender {
-	dialer := &net.Dialer{Timeout: timeout, Control: policy.control}
+	return newSender(policy, timeout, nil)
+}
+
+// newSender is NewSender with the resolver of its connections (nil: the system's).
+func newSender(policy URLPolicy, timeout time.Duration, resolver *net.Resolver) *Sender {
+	dialer := &net.Dialer{Timeout: timeout, Control: policy.control, Resolver: resolver}
 	transport := &http.Transport{
 		Proxy:                 nil,
 		DialContext:           dialer.DialContext,
@@ -50,9 +55,11 @@ func (s *Sender) Policy() URLPolicy { return s.policy }
 type Attempt struct {
 	StatusCode int // 0: no HTTP answer
 	Latency    time.Duration
-	Err        error // nil only for a 2xx answer
-	Blocked    bool  // the address was refused by the policy (ErrBlockedAddress)
-	Refused    bool  // the URL was refused by the policy before any connection (ErrURLRefused)
+	// Err is nil only for a 2xx answer. Its text (Error) is what the integrator may see: a connection's error
+	// leaves out the deployment's network details (deliveryError); logged with log/slog, it is the whole error.
+	Err     error
+	Blocked bool // the address was refused by the policy (ErrBlockedAddress)
+	Refused bool // the URL was refused by the policy before any connection (ErrURLRefused)
 }
 
 // Permanent reports whether the attempt failed on the URL policy: trying again cannot succeed, the policy is a
@@ -82,7 +89,7 @@ func (s *Sender) Send(ctx context.Context, url, secret, id string, body []byte) 
 	req.Header.Set(HeaderSignature, sig)
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return Attempt{Latency: time.Since(start), Err: err, Blocked: errors.Is(err, ErrBlockedAddress)}
+		return Attempt{Latency: time.Since(start), Err: newDeliveryError(err, url), Blocked: errors.Is(err, ErrBlockedAddress)}
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBytes))
 	_ = resp.Body.Close()

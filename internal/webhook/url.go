@@ -51,7 +51,9 @@ func (p URLPolicy) CheckURL(ctx context.Context, raw string) error {
 	}
 	for _, ip := range ips {
 		if !Public(ip) {
-			return fmt.Errorf("host %s resolves to a private, loopback or link-local address (%s)", host, ip.Unmap())
+			// The address is left out: a name that resolves to one inside the deployment's network (split-horizon
+			// DNS) is not the integrator's to map.
+			return fmt.Errorf("host %s resolves to a private, loopback or link-local address", host)
 		}
 	}
 	return nil
