@@ -70,7 +70,7 @@ func TestIssuances_LargeRequests(t *testing.T) {
 	id := jstr(t, data, "id")
 	require.Equal(t, float64(20_000), data["assertionCount"])
 	require.Equal(t, int64(1_000_000-20_000), credits(t, f.d, f.org))
-	// Above activities.StageAbove the recipients are staged in slices of 500; their batches write the assertions.
+	// Above recipient.StageAbove (internal/recipient) the recipients are staged in slices of 500; their batches write the assertions.
 	require.Zero(t, countRows(t, f.d, "assertions", f.org))
 	require.Equal(t, 40, countWhere(t, f.d, "SELECT count(*) FROM issuance_recipient_slices WHERE issuance_id = $1", id))
 	requireMaterialized(t, f, id, 20_000)

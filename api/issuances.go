@@ -12,10 +12,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/badged/badged/activities"
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/expiry"
+	rcpt "github.com/badged/badged/internal/recipient"
 	"github.com/badged/badged/internal/serial"
 	"github.com/badged/badged/workflows"
 )
@@ -287,11 +287,11 @@ func (h *handler) checkIssuanceProgram(ctx context.Context, q *db.Queries, org, 
 }
 
 // writeRecipients records the recipients of a new issuance: an assertion row each, or, above
-// activities.StageAbove, staged slices whose assertions the batches write (activities/stage.go): 100,000
+// rcpt.StageAbove, staged slices whose assertions the batches write (internal/recipient/stage.go): 100,000
 // assertion rows with their indexes take Postgres tens of seconds, 200 slices a fraction of one.
 func writeRecipients(ctx context.Context, q *db.Queries, iss db.Issuance, req issuanceRequest, debited db.DebitCreditsRow, now time.Time) error {
-	// Staged slices carry no evidence (activities.StagedRecipient): an issuance with evidence writes its rows here.
-	if len(req.Recipients) <= activities.StageAbove || slices.ContainsFunc(req.Recipients, func(r recipient) bool { return len(r.Evidence) > 0 }) {
+	// Staged slices carry no evidence (rcpt.Staged): an issuance with evidence writes its rows here.
+	if len(req.Recipients) <= rcpt.StageAbove || slices.ContainsFunc(req.Recipients, func(r recipient) bool { return len(r.Evidence) > 0 }) {
 		numbers, err := reservedSerials(iss.OrgID, debited)
 		if err != nil {
 			return err
@@ -301,13 +301,13 @@ func writeRecipients(ctx context.Context, q *db.Queries, iss db.Issuance, req is
 		}
 		return nil
 	}
-	staged := make([]activities.StagedRecipient, len(req.Recipients))
+	staged := make([]rcpt.Staged, len(req.Recipients))
 	for i, r := range req.Recipients {
-		staged[i] = activities.StagedRecipient{Name: r.Name, Email: r.Email, PhoneNumber: r.PhoneNumber, SourcedID: r.SourcedID,
+		staged[i] = rcpt.Staged{Name: r.Name, Email: r.Email, PhoneNumber: r.PhoneNumber, SourcedID: r.SourcedID,
 			ReceiveType: r.ReceiveType}
 	}
 	// The counters are reserved now; the serials are made from them when the slices are written (activities.LoadBatch).
-	parts, err := activities.RecipientSlices(iss.ID, debited.FirstSerial, staged)
+	parts, err := rcpt.Slices(iss.ID, debited.FirstSerial, staged)
 	if err != nil {
 		return err
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/badged/badged/activities"
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/recipient"
 	"github.com/badged/badged/internal/serial"
 )
 
@@ -40,7 +40,7 @@ func TestSerials_UniqueUnderConcurrency(t *testing.T) {
 	f.setState(t, original, "RECEIVED") // as the pipeline leaves it: it can be reissued
 
 	const writers, each, recipients = 6, 4, 25
-	staged := activities.StageAbove + 1
+	staged := recipient.StageAbove + 1
 	var wg sync.WaitGroup
 	errs := make(chan string, writers*each+2)
 	for w := range writers {

@@ -44,7 +44,7 @@ commands:
   admin assertion copies --id ID  an assertion's wallet copies: format, holder DID, time, wallet event, anchor
   admin keyring rewrap       re-seal every issuer key (Ed25519, RSA) with ISSUER_KEY_RING's first entry
   admin issuance inspect ID  an issuance: recipients by state and step, failures, undelivered notifications,
-                             workflow id and Temporal UI link
+                             and what Temporal says of its workflow (never started: start it)
   admin issuance redrive ID  re-run the FAILED recipients whose errorCode is retryable (needs Temporal)
   admin issuance start ID    start the workflow of a PROCESSING issuance that has none (what the worker's
                              reconciler does after ORPHAN_AFTER)

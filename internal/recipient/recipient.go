@@ -1,7 +1,8 @@
 // Package recipient holds the per-recipient rules of an issuance that both the pipeline's check step and the API's
-// dry run apply, so that a dry run predicts exactly what the check step will decide.
+// dry run apply, so that a dry run predicts exactly what the check step will decide, and the staged form of a large
+// issuance's recipients, which the API writes and the pipeline's load step reads (stage.go).
 //
-// It imports only internal/errcode.
+// It imports db (the staged rows' parameters) and internal/errcode.
 package recipient
 
 import "github.com/badged/badged/internal/errcode"
