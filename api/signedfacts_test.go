@@ -3,7 +3,6 @@ package api_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os/exec"
@@ -15,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/badged/badged/api"
+	"github.com/badged/badged/api/apitest"
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/blob"
-	"github.com/badged/badged/internal/credential"
 	"github.com/badged/badged/internal/issuer"
 )
 
@@ -49,44 +48,11 @@ func (f *pageFixture) mustSignAssertion(tb testing.TB, id uuid.UUID, withName bo
 	return f.signAssertion(tb, id, withName, false)
 }
 
-// signAssertion signs the assertion as the sign step does (its evidence included), with the recipient's name when
+// signAssertion signs the assertion as the sign step does (apitest.SignCredential), with the recipient's name when
 // withName and its status list entry when withStatus, stores the credential and marks the assertion RECEIVED.
 func (f *pageFixture) signAssertion(tb testing.TB, id uuid.UUID, withName, withStatus bool) []byte {
 	tb.Helper()
-	ctx := context.Background()
-	a, err := f.d.GetBadgePage(ctx, id)
-	require.NoError(tb, err)
-	as := a.Assertion
-	in := credential.BuildInput{ID: f.iss.CredentialID(as.ID), ValidFrom: as.IssuedAt, Name: a.BadgeName,
-		Issuer:    credential.Issuer{ID: f.iss.IssuerID(as.OrgID, as.Mode), Name: a.OrgName, URL: baseURL},
-		Recipient: credential.Recipient{Email: *as.RecipientEmail, Salt: "s"},
-		Achievement: credential.Achievement{ID: f.iss.AchievementID(as.BadgeID), Name: a.BadgeName,
-			Description: a.BadgeDescription, CriteriaNarrative: "Lead a team"}}
-	if withName {
-		in.Recipient.Name = as.RecipientName
-	}
-	if withStatus {
-		require.NotNil(tb, as.StatusListID)
-		in.Status = &credential.StatusEntry{ListCredential: f.iss.StatusListURL(*as.StatusListID), Index: int(*as.StatusListIndex)}
-	}
-	if as.ExpiredAt != nil {
-		in.ValidUntil = *as.ExpiredAt
-	}
-	if len(as.Evidence) > 0 { // as the sign step does
-		require.NoError(tb, json.Unmarshal(as.Evidence, &in.Evidence))
-	}
-	doc, err := credential.Build(in)
-	require.NoError(tb, err)
-	signer, err := f.iss.Signer(ctx, as.OrgID, as.Mode)
-	require.NoError(tb, err)
-	signed, err := signer.Sign(ctx, doc, as.IssuedAt)
-	require.NoError(tb, err)
-	key := issuer.CredentialKey(as.ID.String())
-	_, err = f.store.PutIfAbsent(ctx, key, signed, "application/json")
-	require.NoError(tb, err)
-	_, err = f.d.Pool.Exec(ctx, "UPDATE assertions SET credential_key = $2, state = 'RECEIVED' WHERE id = $1", as.ID, key)
-	require.NoError(tb, err)
-	return signed
+	return apitest.SignCredential(tb, f.d, f.store, f.iss, id, withName, withStatus)
 }
 
 // issueSigned issues one recipient per name (v3, the one-month badge, issued at issuedAt) and signs each.

@@ -79,7 +79,7 @@ type Querier interface {
 	CreateCredentialOffer(ctx context.Context, arg CreateCredentialOfferParams) (CredentialOffer, error)
 	// One delivery per enabled, subscribed endpoint of the event's organization; existing ones are kept.
 	CreateDispatchedDeliveries(ctx context.Context, id string) error
-	// VC-API exchanges (migration 0022; api/vcapi_exchange.go).
+	// VC-API exchanges (migration 0022; wallet/exchange.go).
 	// A fresh DIDAuthentication challenge for an offer; at most 20 live ones per offer (a wallet asks once or twice),
 	// so a leaked exchange URL cannot grow the table without bound.
 	CreateExchangeChallenge(ctx context.Context, arg CreateExchangeChallengeParams) (int64, error)
@@ -177,7 +177,7 @@ type Querier interface {
 	GetIssuanceByKey(ctx context.Context, arg GetIssuanceByKeyParams) (Issuance, error)
 	// The key of the organization's live or test issuer (issuer.Service: one issuer per mode).
 	GetIssuerKey(ctx context.Context, arg GetIssuerKeyParams) (IssuerKey, error)
-	// OpenID4VCI offers, codes, tokens, nonces and wallet copies (migration 0020; api/oid4vci_*.go).
+	// OpenID4VCI offers, codes, tokens, nonces and wallet copies (migration 0020; package wallet).
 	GetIssuerRSAKey(ctx context.Context, arg GetIssuerRSAKeyParams) (IssuerRsaKey, error)
 	GetLatestRedrive(ctx context.Context, issuanceID uuid.UUID) (IssuanceRedriveRun, error)
 	// An offer together with its assertion, for the offer URI and the token endpoint (the credential endpoint reads
@@ -373,7 +373,7 @@ type Querier interface {
 	// unused and not withdrawn gives up its place (for_notification), so the next EnsureNotificationOffers mints a fresh
 	// one and the new message's link works. The old offer stays as it was, expired. A used or withdrawn offer keeps its
 	// place (the recipient sees what became of it), and so does the offer of an assertion that can no longer be claimed
-	// (cancelled, reissued, expired: the states here are api/oid4vci_offer.go's offerable, in SQL).
+	// (cancelled, reissued, expired: the states here are wallet.Offerable, in SQL).
 	RetireLapsedNotificationOffer(ctx context.Context, assertionID uuid.UUID) (int64, error)
 	RevokeAPIKey(ctx context.Context, id uuid.UUID) (ApiKey, error)
 	// Cancels an issued, unexpired assertion of the key's mode; no row means its state forbids it.

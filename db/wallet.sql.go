@@ -307,7 +307,7 @@ type GetIssuerRSAKeyParams struct {
 	Mode  string
 }
 
-// OpenID4VCI offers, codes, tokens, nonces and wallet copies (migration 0020; api/oid4vci_*.go).
+// OpenID4VCI offers, codes, tokens, nonces and wallet copies (migration 0020; package wallet).
 func (q *Queries) GetIssuerRSAKey(ctx context.Context, arg GetIssuerRSAKeyParams) (IssuerRsaKey, error) {
 	row := q.db.QueryRow(ctx, getIssuerRSAKey, arg.OrgID, arg.Mode)
 	var i IssuerRsaKey
@@ -795,7 +795,7 @@ WHERE o.assertion_id = $1 AND o.for_notification
 // unused and not withdrawn gives up its place (for_notification), so the next EnsureNotificationOffers mints a fresh
 // one and the new message's link works. The old offer stays as it was, expired. A used or withdrawn offer keeps its
 // place (the recipient sees what became of it), and so does the offer of an assertion that can no longer be claimed
-// (cancelled, reissued, expired: the states here are api/oid4vci_offer.go's offerable, in SQL).
+// (cancelled, reissued, expired: the states here are wallet.Offerable, in SQL).
 func (q *Queries) RetireLapsedNotificationOffer(ctx context.Context, assertionID uuid.UUID) (int64, error) {
 	result, err := q.db.Exec(ctx, retireLapsedNotificationOffer, assertionID)
 	if err != nil {

@@ -1,4 +1,4 @@
--- OpenID4VCI offers, codes, tokens, nonces and wallet copies (migration 0020; api/oid4vci_*.go).
+-- OpenID4VCI offers, codes, tokens, nonces and wallet copies (migration 0020; package wallet).
 
 -- name: GetIssuerRSAKey :one
 SELECT * FROM issuer_rsa_keys WHERE org_id = $1 AND mode = $2;
@@ -127,7 +127,7 @@ WHERE org_id = sqlc.arg(org_id) AND mode = sqlc.arg(mode) AND sealed_key = sqlc.
 -- unused and not withdrawn gives up its place (for_notification), so the next EnsureNotificationOffers mints a fresh
 -- one and the new message's link works. The old offer stays as it was, expired. A used or withdrawn offer keeps its
 -- place (the recipient sees what became of it), and so does the offer of an assertion that can no longer be claimed
--- (cancelled, reissued, expired: the states here are api/oid4vci_offer.go's offerable, in SQL).
+-- (cancelled, reissued, expired: the states here are wallet.Offerable, in SQL).
 UPDATE credential_offers o SET for_notification = false
 FROM assertions a
 WHERE o.assertion_id = sqlc.arg(assertion_id) AND o.for_notification

@@ -1,4 +1,4 @@
-package api_test
+package wallet_test
 
 import (
 	"bytes"
@@ -81,7 +81,7 @@ func TestWallet_FuzzEndpoints(t *testing.T) {
 		default:
 			method, path = pick(http.MethodGet, http.MethodPost), pick(strings.TrimPrefix(uri, baseURL), "/oid4vci/offers/"+junk(), "/oid4vci/offers/")
 		}
-		req, err := http.NewRequest(method, f.srv.URL+path, bytes.NewReader([]byte(body)))
+		req, err := http.NewRequest(method, f.Srv.URL+path, bytes.NewReader([]byte(body)))
 		if err != nil {
 			continue // a junk path that is not a URL never leaves the client
 		}

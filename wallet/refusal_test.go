@@ -1,4 +1,4 @@
-package api_test
+package wallet_test
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func TestWallet_Refusals(t *testing.T) {
 		{"made-up nonce", cfgLDP, func(string) string { return wl.proof(t, proofSpec{aud: iss, nonce: "made-up-nonce"}) }, 400, "invalid_nonce"},
 		{"no nonce", cfgLDP, func(string) string { return wl.proof(t, proofSpec{aud: iss}) }, 400, "invalid_nonce"},
 		{"another audience", cfgLDP, func(n string) string {
-			return wl.proof(t, proofSpec{aud: baseURL + "/issuers/" + f.other.ID.String(), nonce: n})
+			return wl.proof(t, proofSpec{aud: baseURL + "/issuers/" + f.Other.ID.String(), nonce: n})
 		}, 400, "invalid_proof"},
 		{"stale iat", cfgLDP, func(n string) string {
 			return wl.proof(t, proofSpec{aud: iss, nonce: n, iat: time.Now().Add(-time.Hour)})
@@ -61,10 +61,10 @@ func TestWallet_Refusals(t *testing.T) {
 			require.NotEmpty(t, body["error_description"])
 			require.Zero(t, f.copies(t), "nothing written")
 			var used *time.Time
-			require.NoError(t, f.d.Pool.QueryRow(ctx, "SELECT max(used_at) FROM credential_offers").Scan(&used))
+			require.NoError(t, f.DB.Pool.QueryRow(ctx, "SELECT max(used_at) FROM credential_offers").Scan(&used))
 			require.Nil(t, used, "the offer is not used")
 			var left int
-			require.NoError(t, f.d.Pool.QueryRow(ctx, "SELECT count(*) FROM wallet_nonces WHERE nonce = $1", nonce).Scan(&left))
+			require.NoError(t, f.DB.Pool.QueryRow(ctx, "SELECT count(*) FROM wallet_nonces WHERE nonce = $1", nonce).Scan(&left))
 			require.Equal(t, 1, left, "the nonce is not consumed")
 		})
 	}
@@ -80,7 +80,7 @@ func TestWallet_Refusals(t *testing.T) {
 	})
 	t.Run("expired nonce", func(t *testing.T) {
 		nonce := f.freshNonce(t)
-		_, err := f.d.Pool.Exec(ctx, "UPDATE wallet_nonces SET expires_at = now() - interval '1 second' WHERE nonce = $1", nonce)
+		_, err := f.DB.Pool.Exec(ctx, "UPDATE wallet_nonces SET expires_at = now() - interval '1 second' WHERE nonce = $1", nonce)
 		require.NoError(t, err)
 		st, _, body := f.credentialRequest(t, token, cfgRS256, wl.proof(t, proofSpec{aud: iss, nonce: nonce}))
 		require.Equal(t, http.StatusBadRequest, st)
@@ -98,7 +98,7 @@ func TestWallet_Refusals(t *testing.T) {
 			require.Equal(t, "invalid_token", body["error"])
 			require.True(t, strings.HasPrefix(hdr.Get("WWW-Authenticate"), "Bearer "), hdr.Get("WWW-Authenticate"))
 		}
-		_, err := f.d.Pool.Exec(ctx, "UPDATE wallet_access_tokens SET expires_at = now() - interval '1 second'")
+		_, err := f.DB.Pool.Exec(ctx, "UPDATE wallet_access_tokens SET expires_at = now() - interval '1 second'")
 		require.NoError(t, err)
 		st, _, body := f.credentialRequest(t, token, cfgLDP, wl.proof(t, proofSpec{aud: iss, nonce: f.freshNonce(t)}))
 		require.Equal(t, http.StatusUnauthorized, st)
@@ -122,7 +122,7 @@ func TestWallet_TokenRefusals(t *testing.T) {
 	require.Equal(t, "invalid_grant", body["error"])
 
 	code = preAuthCode(t, f.fetchOffer(t, uri))
-	_, err := f.d.Pool.Exec(ctx, "UPDATE preauth_codes SET expires_at = now() - interval '1 second' WHERE used_at IS NULL")
+	_, err := f.DB.Pool.Exec(ctx, "UPDATE preauth_codes SET expires_at = now() - interval '1 second' WHERE used_at IS NULL")
 	require.NoError(t, err)
 	st, body = f.tokenFor(t, code, "")
 	require.Equal(t, http.StatusBadRequest, st, "an expired code")
@@ -163,29 +163,17 @@ func TestWallet_TokenRefusals(t *testing.T) {
 	st, body = f.tokenFor(t, code, "")
 	require.Equal(t, http.StatusOK, st)
 	token := body["access_token"].(string)
-	r := f.do(t, http.MethodDelete, "/public/v3/assertions/"+f.assertion.String()+"/credential-offers/"+jstr(t, data, "id"), f.keys["manager"], "")
+	r := f.Do(t, http.MethodDelete, "/public/v3/assertions/"+f.assertion.String()+"/credential-offers/"+jstr(t, data, "id"), f.Keys["manager"], "")
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
 	st, _, _ = f.protocol(t, http.MethodGet, uri, "", "", "")
 	require.Equal(t, http.StatusGone, st)
 	st, body = f.tokenFor(t, early, "")
 	require.Equal(t, "invalid_grant", body["error"], "%d", st)
 	wl := newTestWallet(t)
-	st, _, body = f.credentialRequest(t, token, cfgLDP, wl.proof(t, proofSpec{aud: baseURL + "/issuers/" + f.org.ID.String(), nonce: f.freshNonce(t)}))
+	st, _, body = f.credentialRequest(t, token, cfgLDP, wl.proof(t, proofSpec{aud: baseURL + "/issuers/" + f.Org.ID.String(), nonce: f.freshNonce(t)}))
 	require.Equal(t, http.StatusUnauthorized, st)
 	require.Equal(t, "invalid_token", body["error"])
 	require.Zero(t, f.copies(t))
 
-	// The API side: another organization's key, a viewer key, an unknown offer.
-	offers := "/public/v3/assertions/" + f.assertion.String() + "/credential-offers"
-	r = f.do(t, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/credential-offers", f.keys["otherManager"], "")
-	requireError(t, r, offers, http.StatusNotFound, "AST001")
-	r = f.do(t, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/credential-offers", f.keys["viewer"], "")
-	requireError(t, r, offers, http.StatusForbidden, "ORG004")
-	r = f.do(t, http.MethodDelete, "/public/v3/assertions/"+f.assertion.String()+"/credential-offers/"+f.vars["{missing}"], f.keys["manager"], "")
-	requireError(t, r, offers+"/"+f.vars["{missing}"], http.StatusNotFound, "AST041")
-	// A cancelled assertion cannot be offered.
-	r = f.do(t, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/cancel", f.keys["manager"], "")
-	require.Equal(t, http.StatusOK, r.Status)
-	r = f.do(t, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/credential-offers", f.keys["manager"], "")
-	requireError(t, r, offers, http.StatusConflict, "AST040")
+	// The keyed API's own refusals of offers are api's (api/offers_test.go).
 }

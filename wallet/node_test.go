@@ -1,4 +1,4 @@
-package api_test
+package wallet_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 )
 
 // walletModules is where `make wallet-deps` installs the test wallets' npm packages (pinned by
-// api/testdata/wallet/package-lock.json). Every package the wallets load must be there.
+// wallet/testdata/node/package-lock.json). Every package the wallets load must be there.
 func walletModules(tb testing.TB) string {
 	tb.Helper()
 	dir := os.Getenv("BADGED_WALLET_MODULES")
@@ -31,7 +31,7 @@ func walletModules(tb testing.TB) string {
 	return dir
 }
 
-// runWallet runs a test wallet (node, api/testdata/wallet/<script>) against the fixture's server with env added to
+// runWallet runs a test wallet (node, wallet/testdata/node/<script>) against the fixture's server with env added to
 // what verify.mjs reads (the modules, the public base and the test server, the Open Badges contexts), and returns
 // its standard output, the one JSON object it prints.
 func runWallet(t *testing.T, f *walletFixture, script string, env ...string) []byte {
@@ -48,8 +48,8 @@ func runWallet(t *testing.T, f *walletFixture, script string, env ...string) []b
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(ctxFile, raw, 0o600))
 
-	cmd := exec.Command("node", filepath.Join("testdata", "wallet", script))
-	cmd.Env = append(append(os.Environ(), "BASE_PUBLIC="+baseURL, "BASE_REAL="+f.srv.URL, "CONTEXTS_FILE="+ctxFile,
+	cmd := exec.Command("node", filepath.Join("testdata", "node", script))
+	cmd.Env = append(append(os.Environ(), "BASE_PUBLIC="+baseURL, "BASE_REAL="+f.Srv.URL, "CONTEXTS_FILE="+ctxFile,
 		"WALLET_MODULES="+modules), env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
@@ -61,21 +61,21 @@ func runWallet(t *testing.T, f *walletFixture, script string, env ...string) []b
 // reads as revoked in its status list.
 func requireRevokedAfterCancel(t *testing.T, f *walletFixture, statuses map[string]any) {
 	t.Helper()
-	r := f.do(t, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/cancel", f.keys["manager"], "")
+	r := f.Do(t, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/cancel", f.Keys["manager"], "")
 	require.Equal(t, http.StatusOK, r.Status)
 	require.NotEmpty(t, statuses)
 	for name, status := range statuses {
 		st, list := f.getJSON(t, status.(map[string]any)["statusListCredential"].(string))
 		require.Equal(t, http.StatusOK, st)
 		revoked, err := credential.CheckStatus(map[string]any{"credentialStatus": status,
-			"issuer": map[string]any{"id": baseURL + "/issuers/" + f.org.ID.String()}}, list)
+			"issuer": map[string]any{"id": baseURL + "/issuers/" + f.Org.ID.String()}}, list)
 		require.NoError(t, err)
 		require.True(t, revoked, "%s copy revoked with its assertion", name)
 	}
 }
 
 // TestWallet_IndependentWallet runs an OpenID4VCI wallet built on @openid4vc/openid4vci (node,
-// api/testdata/wallet/wallet.mjs) against the server, from the offer link of an offer that asks for a tx_code: the
+// wallet/testdata/node/wallet.mjs) against the server, from the offer link of an offer that asks for a tx_code: the
 // library reads the metadata as OpenID4VCI 1.0, the wallet claims every configuration, verifies the ldp_vc with
 // @digitalbazaar/vc and the VC-JWTs with jose and the published JWKS, checks the binding to its key, and tries the
 // refusals (each the spec's error, none written); then the assertion is cancelled and each copy reads as revoked.
@@ -135,7 +135,7 @@ func TestWallet_IndependentWallet(t *testing.T) {
 	// The ldp_vc verified by badged's own verifier too, against the published issuer document.
 	ldp, err := json.Marshal(out.Claimed[cfgLDP]["credential"])
 	require.NoError(t, err)
-	st, ctrl := f.getJSON(t, baseURL+"/issuers/"+f.org.ID.String())
+	st, ctrl := f.getJSON(t, baseURL+"/issuers/"+f.Org.ID.String())
 	require.Equal(t, http.StatusOK, st)
 	res, err := credential.NewStaticResolver(ctrl)
 	require.NoError(t, err)

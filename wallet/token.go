@@ -1,4 +1,4 @@
-package api
+package wallet
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ const maxTokenBody = 8 << 10
 
 // token: POST /oid4vci/token, the pre-authorized code grant (OID4VCI 1.0 §6). The code is used up by this request
 // whatever its outcome, a wrong tx_code included, so a tx_code cannot be guessed against one code.
-func (h *handler) token(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 	body, perr := readProtocolBody(w, r, maxTokenBody, oid4vci.InvalidRequest)
 	if perr != nil {
 		h.oauthError(w, 0, perr)
@@ -88,7 +88,7 @@ func (h *handler) token(w http.ResponseWriter, r *http.Request) {
 }
 
 // nonce: POST /oid4vci/nonce (OID4VCI 1.0 §7): a fresh c_nonce, single use, minutes.
-func (h *handler) nonce(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) nonce(w http.ResponseWriter, r *http.Request) {
 	n := secret(24)
 	if err := h.db.CreateWalletNonce(r.Context(), db.CreateWalletNonceParams{Nonce: n, TtlSeconds: int32(nonceTTL / time.Second)}); err != nil {
 		h.protocolFailure(w, r, err)
@@ -98,7 +98,7 @@ func (h *handler) nonce(w http.ResponseWriter, r *http.Request) {
 }
 
 // bearer reads the access token of a notification request; a refusal is 401 with WWW-Authenticate.
-func (h *handler) bearer(r *http.Request) (db.WalletAccessToken, *oid4vci.Error) {
+func (h *Handler) bearer(r *http.Request) (db.WalletAccessToken, *oid4vci.Error) {
 	hash, berr := bearerHash(r)
 	if berr != nil {
 		return db.WalletAccessToken{}, berr
@@ -109,7 +109,7 @@ func (h *handler) bearer(r *http.Request) (db.WalletAccessToken, *oid4vci.Error)
 
 // bearerOffer reads the access token of a credential request together with its offer (GetTokenOffer, one round
 // trip); the refusals are bearer's.
-func (h *handler) bearerOffer(r *http.Request) (db.WalletAccessToken, db.GetLiveOfferRow, *oid4vci.Error) {
+func (h *Handler) bearerOffer(r *http.Request) (db.WalletAccessToken, db.GetLiveOfferRow, *oid4vci.Error) {
 	hash, berr := bearerHash(r)
 	if berr != nil {
 		return db.WalletAccessToken{}, db.GetLiveOfferRow{}, berr
@@ -141,15 +141,6 @@ func tokenLookupError(err error) *oid4vci.Error {
 		return oid4vci.Errorf(oid4vci.InvalidToken, "the access token is unknown or expired")
 	}
 	return &oid4vci.Error{Code: "server_error", Description: err.Error()}
-}
-
-// bearerFailure answers a bearer refusal: 401, or 500 when the database failed.
-func (h *handler) bearerFailure(w http.ResponseWriter, r *http.Request, e *oid4vci.Error) {
-	if e.Code == "server_error" {
-		h.protocolFailure(w, r, e)
-		return
-	}
-	h.oauthError(w, http.StatusUnauthorized, e)
 }
 
 // sameToken compares stored token hashes.

@@ -1,0 +1,15 @@
+// Package wallet is the wallet side of badged's HTTP edge: the protocols a holder's wallet speaks to take a copy of
+// a credential, with their own bodies and errors. OpenID4VCI 1.0, pre-authorized code flow: the credential issuer
+// and authorization server metadata and the issuer's keys (meta.go), the offer URI and its landing page (offer.go,
+// offerpage.go), the token and nonce endpoints (token.go), the credential and notification endpoints
+// (credential.go); and the VC-API exchange of the same offers for the DCC Learner Credential Wallet (exchange.go).
+// Their refusals are answered in one place (answer.go): OAuth's error body (RFC 6749 §5.2, OID4VCI 1.0 §8.3.1.2)
+// and problem details (RFC 9457) for the exchange.
+//
+// Package api mounts Routes in its router (its middleware, CORS table and route metrics apply) and keeps what
+// belongs to the keyed API: the v3 operations that create and withdraw offers call CreateOffer and Offerable here.
+// It may import db, page (the landing page's language and CSP), the domain libraries under internal/
+// (internal/oid4vci for the protocol's parts without HTTP or database, internal/web for what it shares with api)
+// and the standard library; never api, nor chi: it reads its path values with http.Request.PathValue, which chi
+// sets. api and the tests import it.
+package wallet
