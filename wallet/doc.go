@@ -4,7 +4,8 @@
 // offerpage.go), the token and nonce endpoints (token.go), the credential and notification endpoints
 // (credential.go); and the VC-API exchange of the same offers for the DCC Learner Credential Wallet (exchange.go).
 // Their refusals are answered in one place (answer.go): OAuth's error body (RFC 6749 §5.2, OID4VCI 1.0 §8.3.1.2)
-// and problem details (RFC 9457) for the exchange.
+// and problem details (RFC 9457) for the exchange. What bounds guessing and flooding (wrong tx_codes per offer,
+// codes per offer, nonces per client) is guard.go's, every count in Postgres.
 //
 // Package api mounts Routes in its router (its middleware, CORS table and route metrics apply) and keeps what
 // belongs to the keyed API: the v3 operations that create and withdraw offers call CreateOffer and Offerable here.

@@ -148,12 +148,30 @@ func (f *walletFixture) tokenFor(tb testing.TB, code, tx string) (int, map[strin
 	return st, body
 }
 
-// freshNonce asks the nonce endpoint.
+// freshNonce asks the nonce endpoint, as the test's own client (127.0.0.1).
 func (f *walletFixture) freshNonce(tb testing.TB) string {
 	tb.Helper()
-	st, _, body := f.protocol(tb, http.MethodPost, baseURL+"/oid4vci/nonce", "", "", "")
-	require.Equal(tb, http.StatusOK, st)
+	st, _, body := f.nonceAs(tb, f.Srv.URL, "")
+	require.Equal(tb, http.StatusOK, st, "%v", body)
 	return body["c_nonce"].(string)
+}
+
+// nonceAs asks the nonce endpoint of server (a test server's URL) as client: the test's requests come from the
+// loopback address, which counts as the deployment's proxy, so X-Forwarded-For names the client (web.ClientAddr);
+// "" sends none (the client is 127.0.0.1).
+func (f *walletFixture) nonceAs(tb testing.TB, server, client string) (int, http.Header, map[string]any) {
+	tb.Helper()
+	req, err := http.NewRequest(http.MethodPost, server+"/oid4vci/nonce", nil)
+	require.NoError(tb, err)
+	if client != "" {
+		req.Header.Set("X-Forwarded-For", client)
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(tb, err)
+	defer res.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, res.Header, out
 }
 
 // credentialRequest sends a credential request with one jwt proof.

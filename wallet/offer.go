@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -103,6 +104,8 @@ func offerProblem(o db.GetLiveOfferRow) string {
 	switch {
 	case o.CredentialOffer.WithdrawnAt != nil:
 		return "the offer was withdrawn"
+	case o.CredentialOffer.SuspendedAt != nil:
+		return suspendedProblem
 	case o.AssertionState == string(db.AssertionProcessing):
 		// The mail leaves before the issuance closes: a recipient quicker than the workflow is asked to wait.
 		return "the credential is still being issued; try again in a minute"
@@ -117,7 +120,8 @@ func offerProblem(o db.GetLiveOfferRow) string {
 }
 
 // serveOffer: GET /oid4vci/offers/{offerId}, the credential_offer_uri. Each fetch mints a fresh pre-authorized
-// code (single use, minutes) until the offer is used, withdrawn, expired, or its assertion no longer valid.
+// code (single use, minutes) until the offer is used, withdrawn, suspended, expired, or its assertion no longer
+// valid; at most maxCodesPerOffer within the codes' lifetime (guard.go), then 429.
 func (h *Handler) serveOffer(w http.ResponseWriter, r *http.Request) {
 	id, err := web.ParseUUID(r.PathValue("offerId"))
 	if err != nil {
@@ -138,9 +142,18 @@ func (h *Handler) serveOffer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	code := secret(32)
-	if err := h.db.CreatePreauthCode(r.Context(), db.CreatePreauthCodeParams{CodeHash: hashSecret(code), OfferID: id,
-		TtlSeconds: int32(preAuthCodeTTL / time.Second)}); err != nil {
+	n, err := h.db.CreatePreauthCode(r.Context(), db.CreatePreauthCodeParams{CodeHash: hashSecret(code), OfferID: id,
+		TtlSeconds: int32(preAuthCodeTTL / time.Second), WindowSeconds: int32(preAuthCodeTTL / time.Second),
+		MaxMinted: maxCodesPerOffer})
+	if err != nil {
 		h.protocolFailure(w, r, err)
+		return
+	}
+	if n == 0 {
+		h.log.WarnContext(r.Context(), "wallet offer fetched too often; no code minted", "offer", id, "limit", maxCodesPerOffer)
+		w.Header().Set("Retry-After", strconv.Itoa(int(preAuthCodeTTL/time.Second)))
+		h.oauthError(w, http.StatusTooManyRequests, oid4vci.Errorf(oid4vci.InvalidRequest,
+			"this offer was fetched %d times in %d minutes; try again later", maxCodesPerOffer, int(preAuthCodeTTL/time.Minute)))
 		return
 	}
 	grant := map[string]any{"pre-authorized_code": code}

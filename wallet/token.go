@@ -5,18 +5,22 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/oid4vci"
+	"github.com/badged/badged/internal/web"
 )
 
 // maxTokenBody bounds a token request (a form with a 43-character code and a tx_code).
 const maxTokenBody = 8 << 10
 
 // token: POST /oid4vci/token, the pre-authorized code grant (OID4VCI 1.0 §6). The code is used up by this request
-// whatever its outcome, a wrong tx_code included, so a tx_code cannot be guessed against one code.
+// whatever its outcome, a wrong tx_code included, so a tx_code cannot be guessed against one code; and wrong
+// tx_codes are counted per offer across all its codes, the maxTxCodeFailures-th suspending it (guard.go), so it
+// cannot be guessed against fresh codes either.
 func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 	body, perr := readProtocolBody(w, r, maxTokenBody, oid4vci.InvalidRequest)
 	if perr != nil {
@@ -53,19 +57,25 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		o, err := q.GetLiveOffer(r.Context(), offerID)
+		// The offer's row lock: the tx_code is judged against a count no other request is changing.
+		row, err := q.LockOfferForToken(r.Context(), offerID)
 		if err != nil {
 			return err
 		}
+		o := db.GetLiveOfferRow(row)
 		if p := offerProblem(o); p != "" {
 			refusal = oid4vci.Errorf(oid4vci.InvalidGrant, "%s", p)
 			return nil // the code stays used
 		}
-		if want := o.CredentialOffer.TxCodeHash; want != nil && (txCode == "" || subtle.ConstantTimeCompare(want, hashSecret(txCode)) != 1) {
-			refusal = oid4vci.Errorf(oid4vci.InvalidGrant, "the tx_code is missing or wrong; fetch the offer again")
+		want := o.CredentialOffer.TxCodeHash
+		switch {
+		case want != nil && txCode == "":
+			refusal = oid4vci.Errorf(oid4vci.InvalidGrant, "the tx_code is missing; fetch the offer again")
 			return nil
-		}
-		if want := o.CredentialOffer.TxCodeHash; want == nil && txCode != "" {
+		case want != nil && subtle.ConstantTimeCompare(want, hashSecret(txCode)) != 1:
+			refusal, err = h.txCodeFailure(r, q, o)
+			return err // the code stays used and the guess counted
+		case want == nil && txCode != "":
 			refusal = oid4vci.Errorf(oid4vci.InvalidRequest, "this offer asks for no tx_code")
 			return nil
 		}
@@ -73,7 +83,8 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 			OfferID: offerID, TtlSeconds: int32(accessTokenTTL / time.Second)}); err != nil {
 			return err
 		}
-		return q.CreateWalletNonce(r.Context(), db.CreateWalletNonceParams{Nonce: nonce, TtlSeconds: int32(nonceTTL / time.Second)})
+		_, err = q.CreateWalletNonce(r.Context(), db.CreateWalletNonceParams{Nonce: nonce, TtlSeconds: int32(nonceTTL / time.Second)})
+		return err
 	})
 	switch {
 	case err != nil:
@@ -87,11 +98,37 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// nonce: POST /oid4vci/nonce (OID4VCI 1.0 §7): a fresh c_nonce, single use, minutes.
+// txCodeFailure counts a wrong tx_code against the offer (the caller holds its row lock) and returns the refusal
+// that says how many tries are left; the last one suspends the offer, which is logged for the operator.
+func (h *Handler) txCodeFailure(r *http.Request, q *db.Queries, o db.GetLiveOfferRow) (*oid4vci.Error, error) {
+	off := o.CredentialOffer
+	f, err := q.RecordTxCodeFailure(r.Context(), db.RecordTxCodeFailureParams{ID: off.ID, MaxFailures: maxTxCodeFailures})
+	if err != nil {
+		return nil, err
+	}
+	if f.SuspendedAt != nil {
+		h.log.WarnContext(r.Context(), "wallet offer suspended after wrong tx_codes", "offer", off.ID, "assertion", off.AssertionID,
+			"org", off.OrgID, "failures", f.TxCodeFailures)
+	}
+	return oid4vci.Errorf(oid4vci.InvalidGrant, "%s", txCodeRefusal(int(f.TxCodeFailures), f.SuspendedAt != nil)), nil
+}
+
+// nonce: POST /oid4vci/nonce (OID4VCI 1.0 §7): a fresh c_nonce, single use, minutes; at most maxNoncesPerClient
+// unused ones per client (guard.go), then 429.
 func (h *Handler) nonce(w http.ResponseWriter, r *http.Request) {
 	n := secret(24)
-	if err := h.db.CreateWalletNonce(r.Context(), db.CreateWalletNonceParams{Nonce: n, TtlSeconds: int32(nonceTTL / time.Second)}); err != nil {
+	client := web.ClientAddr(r)
+	made, err := h.db.CreateWalletNonce(r.Context(), db.CreateWalletNonceParams{Nonce: n, TtlSeconds: int32(nonceTTL / time.Second),
+		Client: &client, MaxLive: maxNoncesPerClient})
+	if err != nil {
 		h.protocolFailure(w, r, err)
+		return
+	}
+	if made == 0 {
+		h.log.WarnContext(r.Context(), "wallet nonces refused: the client holds too many", "client", client, "limit", maxNoncesPerClient)
+		w.Header().Set("Retry-After", strconv.Itoa(int(nonceRetryAfter/time.Second)))
+		h.oauthError(w, http.StatusTooManyRequests, oid4vci.Errorf(oid4vci.InvalidRequest,
+			"this client holds %d unused nonces; use them or try again in a minute", maxNoncesPerClient))
 		return
 	}
 	h.writeProtocolJSON(w, http.StatusOK, map[string]string{"c_nonce": n}, false)

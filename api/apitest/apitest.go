@@ -55,6 +55,7 @@ type Env struct {
 	Org, Other db.Organization
 	// Keys are live API keys: "viewer" and "manager" of Org, "otherManager" of Other.
 	Keys    map[string]string
+	deps    api.Deps
 	program string // a program of Org
 	badge   string // a badge of Org in program, expiring one month after issue
 }
@@ -70,16 +71,11 @@ func New(tb testing.TB) *Env {
 	ring, err := credential.NewKeyring("test:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32)))
 	require.NoError(tb, err)
 	e := &Env{DB: d, Store: store, Issuer: issuer.New(d, ring, BaseURL), Keys: map[string]string{}}
-	h := api.NewHandler(api.Deps{DB: d, Blob: store, Location: seoul, PublicBaseURL: BaseURL, Issuer: e.Issuer,
+	e.deps = api.Deps{DB: d, Blob: store, Location: seoul, PublicBaseURL: BaseURL, Issuer: e.Issuer,
 		Clock: func() time.Time { return Now }, Issuances: noWorkflows{},
 		// Warnings and errors (a 500's cause) go to the test output; the access log is dropped.
-		Log: slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	srv := httptest.NewUnstartedServer(h)
-	srv.Config.MaxHeaderBytes = api.ServerMaxHeaderBytes
-	srv.Listener = api.GuardListener(srv.Listener, nil)
-	srv.Start()
-	tb.Cleanup(srv.Close)
-	e.Srv = srv
+		Log: slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	e.Srv = e.Server(tb)
 
 	ctx := context.Background()
 	e.Org, err = d.CreateOrganization(ctx, db.CreateOrganizationParams{ID: uuid.New(), Name: "Acme Academy", Credits: 100})
@@ -99,6 +95,18 @@ func New(tb testing.TB) *Env {
 			`"criteria":[{"category":"COMPLETION","value":"Finish all modules"}],"skills":[{"sourceType":"CUSTOM","skillName":"Go"}],`+
 			`"imageId":"`+img.ID.String()+`","programIds":["`+e.program+`"],"expirationPolicy":{"relativeExpirationMonths":1}}`), "id")
 	return e
+}
+
+// Server starts another API server on the Env's database, store and issuer keys, as a second API process of one
+// deployment would run: what one answers from the database, the other must too.
+func (e *Env) Server(tb testing.TB) *httptest.Server {
+	tb.Helper()
+	srv := httptest.NewUnstartedServer(api.NewHandler(e.deps))
+	srv.Config.MaxHeaderBytes = api.ServerMaxHeaderBytes
+	srv.Listener = api.GuardListener(srv.Listener, nil)
+	srv.Start()
+	tb.Cleanup(srv.Close)
+	return srv
 }
 
 // noWorkflows starts nothing: the test signs the assertions itself (IssueSigned).

@@ -1,7 +1,8 @@
 // Package web holds what the keyed API (package api), the public badge page (package page) and the wallet protocols
 // (package wallet) answer with: the not-found error of a public route, a stored artifact streamed to the client, the
-// strict UUID of a path, which assertions have a credential to serve and the state a reader sees. It imports db and
-// internal/blob, never api, page or wallet, so all three can import it.
+// strict UUID of a path, which assertions have a credential to serve, the state a reader sees, and the client a
+// request came from (client.go). It imports db and internal/blob, never api, page or wallet, so all three can import
+// it.
 package web
 
 import (
