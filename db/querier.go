@@ -110,7 +110,8 @@ type Querier interface {
 	CreateWalletAccessToken(ctx context.Context, arg CreateWalletAccessTokenParams) error
 	// A fresh c_nonce given to client (web.ClientAddr), unless the client holds max_live unused, unexpired ones: then
 	// nothing (0 rows) and the nonce endpoint answers 429. A used nonce is deleted by its claim, so a wallet that uses
-	// its nonces never meets the bound. A NULL client is not counted (the token endpoint's nonce, bounded by the codes).
+	// its nonces never meets the bound. Concurrent requests of one client may each see the count below the bound and
+	// pass it by a few.
 	CreateWalletNonce(ctx context.Context, arg CreateWalletNonceParams) (int64, error)
 	CreateWebhookEndpoint(ctx context.Context, arg CreateWebhookEndpointParams) (WebhookEndpoint, error)
 	// Records an event in the outbox, in the caller's transaction, when the organization has an enabled endpoint

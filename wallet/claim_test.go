@@ -55,6 +55,11 @@ func TestWallet_ClaimEveryConfiguration(t *testing.T) {
 	require.Equal(t, iss, meta["credential_issuer"])
 	for _, cfg := range []string{cfgLDP, cfgRS256, cfgEdDSA} {
 		require.NotNil(t, jget(t, meta, "credential_configurations_supported."+cfg+".format"), cfg)
+		require.Equal(t, []any{"Ed25519", "EdDSA", "ES256"},
+			jget(t, meta, "credential_configurations_supported."+cfg+".proof_types_supported.jwt.proof_signing_alg_values_supported"), cfg)
+		// display twice: under credential_metadata (1.0) and at the top (Implementer's Draft 2 wallets).
+		require.Equal(t, jget(t, meta, "credential_configurations_supported."+cfg+".credential_metadata.display"),
+			jget(t, meta, "credential_configurations_supported."+cfg+".display"), cfg)
 	}
 	require.Equal(t, "ko", jstr(t, meta, "display.0.locale"))
 	st, raw = f.getJSON(t, baseURL+"/.well-known/oauth-authorization-server/issuers/"+f.Org.ID.String())

@@ -25,7 +25,9 @@ const (
 	proofMaxSkew = time.Minute
 )
 
-// credentialRequest is the body of OID4VCI 1.0 §8.2 (and the single "proof" of the drafts before it).
+// credentialRequest is the body of OID4VCI 1.0 §8.2. The singular "proof" is Implementer's Draft 2's (draft 15),
+// kept for its wallets, which also name the credential_configuration_id; 1.0 defines only "proofs". It costs
+// nothing: the same proof, checked the same way, and a request that sends both is refused.
 type credentialRequest struct {
 	ConfigurationID *string `json:"credential_configuration_id"`
 	Identifier      *string `json:"credential_identifier"`

@@ -7,6 +7,12 @@
 // and problem details (RFC 9457) for the exchange. What bounds guessing and flooding (wrong tx_codes per offer,
 // codes per offer, nonces per client) is guard.go's, every count in Postgres.
 //
+// Wallets served: OpenID4VCI 1.0 (final, September 2025) and Implementer's Draft 2 (draft 15, February 2025), whose
+// requests name a credential_configuration_id; for the latter the credential endpoint still takes the singular
+// proof (credential.go) and each configuration's display also stands at its top level (meta.go). Drafts up to 14
+// are not served: they request by format, and they took the c_nonce from the token response, which badged no
+// longer sends (token.go). Pre-authorized code flow only; proofs of type jwt (Ed25519, EdDSA, ES256).
+//
 // Package api mounts Routes in its router (its middleware, CORS table and route metrics apply) and keeps what
 // belongs to the keyed API: the v3 operations that create and withdraw offers call CreateOffer and Offerable here.
 // It may import db, page (the landing page's language and CSP), the domain libraries under internal/

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -44,6 +45,7 @@ type proofSpec struct {
 	aud    string
 	nonce  string
 	iat    time.Time
+	alg    string // default EdDSA; "Ed25519" signs with the fully-specified name (RFC 9864), which go-jose cannot
 }
 
 func (wl testWallet) proof(tb testing.TB, p proofSpec) string {
@@ -56,6 +58,9 @@ func (wl testWallet) proof(tb testing.TB, p proofSpec) string {
 	}
 	if p.iat.IsZero() {
 		p.iat = time.Now()
+	}
+	if p.alg == "Ed25519" {
+		return wl.ed25519Proof(tb, p)
 	}
 	opts := (&jose.SignerOptions{}).WithType(jose.ContentType(p.typ))
 	if p.jwk {
@@ -83,6 +88,30 @@ func (wl testWallet) proof(tb testing.TB, p proofSpec) string {
 
 // baseURL is the public base of the test server (apitest.BaseURL): the URLs in its answers start with it.
 const baseURL = apitest.BaseURL
+
+// ed25519Proof is proof with alg Ed25519, signed by hand as RFC 7515 §5.1 says (go-jose knows only EdDSA).
+func (wl testWallet) ed25519Proof(tb testing.TB, p proofSpec) string {
+	tb.Helper()
+	header := map[string]any{"alg": "Ed25519", "typ": p.typ}
+	if p.jwk {
+		header["jwk"] = jose.JSONWebKey{Key: wl.key.Public()}
+	} else {
+		if p.kid == "" {
+			p.kid = wl.did + "#" + strings.TrimPrefix(wl.did, "did:key:")
+		}
+		header["kid"] = p.kid
+	}
+	claims := map[string]any{"aud": p.aud, "iat": p.iat.Unix()}
+	if p.nonce != "" {
+		claims["nonce"] = p.nonce
+	}
+	h, err := json.Marshal(header)
+	require.NoError(tb, err)
+	c, err := json.Marshal(claims)
+	require.NoError(tb, err)
+	input := base64.RawURLEncoding.EncodeToString(h) + "." + base64.RawURLEncoding.EncodeToString(c)
+	return input + "." + base64.RawURLEncoding.EncodeToString(ed25519.Sign(p.signer, []byte(input)))
+}
 
 // walletFixture is the whole API (apitest) with one signed, unexpired assertion of its organization, ready to be
 // offered.

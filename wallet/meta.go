@@ -77,10 +77,17 @@ func (h *Handler) issuerMetadata(w http.ResponseWriter, r *http.Request, org uui
 		}
 	}
 	binding := []string{"did:key", "did:jwk", "jwk"}
-	proofs := map[string]any{"jwt": map[string]any{"proof_signing_alg_values_supported": []string{"EdDSA", "ES256"}}}
+	proofAlgs := make([]string, len(oid4vci.ProofAlgs))
+	for i, a := range oid4vci.ProofAlgs {
+		proofAlgs[i] = string(a)
+	}
+	proofs := map[string]any{"jwt": map[string]any{"proof_signing_alg_values_supported": proofAlgs}}
 	credDisplay := []map[string]any{{"name": "오픈 배지", "locale": "ko", "background_color": "#1f3a5f", "text_color": "#ffffff"},
 		{"name": "Open Badge", "locale": "en", "background_color": "#1f3a5f", "text_color": "#ffffff"}}
 	types := []string{"VerifiableCredential", "OpenBadgeCredential"}
+	// display stands under credential_metadata, where OpenID4VCI 1.0 reads it, and at the configuration's top level,
+	// where Implementer's Draft 2 (draft 15) wallets read it (the package doc says which versions are served); a
+	// 1.0 wallet ignores the member it does not know.
 	config := func(format string, algs []string, def map[string]any) map[string]any {
 		return map[string]any{"format": format, "cryptographic_binding_methods_supported": binding,
 			"credential_signing_alg_values_supported": algs, "proof_types_supported": proofs,

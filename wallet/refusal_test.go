@@ -91,6 +91,15 @@ func TestWallet_Refusals(t *testing.T) {
 		st, _, body := f.credentialRequest(t, token, cfgRS256, wl.proof(t, proofSpec{aud: iss, nonce: f.freshNonce(t), jwk: true}))
 		require.Equal(t, http.StatusOK, st, "%v", body)
 	})
+	t.Run("alg Ed25519 (RFC 9864) and its refusals", func(t *testing.T) {
+		nonce := f.freshNonce(t)
+		st, _, body := f.credentialRequest(t, token, cfgLDP, wl.proof(t, proofSpec{aud: iss, nonce: nonce, alg: "Ed25519", signer: other}))
+		require.Equal(t, http.StatusBadRequest, st, "%v", body)
+		require.Equal(t, "invalid_proof", body["error"], "signed by another key than the one named")
+		st, _, body = f.credentialRequest(t, token, cfgLDP, wl.proof(t, proofSpec{aud: iss, nonce: nonce, alg: "Ed25519"}))
+		require.Equal(t, http.StatusOK, st, "%v", body)
+		require.Equal(t, wl.did, jstr(t, body, "credentials.0.credential.credentialSubject.id"))
+	})
 	t.Run("bad access tokens", func(t *testing.T) {
 		for _, tok := range []string{"", "made-up"} {
 			st, hdr, body := f.credentialRequest(t, tok, cfgLDP, wl.proof(t, proofSpec{aud: iss, nonce: f.freshNonce(t)}))
@@ -104,11 +113,12 @@ func TestWallet_Refusals(t *testing.T) {
 		require.Equal(t, http.StatusUnauthorized, st)
 		require.Equal(t, "invalid_token", body["error"])
 	})
-	require.Equal(t, 2, f.copies(t))
+	require.Equal(t, 3, f.copies(t))
 }
 
-// TestWallet_TokenRefusals: codes are single use and short-lived, the tx_code is checked (a wrong one uses the code
-// up), a withdrawn offer mints nothing and its tokens stop working.
+// TestWallet_TokenRefusals: codes are single use and short-lived, the tx_code is checked (a missing one is
+// invalid_request and leaves the code usable, a wrong one is invalid_grant and uses it up), a tx_code where none is
+// asked is invalid_request, a withdrawn offer mints nothing and its tokens stop working.
 func TestWallet_TokenRefusals(t *testing.T) {
 	f := newWalletFixture(t)
 	ctx := context.Background()
@@ -144,15 +154,36 @@ func TestWallet_TokenRefusals(t *testing.T) {
 	offer := f.fetchOffer(t, jstr(t, withTx, "credentialOfferUri"))
 	require.EqualValues(t, 6, jget(t, offer, "grants.urn:ietf:params:oauth:grant-type:pre-authorized_code.tx_code.length"))
 	code = preAuthCode(t, offer)
-	wrong := "000000"
-	if tx == wrong {
-		wrong = "111111"
-	}
+	wrong := wrongGuesses(tx, 1)[0]
+	// Missing (OID4VCI 1.0 §6.3: invalid_request, "ask the user"): the code is not used up, nor a guess counted.
+	st, body = f.tokenFor(t, code, "")
+	require.Equal(t, http.StatusBadRequest, st, "%v", body)
+	require.Equal(t, "invalid_request", body["error"], "%v", body)
+	require.Contains(t, body["error_description"], "asks for a tx_code")
+	// Wrong: invalid_grant, and the code is used up.
 	st, body = f.tokenFor(t, code, wrong)
-	require.Equal(t, "invalid_grant", body["error"], "%d", st)
+	require.Equal(t, http.StatusBadRequest, st, "%v", body)
+	require.Equal(t, "invalid_grant", body["error"], "%v", body)
 	st, body = f.tokenFor(t, code, tx)
 	require.Equal(t, "invalid_grant", body["error"], "a wrong tx_code used the code up (%d)", st)
-	st, body = f.tokenFor(t, preAuthCode(t, f.fetchOffer(t, jstr(t, withTx, "credentialOfferUri"))), tx)
+	// Missing, then the right one with the same code: a token.
+	code = preAuthCode(t, f.fetchOffer(t, jstr(t, withTx, "credentialOfferUri")))
+	st, body = f.tokenFor(t, code, "")
+	require.Equal(t, "invalid_request", body["error"], "%d", st)
+	st, body = f.tokenFor(t, code, tx)
+	require.Equal(t, http.StatusOK, st, "%v", body)
+	require.NotContains(t, body, "c_nonce", "the nonce endpoint gives nonces (OpenID4VCI 1.0)")
+	var failures int
+	require.NoError(t, f.DB.Pool.QueryRow(context.Background(), "SELECT tx_code_failures FROM credential_offers WHERE id = $1",
+		jstr(t, withTx, "id")).Scan(&failures))
+	require.Equal(t, 1, failures, "only the wrong tx_code counted")
+
+	// A tx_code for an offer that asks none: invalid_request, and the code stays usable without one.
+	code = preAuthCode(t, f.fetchOffer(t, uri))
+	st, body = f.tokenFor(t, code, "123456")
+	require.Equal(t, http.StatusBadRequest, st, "%v", body)
+	require.Equal(t, "invalid_request", body["error"], "%v", body)
+	st, body = f.tokenFor(t, code, "")
 	require.Equal(t, http.StatusOK, st, "%v", body)
 
 	// Withdrawn: the URI mints nothing, a code fetched before fails, the token stops working.

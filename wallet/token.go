@@ -3,6 +3,7 @@ package wallet
 import (
 	"bytes"
 	"crypto/subtle"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -17,10 +18,15 @@ import (
 // maxTokenBody bounds a token request (a form with a 43-character code and a tx_code).
 const maxTokenBody = 8 << 10
 
-// token: POST /oid4vci/token, the pre-authorized code grant (OID4VCI 1.0 §6). The code is used up by this request
+// token: POST /oid4vci/token, the pre-authorized code grant (OID4VCI 1.0 §6). A judged grant uses the code up
 // whatever its outcome, a wrong tx_code included, so a tx_code cannot be guessed against one code; and wrong
 // tx_codes are counted per offer across all its codes, the maxTxCodeFailures-th suspending it (guard.go), so it
-// cannot be guessed against fresh codes either.
+// cannot be guessed against fresh codes either. A request that is wrong in form is refused before the grant is
+// judged, and leaves the code as it was (§6.3): a missing tx_code on an offer that asks for one (the wallet asks its
+// user for the code and sends it with the same pre-authorized code), or a tx_code on an offer that asks for none.
+//
+// The answer carries no c_nonce: OpenID4VCI 1.0 (and Implementer's Draft 2 before it) moved it to the nonce
+// endpoint, and a draft that still read it here cannot ask for a credential by configuration id anyway.
 func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 	body, perr := readProtocolBody(w, r, maxTokenBody, oid4vci.InvalidRequest)
 	if perr != nil {
@@ -46,7 +52,7 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	txCode := form.Get("tx_code")
-	access, nonce := secret(32), secret(24)
+	access := secret(32)
 	var refusal *oid4vci.Error
 	err = h.db.InTx(r.Context(), func(q *db.Queries) error {
 		offerID, err := q.RedeemPreauthCode(r.Context(), hashSecret(code))
@@ -70,31 +76,27 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 		want := o.CredentialOffer.TxCodeHash
 		switch {
 		case want != nil && txCode == "":
-			refusal = oid4vci.Errorf(oid4vci.InvalidGrant, "the tx_code is missing; fetch the offer again")
-			return nil
+			refusal = oid4vci.Errorf(oid4vci.InvalidRequest, "this offer asks for a tx_code: ask the user for the code the issuer gave them "+
+				"and send it as tx_code with the same pre-authorized code")
+			return errRefused // the code stays usable
+		case want == nil && txCode != "":
+			refusal = oid4vci.Errorf(oid4vci.InvalidRequest, "this offer asks for no tx_code; send the pre-authorized code without one")
+			return errRefused // the code stays usable
 		case want != nil && subtle.ConstantTimeCompare(want, hashSecret(txCode)) != 1:
 			refusal, err = h.txCodeFailure(r, q, o)
 			return err // the code stays used and the guess counted
-		case want == nil && txCode != "":
-			refusal = oid4vci.Errorf(oid4vci.InvalidRequest, "this offer asks for no tx_code")
-			return nil
 		}
-		if err := q.CreateWalletAccessToken(r.Context(), db.CreateWalletAccessTokenParams{TokenHash: hashSecret(access),
-			OfferID: offerID, TtlSeconds: int32(accessTokenTTL / time.Second)}); err != nil {
-			return err
-		}
-		_, err = q.CreateWalletNonce(r.Context(), db.CreateWalletNonceParams{Nonce: nonce, TtlSeconds: int32(nonceTTL / time.Second)})
-		return err
+		return q.CreateWalletAccessToken(r.Context(), db.CreateWalletAccessTokenParams{TokenHash: hashSecret(access),
+			OfferID: offerID, TtlSeconds: int32(accessTokenTTL / time.Second)})
 	})
 	switch {
-	case err != nil:
+	case err != nil && !errors.Is(err, errRefused): // a refusal whose writes did not commit is not answered as one
 		h.protocolFailure(w, r, err)
 	case refusal != nil:
 		h.oauthError(w, 0, refusal)
 	default:
-		// c_nonce here too, for wallets of the drafts before the nonce endpoint.
 		h.writeProtocolJSON(w, http.StatusOK, map[string]any{"access_token": access, "token_type": "Bearer",
-			"expires_in": int(accessTokenTTL / time.Second), "c_nonce": nonce, "c_nonce_expires_in": int(nonceTTL / time.Second)}, false)
+			"expires_in": int(accessTokenTTL / time.Second)}, false)
 	}
 }
 
@@ -119,7 +121,7 @@ func (h *Handler) nonce(w http.ResponseWriter, r *http.Request) {
 	n := secret(24)
 	client := web.ClientAddr(r)
 	made, err := h.db.CreateWalletNonce(r.Context(), db.CreateWalletNonceParams{Nonce: n, TtlSeconds: int32(nonceTTL / time.Second),
-		Client: &client, MaxLive: maxNoncesPerClient})
+		Client: client, MaxLive: maxNoncesPerClient})
 	if err != nil {
 		h.protocolFailure(w, r, err)
 		return

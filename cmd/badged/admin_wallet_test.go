@@ -57,7 +57,7 @@ func TestAdminAssertionCopies(t *testing.T) {
 		// Claimed as the credential endpoint claims: a fresh nonce, then the claim statement.
 		sum := sha256.Sum256(body)
 		nonce := "nonce-" + uuid.NewString()
-		require.NoError(t, oneRow(f.DB.CreateWalletNonce(ctx, db.CreateWalletNonceParams{Nonce: nonce, TtlSeconds: 300})))
+		require.NoError(t, oneRow(f.DB.CreateWalletNonce(ctx, db.CreateWalletNonceParams{Nonce: nonce, TtlSeconds: 300, Client: "192.0.2.1", MaxLive: 100})))
 		p := db.ClaimWalletCopyParams{Nonce: nonce, TokenHash: []byte("token-1"), OfferID: o.ID, ID: uuid.New(),
 			AssertionID: f.IDs[0], OrgID: f.OrgID, ConfigurationID: cfg, Format: format, HolderDid: holder,
 			Credential: body, CredentialSha256: sum[:], AnchorPending: true}
