@@ -15,9 +15,9 @@ TOOLS_DIR := $(CURDIR)/.tools
 export BADGED_AXE_JS := $(TOOLS_DIR)/node_modules/axe-core/axe.min.js
 # Redocly CLI (the OpenAPI linter of make lint), pinned, under .tools/ like axe-core; run without telemetry or update checks.
 REDOCLY := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(TOOLS_DIR)/node_modules/.bin/redocly
-# The test wallets of TestWallet_IndependentWallet and TestExchange_IndependentWallet (api/testdata/wallet): their npm
-# packages, api/testdata/wallet/package.json, pinned whole by its package-lock.json (reinstalled when it changes).
-WALLET_NPM_DIR := $(CURDIR)/api/testdata/wallet
+# The test wallets of TestWallet_IndependentWallet and TestExchange_IndependentWallet (wallet/testdata/node): their npm
+# packages, wallet/testdata/node/package.json, pinned whole by its package-lock.json (reinstalled when it changes).
+WALLET_NPM_DIR := $(CURDIR)/wallet/testdata/node
 export BADGED_WALLET_MODULES := $(TOOLS_DIR)/wallet/node_modules
 
 .PHONY: redocly run build cluster cluster-down cluster-purge cluster-tool test test-race test-faults test-page screenshots bench bench-issuance bench-scale bench-cluster-scale record-histories lint check-compose generate check-generate tools axe os-deps postgres clean wallet-deps
@@ -63,7 +63,7 @@ screenshots: tools axe os-deps postgres ## refresh docs/screenshots/ from the br
 	BADGED_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestBadgePage_Browser -timeout 10m ./e2e/
 
 test-race: tools os-deps postgres
-	$(GO) test -race -count=1 -timeout 45m ./api/... ./db/... ./internal/...
+	$(GO) test -race -count=1 -timeout 45m ./api/... ./wallet/... ./db/... ./internal/...
 
 # The fault tests restart Postgres: the machine's cluster, or the server in BADGED_FAULTS_PGDATA (with
 # TEST_DATABASE_URL pointing at it). The Temporal-cluster variants build Temporal's server once into .tools/.
@@ -142,7 +142,7 @@ axe: ## axe-core for the badge page's accessibility check, pinned, installed und
 	@test -f $(BADGED_AXE_JS) && grep -q '"version": "$(AXE_VERSION)"' $(TOOLS_DIR)/node_modules/axe-core/package.json || \
 		npm install --silent --no-audit --no-fund --prefix $(TOOLS_DIR) axe-core@$(AXE_VERSION)
 
-wallet-deps: ## the test wallets' npm packages (@openid4vc/openid4vci; jose; @digitalbazaar/vc and its suites), pinned by api/testdata/wallet/package-lock.json, under .tools/wallet (npm ci)
+wallet-deps: ## the test wallets' npm packages (@openid4vc/openid4vci; jose; @digitalbazaar/vc and its suites), pinned by wallet/testdata/node/package-lock.json, under .tools/wallet (npm ci)
 	@cmp -s $(WALLET_NPM_DIR)/package-lock.json $(TOOLS_DIR)/wallet/package-lock.json && test -d $(BADGED_WALLET_MODULES)/@digitalbazaar/vc || \
 		(mkdir -p $(TOOLS_DIR)/wallet && cp $(WALLET_NPM_DIR)/package.json $(WALLET_NPM_DIR)/package-lock.json $(TOOLS_DIR)/wallet/ && \
 		npm ci --silent --no-audit --no-fund --prefix $(TOOLS_DIR)/wallet)

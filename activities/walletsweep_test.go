@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ func (f *fixture) walletCopy(t *testing.T, assertion uuid.UUID, mode string, bod
 	id := uuid.New()
 	sum := sha256.Sum256([]byte(body))
 	nonce := "nonce-" + id.String()
-	require.NoError(t, f.DB.CreateWalletNonce(ctx, db.CreateWalletNonceParams{Nonce: nonce, TtlSeconds: 300}))
+	require.NoError(t, oneRow(f.DB.CreateWalletNonce(ctx, db.CreateWalletNonceParams{Nonce: nonce, TtlSeconds: 300, Client: "192.0.2.1", MaxLive: 100})))
 	c, err := f.DB.ClaimWalletCopy(ctx, db.ClaimWalletCopyParams{Nonce: nonce, TokenHash: []byte(id.String()), OfferID: o.ID,
 		ID: id, AssertionID: assertion, OrgID: f.OrgID, ConfigurationID: "OpenBadgeCredential_ldp_vc", Format: "ldp_vc",
 		HolderDid: "did:key:z6Mk" + id.String()[:8], Credential: []byte(body), CredentialSha256: sum[:],
@@ -140,13 +141,13 @@ func TestWalletSweep_Purge(t *testing.T) {
 	const dayAgo = -2 * 24 * 3600
 	for i, ttl := range []int32{dayAgo, dayAgo, 600} {
 		code := []byte{byte(i), 'c'}
-		require.NoError(t, f.DB.CreatePreauthCode(ctx, db.CreatePreauthCodeParams{CodeHash: code, OfferID: o.ID, TtlSeconds: ttl}))
+		require.NoError(t, oneRow(f.DB.CreatePreauthCode(ctx, db.CreatePreauthCodeParams{CodeHash: code, OfferID: o.ID, TtlSeconds: ttl, WindowSeconds: 600, MaxMinted: 10})))
 		require.NoError(t, f.DB.CreateWalletAccessToken(ctx, db.CreateWalletAccessTokenParams{TokenHash: code, OfferID: o.ID, TtlSeconds: ttl}))
 	}
 	// A token that expired an hour ago stays a day, for the logs.
 	require.NoError(t, f.DB.CreateWalletAccessToken(ctx, db.CreateWalletAccessTokenParams{TokenHash: []byte("recent"), OfferID: o.ID, TtlSeconds: -3600}))
-	require.NoError(t, f.DB.CreateWalletNonce(ctx, db.CreateWalletNonceParams{Nonce: "stale", TtlSeconds: -1}))
-	require.NoError(t, f.DB.CreateWalletNonce(ctx, db.CreateWalletNonceParams{Nonce: "fresh", TtlSeconds: 300}))
+	require.NoError(t, oneRow(f.DB.CreateWalletNonce(ctx, db.CreateWalletNonceParams{Nonce: "stale", TtlSeconds: -1, Client: "192.0.2.1", MaxLive: 100})))
+	require.NoError(t, oneRow(f.DB.CreateWalletNonce(ctx, db.CreateWalletNonceParams{Nonce: "fresh", TtlSeconds: 300, Client: "192.0.2.1", MaxLive: 100})))
 	for i, ttl := range []int32{-1, 600} {
 		n, err := f.DB.CreateExchangeChallenge(ctx, db.CreateExchangeChallengeParams{ChallengeHash: []byte{byte(i), 'x'}, OfferID: o.ID, TtlSeconds: ttl})
 		require.NoError(t, err)
@@ -169,4 +170,12 @@ func TestWalletSweep_Purge(t *testing.T) {
 	n, err = s.PurgeOnce(ctx)
 	require.NoError(t, err)
 	require.Zero(t, n.Codes+n.Tokens+n.Nonces)
+}
+
+// oneRow is the error of a conditional insert (CreateWalletNonce, CreatePreauthCode) that must have made its row.
+func oneRow(n int64, err error) error {
+	if err == nil && n != 1 {
+		err = fmt.Errorf("%d rows made, want 1", n)
+	}
+	return err
 }

@@ -49,18 +49,11 @@ type assertionDetail struct {
 	assertionResponse
 	CredentialURL     *string       `json:"credentialUrl"`
 	OpenbadgeImageURL *string       `json:"openbadgeImageUrl"`
-	WalletCopies      *[]walletCopy `json:"walletCopies,omitempty"` // v3 only (oid4vci_offer.go)
+	WalletCopies      *[]walletCopy `json:"walletCopies,omitempty"` // v3 only (offers.go)
 }
 
-// effectiveState is the state a reader sees: an issued assertion past its expiry is EXPIRED even before the
-// expiry job has rewritten the row.
-func effectiveState(state string, expiredAt *time.Time, now time.Time) db.AssertionState {
-	s := db.AssertionState(state)
-	if (s == db.AssertionIssued || s == db.AssertionReceived) && expiredAt != nil && !expiredAt.After(now) {
-		return db.AssertionExpired
-	}
-	return s
-}
+// effectiveState is the state a reader sees (web.EffectiveState, which the wallet protocols read too).
+var effectiveState = web.EffectiveState
 
 // assertionRow is the part of the joined assertion rows the response needs; the list and detail queries both
 // produce it.

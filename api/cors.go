@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 	"strings"
+
+	"github.com/badged/badged/wallet"
 )
 
 // Browsers. This table is the one place that decides which paths a page of another origin may read, with which
@@ -34,7 +36,7 @@ var corsRules = []corsRule{
 	{prefixes: []string{"/credentials/", "/issuers/", "/status-lists/", "/media/", "/verify/"}, paths: openAPIPaths(),
 		methods: "GET, HEAD", headers: "Accept, Accept-Language", expose: "Link, ETag, Content-Disposition, X-Request-Id"},
 	{prefixes: []string{"/.well-known/openid-credential-issuer/", "/.well-known/oauth-authorization-server/",
-		oid4vciPrefix + "/", exchangePrefix + "/"},
+		wallet.OID4VCIPrefix + "/", wallet.ExchangePrefix + "/"},
 		methods: "GET, POST", headers: "Authorization, Content-Type, Accept, Accept-Language",
 		expose: "WWW-Authenticate, Retry-After, X-Request-Id"},
 }

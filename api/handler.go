@@ -18,6 +18,7 @@ import (
 	"github.com/badged/badged/internal/stats"
 	"github.com/badged/badged/internal/webhook"
 	"github.com/badged/badged/page"
+	"github.com/badged/badged/wallet"
 )
 
 // Deps are what the handlers need; cmd/badged builds them from configuration.
@@ -61,6 +62,7 @@ type handler struct {
 	keys    *keyCache   // nil: every request reads its API key
 	// page answers the badge page and what is drawn from it (preview image, certificate, share redirect).
 	page        *page.Handler
+	wallet      *wallet.Handler // the wallet protocols; the keyed API's offer operations create offers through it
 	webhooks    WebhookStarter
 	webhookURLs webhook.URLPolicy
 	stats       *stats.Recorder
@@ -106,8 +108,12 @@ func NewHandler(d Deps) http.Handler {
 	r.Get("/status-lists/{listId}", h.handle(h.getStatusList))
 	r.Get("/share/{assertionId}/{network}", h.handle(h.page.ShareRedirect))  // page/share_redirect.go: counts a share click, 302
 	r.Post("/share/{assertionId}/{network}", h.handle(h.page.ShareRedirect)) // the same count for a script's beacon, 204
-	h.mountOID4VCI(r)                                                        // OpenID4VCI (oid4vci_meta.go)
-	h.mountExchanges(r)                                                      // VC-API exchanges of the same offers (vcapi_exchange.go)
+	// The wallet protocols (package wallet): OpenID4VCI and the VC-API exchanges of the same offers.
+	h.wallet = wallet.New(wallet.Deps{DB: d.DB, Blob: d.Blob, Issuer: d.Issuer, BaseURL: h.baseURL, Log: h.log,
+		Metrics: d.Metrics, Handle: func(fn func(http.ResponseWriter, *http.Request) error) http.HandlerFunc { return h.handle(fn) }})
+	for _, rt := range h.wallet.Routes() {
+		r.Method(rt.Method, rt.Pattern, rt.Handler)
+	}
 
 	// Real time, not h.clock: tests pin the handler clock, which would never refill a bucket.
 	rateClock := d.RateClock
@@ -176,7 +182,7 @@ var routes = []route{
 	{http.MethodPost, "/assertions/{assertionId}/cancel", apikey.RoleManager, sandboxed, (*handler).cancelAssertion, false},
 	{http.MethodPost, "/assertions/{assertionId}/reissue", apikey.RoleManager, sandboxed, (*handler).reissueAssertion, false},
 	{http.MethodGet, "/assertions/{assertionId}/pdf", apikey.RoleViewer, sandboxed, (*handler).getAssertionPDF, false},
-	// Wallet offers (OpenID4VCI, oid4vci_offer.go): a v3 extension.
+	// Wallet offers (OpenID4VCI, offers.go; the protocols are package wallet's): a v3 extension.
 	{http.MethodPost, "/assertions/{assertionId}/credential-offers", apikey.RoleManager, sandboxed, (*handler).createCredentialOffer, true},
 	{http.MethodDelete, "/assertions/{assertionId}/credential-offers/{offerId}", apikey.RoleManager, sandboxed, (*handler).withdrawCredentialOffer, true},
 	// Renewal (v3 extension; api/renew.go, api/renewals.go): issuances of replacements, sandboxed like them.

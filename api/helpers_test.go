@@ -15,7 +15,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/badged/badged/api"
+	"github.com/badged/badged/api/apitest"
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/db/dbtest"
 	"github.com/badged/badged/internal/apikey"
@@ -33,7 +33,7 @@ import (
 )
 
 // baseURL is the PublicBaseURL of every test handler; image URLs in responses start with it.
-const baseURL = "http://badged.test"
+const baseURL = apitest.BaseURL
 
 // fixedNow is the handler clock: it shows in error timestamps only (rows take the database's now()).
 var fixedNow = time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
@@ -190,30 +190,12 @@ func keys(m map[string]any) []string {
 // jget walks a decoded JSON value along a dotted path; numeric segments index arrays.
 func jget(tb testing.TB, v any, path string) any {
 	tb.Helper()
-	cur := v
-	for _, seg := range strings.Split(path, ".") {
-		switch c := cur.(type) {
-		case map[string]any:
-			next, ok := c[seg]
-			require.True(tb, ok, "jget %s: no key %q in %v", path, seg, c)
-			cur = next
-		case []any:
-			i, err := strconv.Atoi(seg)
-			require.NoError(tb, err, "jget %s", path)
-			require.Less(tb, i, len(c), "jget %s: index out of range", path)
-			cur = c[i]
-		default:
-			tb.Fatalf("jget %s: cannot descend into %T at %q", path, cur, seg)
-		}
-	}
-	return cur
+	return apitest.JGet(tb, v, path)
 }
 
 func jstr(tb testing.TB, v any, path string) string {
 	tb.Helper()
-	s, ok := jget(tb, v, path).(string)
-	require.True(tb, ok, "jget %s is not a string", path)
-	return s
+	return apitest.JStr(tb, v, path)
 }
 
 // jstrings reads an array of strings.
@@ -240,26 +222,7 @@ func mustOrg(tb testing.TB, d *db.DB, name string) db.Organization {
 // mustKey creates a live API key of role for org and returns its full text and row.
 func mustKey(tb testing.TB, d *db.DB, org db.Organization, role string) (string, db.ApiKey) {
 	tb.Helper()
-	// apikey.New draws the secret from the base64url alphabet, which contains "_", the separator that apikey.Parse
-	// splits on: about half of its keys cannot be parsed (TestAuthentication_SecretWithUnderscore). Draw until
-	// the key parses, so every other test is deterministic.
-	var (
-		id   uuid.UUID
-		key  string
-		hash []byte
-		err  error
-	)
-	for {
-		id = uuid.New()
-		key, hash, err = apikey.New(id, apikey.ModeLive)
-		require.NoError(tb, err)
-		if _, perr := apikey.Parse(key); perr == nil {
-			break
-		}
-	}
-	row, err := d.CreateAPIKey(context.Background(), db.CreateAPIKeyParams{ID: id, OrgID: org.ID, KeyHash: hash, Role: role, Mode: apikey.ModeLive})
-	require.NoError(tb, err)
-	return key, row
+	return apitest.Key(tb, d, org, role, apikey.ModeLive)
 }
 
 // mustImageRow records a media file of org without storing bytes: enough for an imageId reference.

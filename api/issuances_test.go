@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/badged/badged/api"
+	"github.com/badged/badged/api/apitest"
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/blob"
@@ -199,17 +200,8 @@ func setCredits(tb testing.TB, d *db.DB, org db.Organization, n int64) {
 // mustModeKey creates an API key of role and mode (live or test) for org.
 func mustModeKey(tb testing.TB, d *db.DB, org db.Organization, role, mode string) string {
 	tb.Helper()
-	for {
-		id := uuid.New()
-		key, hash, err := apikey.New(id, mode)
-		require.NoError(tb, err)
-		if _, perr := apikey.Parse(key); perr != nil {
-			continue // see mustKey: about half of the drawn keys cannot be parsed
-		}
-		_, err = d.CreateAPIKey(context.Background(), db.CreateAPIKeyParams{ID: id, OrgID: org.ID, KeyHash: hash, Role: role, Mode: mode})
-		require.NoError(tb, err)
-		return key
-	}
+	key, _ := apitest.Key(tb, d, org, role, mode)
+	return key
 }
 
 // rcpt is one recipient object receiving by email.

@@ -103,7 +103,7 @@ var publicRoutes = []string{
 	"GET /share/{assertionId}/{network}", "POST /share/{assertionId}/{network}",
 	"GET /status-lists/{listId}",
 	"GET /public/v2/openapi.json", "GET /public/v3/openapi.json", // the API description itself
-	// OpenID4VCI (api/oid4vci_*.go): issuer metadata and verification keys are public; the offer URI needs the
+	// OpenID4VCI (package wallet): issuer metadata and verification keys are public; the offer URI needs the
 	// offer's random id, the credential and notification endpoints an access token bound to one offer.
 	"GET /.well-known/openid-credential-issuer/issuers/{orgId}", "GET /.well-known/openid-credential-issuer/issuers/{orgId}/test",
 	"GET /.well-known/oauth-authorization-server/issuers/{orgId}", "GET /.well-known/oauth-authorization-server/issuers/{orgId}/test",

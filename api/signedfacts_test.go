@@ -3,8 +3,6 @@ package api_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os/exec"
@@ -16,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/badged/badged/api"
+	"github.com/badged/badged/api/apitest"
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/blob"
 	"github.com/badged/badged/internal/credential"
@@ -50,65 +49,12 @@ func (f *pageFixture) mustSignAssertion(tb testing.TB, id uuid.UUID, withName bo
 	return f.signAssertion(tb, id, withName, false)
 }
 
-// signAssertion signs the assertion as the sign step does (its evidence included), with the recipient's name when
+// signAssertion signs the assertion as the sign step does (apitest.SignCredential), with the recipient's name when
 // withName and its status list entry when withStatus, then as edit changes it, stores the credential and marks the
 // assertion RECEIVED.
 func (f *pageFixture) signAssertion(tb testing.TB, id uuid.UUID, withName, withStatus bool, edit ...func(*credential.BuildInput)) []byte {
 	tb.Helper()
-	ctx := context.Background()
-	a, err := f.d.GetBadgePage(ctx, id)
-	require.NoError(tb, err)
-	as := a.Assertion
-	// The badge as the sign step puts it: its criteria's values one a line, its image's original, its skills' names.
-	var crit []db.Criterion
-	require.NoError(tb, json.Unmarshal(a.BadgeCriteria, &crit))
-	var narrative []string
-	for _, c := range crit {
-		narrative = append(narrative, c.Value)
-	}
-	var skills []db.Skill
-	require.NoError(tb, json.Unmarshal(a.BadgeSkills, &skills))
-	var signedSkills []credential.Skill
-	for _, sk := range skills {
-		if sk.SkillName != nil {
-			signedSkills = append(signedSkills, credential.Skill{Name: *sk.SkillName})
-		}
-	}
-	in := credential.BuildInput{ID: f.iss.CredentialID(as.ID), ValidFrom: as.IssuedAt, Name: a.BadgeName,
-		Issuer:    credential.Issuer{ID: f.iss.IssuerID(as.OrgID, as.Mode), Name: a.OrgName, URL: baseURL},
-		Recipient: credential.Recipient{Email: *as.RecipientEmail, Salt: "s"},
-		Achievement: credential.Achievement{ID: f.iss.AchievementID(as.BadgeID), Name: a.BadgeName,
-			Description: a.BadgeDescription, CriteriaNarrative: strings.Join(narrative, "\n"),
-			ImageURL: baseURL + "/media/" + a.BadgeImageID.String() + "/original", Skills: signedSkills}}
-	if withName {
-		in.Recipient.Name = as.RecipientName
-	}
-	if withStatus {
-		require.NotNil(tb, as.StatusListID)
-		in.Status = &credential.StatusEntry{ListCredential: f.iss.StatusListURL(*as.StatusListID), Index: int(*as.StatusListIndex)}
-	}
-	if as.ExpiredAt != nil {
-		in.ValidUntil = *as.ExpiredAt
-	}
-	if len(as.Evidence) > 0 { // as the sign step does
-		require.NoError(tb, json.Unmarshal(as.Evidence, &in.Evidence))
-	}
-	for _, e := range edit {
-		e(&in)
-	}
-	doc, err := credential.Build(in)
-	require.NoError(tb, err)
-	signer, err := f.iss.Signer(ctx, as.OrgID, as.Mode)
-	require.NoError(tb, err)
-	signed, err := signer.Sign(ctx, doc, as.IssuedAt)
-	require.NoError(tb, err)
-	key := issuer.CredentialKey(as.ID.String())
-	_, err = f.store.PutIfAbsent(ctx, key, signed, "application/json")
-	require.NoError(tb, err)
-	sum := sha256.Sum256(signed) // as the sign step records it beside the document
-	_, err = f.d.Pool.Exec(ctx, "UPDATE assertions SET credential_key = $2, credential_sha256 = $3, state = 'RECEIVED' WHERE id = $1", as.ID, key, sum[:])
-	require.NoError(tb, err)
-	return signed
+	return apitest.SignCredential(tb, f.d, f.store, f.iss, id, withName, withStatus, edit...)
 }
 
 // issueSigned issues one recipient per name (v3, the one-month badge, issued at issuedAt) and signs each.

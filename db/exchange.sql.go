@@ -42,7 +42,7 @@ type CreateExchangeChallengeParams struct {
 	TtlSeconds    int32
 }
 
-// VC-API exchanges (migration 0022; api/vcapi_exchange.go).
+// VC-API exchanges (migration 0022; wallet/exchange.go).
 // A fresh DIDAuthentication challenge for an offer; at most 20 live ones per offer (a wallet asks once or twice),
 // so a leaked exchange URL cannot grow the table without bound.
 func (q *Queries) CreateExchangeChallenge(ctx context.Context, arg CreateExchangeChallengeParams) (int64, error) {

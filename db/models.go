@@ -143,6 +143,8 @@ type CredentialOffer struct {
 	WithdrawnAt     *time.Time
 	CreatedAt       time.Time
 	ForNotification bool
+	TxCodeFailures  int16
+	SuspendedAt     *time.Time
 }
 
 type ExchangeChallenge struct {
@@ -347,6 +349,7 @@ type WalletCredential struct {
 type WalletNonce struct {
 	Nonce     string
 	ExpiresAt time.Time
+	Client    *string
 }
 
 type WebhookAttempt struct {

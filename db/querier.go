@@ -79,7 +79,7 @@ type Querier interface {
 	CreateCredentialOffer(ctx context.Context, arg CreateCredentialOfferParams) (CredentialOffer, error)
 	// One delivery per enabled, subscribed endpoint of the event's organization; existing ones are kept.
 	CreateDispatchedDeliveries(ctx context.Context, id string) error
-	// VC-API exchanges (migration 0022; api/vcapi_exchange.go).
+	// VC-API exchanges (migration 0022; wallet/exchange.go).
 	// A fresh DIDAuthentication challenge for an offer; at most 20 live ones per offer (a wallet asks once or twice),
 	// so a leaked exchange URL cannot grow the table without bound.
 	CreateExchangeChallenge(ctx context.Context, arg CreateExchangeChallengeParams) (int64, error)
@@ -97,14 +97,22 @@ type Querier interface {
 	CreateNotificationResend(ctx context.Context, arg CreateNotificationResendParams) error
 	CreateNotifications(ctx context.Context, arg CreateNotificationsParams) error
 	CreateOrganization(ctx context.Context, arg CreateOrganizationParams) (Organization, error)
-	CreatePreauthCode(ctx context.Context, arg CreatePreauthCodeParams) error
+	// A fresh code of an offer (a fetch of its URI), unless max_minted codes of the offer were minted in the last
+	// window_seconds (the codes' lifetime): then nothing (0 rows) and the offer URI answers 429, so a leaked offer URI
+	// grows the table by at most max_minted rows per window. Concurrent fetches may each see the count below the bound
+	// and pass it by a few.
+	CreatePreauthCode(ctx context.Context, arg CreatePreauthCodeParams) (int64, error)
 	CreateProgram(ctx context.Context, arg CreateProgramParams) (Program, error)
 	// A manual delivery of an earlier delivery's event to the same endpoint: the event id (webhook-id) is the same.
 	CreateRedelivery(ctx context.Context, arg CreateRedeliveryParams) (WebhookDelivery, error)
 	CreateRedrive(ctx context.Context, arg CreateRedriveParams) (IssuanceRedriveRun, error)
 	CreateStatusList(ctx context.Context, arg CreateStatusListParams) (StatusList, error)
 	CreateWalletAccessToken(ctx context.Context, arg CreateWalletAccessTokenParams) error
-	CreateWalletNonce(ctx context.Context, arg CreateWalletNonceParams) error
+	// A fresh c_nonce given to client (web.ClientAddr), unless the client holds max_live unused, unexpired ones: then
+	// nothing (0 rows) and the nonce endpoint answers 429. A used nonce is deleted by its claim, so a wallet that uses
+	// its nonces never meets the bound. Concurrent requests of one client may each see the count below the bound and
+	// pass it by a few.
+	CreateWalletNonce(ctx context.Context, arg CreateWalletNonceParams) (int64, error)
 	CreateWebhookEndpoint(ctx context.Context, arg CreateWebhookEndpointParams) (WebhookEndpoint, error)
 	// Records an event in the outbox, in the caller's transaction, when the organization has an enabled endpoint
 	// subscribed to its type; zero rows means nobody listens.
@@ -178,7 +186,7 @@ type Querier interface {
 	GetIssuanceByKey(ctx context.Context, arg GetIssuanceByKeyParams) (Issuance, error)
 	// The key of the organization's live or test issuer (issuer.Service: one issuer per mode).
 	GetIssuerKey(ctx context.Context, arg GetIssuerKeyParams) (IssuerKey, error)
-	// OpenID4VCI offers, codes, tokens, nonces and wallet copies (migration 0020; api/oid4vci_*.go).
+	// OpenID4VCI offers, codes, tokens, nonces and wallet copies (migration 0020; package wallet).
 	GetIssuerRSAKey(ctx context.Context, arg GetIssuerRSAKeyParams) (IssuerRsaKey, error)
 	GetLatestRedrive(ctx context.Context, issuanceID uuid.UUID) (IssuanceRedriveRun, error)
 	// An offer together with its assertion, for the offer URI and the token endpoint (the credential endpoint reads
@@ -302,6 +310,10 @@ type Querier interface {
 	LockIssuance(ctx context.Context, id uuid.UUID) (Issuance, error)
 	// Serialises concurrent invocations of the same request for the transaction.
 	LockNotificationResend(ctx context.Context, arg LockNotificationResendParams) (NotificationResend, error)
+	// GetLiveOffer's row with the offer locked until the token endpoint's transaction ends: its tx_code check, the
+	// count of wrong tx_codes (RecordTxCodeFailure) and the suspension are decided one request at a time per offer,
+	// on every API process, so no guess is judged against a count another request is about to change.
+	LockOfferForToken(ctx context.Context, id uuid.UUID) (LockOfferForTokenRow, error)
 	// Live copies waiting for an anchor transaction, oldest first, locked until their assignment commits (another
 	// worker's sweep skips them).
 	LockPendingWalletCopies(ctx context.Context, maxCopies int32) ([]LockPendingWalletCopiesRow, error)
@@ -353,6 +365,9 @@ type Querier interface {
 	// kept a day past their expiry, so a log line about a refused one can still be matched to its offer.
 	PurgeWalletSecrets(ctx context.Context) (PurgeWalletSecretsRow, error)
 	RecordAnchorMined(ctx context.Context, arg RecordAnchorMinedParams) (int64, error)
+	// A wrong tx_code on an offer (the caller holds LockOfferForToken's lock): counted across all the offer's codes;
+	// the max_failures-th suspends the offer. Returns the count and when it was suspended (NULL: not).
+	RecordTxCodeFailure(ctx context.Context, arg RecordTxCodeFailureParams) (RecordTxCodeFailureRow, error)
 	// The notification endpoint: only the holder of the access token the copy was issued under may report on it.
 	RecordWalletNotification(ctx context.Context, arg RecordWalletNotificationParams) (int64, error)
 	RecordWebhookAttempt(ctx context.Context, arg RecordWebhookAttemptParams) error
@@ -377,7 +392,7 @@ type Querier interface {
 	// unused and not withdrawn gives up its place (for_notification), so the next EnsureNotificationOffers mints a fresh
 	// one and the new message's link works. The old offer stays as it was, expired. A used or withdrawn offer keeps its
 	// place (the recipient sees what became of it), and so does the offer of an assertion that can no longer be claimed
-	// (cancelled, reissued, expired: the states here are api/oid4vci_offer.go's offerable, in SQL).
+	// (cancelled, reissued, expired: the states here are wallet.Offerable, in SQL).
 	RetireLapsedNotificationOffer(ctx context.Context, assertionID uuid.UUID) (int64, error)
 	RevokeAPIKey(ctx context.Context, id uuid.UUID) (ApiKey, error)
 	// Cancels an issued, unexpired assertion of the key's mode; no row means its state forbids it.

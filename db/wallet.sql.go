@@ -109,7 +109,7 @@ func (q *Queries) ClaimWalletCopy(ctx context.Context, arg ClaimWalletCopyParams
 const createCredentialOffer = `-- name: CreateCredentialOffer :one
 INSERT INTO credential_offers (id, assertion_id, org_id, mode, tx_code_hash, tx_code_len, expires_at)
 VALUES ($1, $2, $3, $4, $5, $6, now() + $7::int * interval '1 second')
-RETURNING id, assertion_id, org_id, mode, tx_code_hash, tx_code_len, expires_at, used_at, used_by_token, withdrawn_at, created_at, for_notification
+RETURNING id, assertion_id, org_id, mode, tx_code_hash, tx_code_len, expires_at, used_at, used_by_token, withdrawn_at, created_at, for_notification, tx_code_failures, suspended_at
 `
 
 type CreateCredentialOfferParams struct {
@@ -146,6 +146,8 @@ func (q *Queries) CreateCredentialOffer(ctx context.Context, arg CreateCredentia
 		&i.WithdrawnAt,
 		&i.CreatedAt,
 		&i.ForNotification,
+		&i.TxCodeFailures,
+		&i.SuspendedAt,
 	)
 	return i, err
 }
@@ -172,19 +174,37 @@ func (q *Queries) CreateIssuerRSAKey(ctx context.Context, arg CreateIssuerRSAKey
 	return err
 }
 
-const createPreauthCode = `-- name: CreatePreauthCode :exec
-INSERT INTO preauth_codes (code_hash, offer_id, expires_at) VALUES ($1, $2, now() + $3::int * interval '1 second')
+const createPreauthCode = `-- name: CreatePreauthCode :execrows
+INSERT INTO preauth_codes (code_hash, offer_id, expires_at)
+SELECT $1, $2, now() + $3::int * interval '1 second'
+WHERE (SELECT count(*) FROM preauth_codes c WHERE c.offer_id = $2
+         AND c.created_at > now() - $4::int * interval '1 second') < $5::int
 `
 
 type CreatePreauthCodeParams struct {
-	CodeHash   []byte
-	OfferID    uuid.UUID
-	TtlSeconds int32
+	CodeHash      []byte
+	OfferID       uuid.UUID
+	TtlSeconds    int32
+	WindowSeconds int32
+	MaxMinted     int32
 }
 
-func (q *Queries) CreatePreauthCode(ctx context.Context, arg CreatePreauthCodeParams) error {
-	_, err := q.db.Exec(ctx, createPreauthCode, arg.CodeHash, arg.OfferID, arg.TtlSeconds)
-	return err
+// A fresh code of an offer (a fetch of its URI), unless max_minted codes of the offer were minted in the last
+// window_seconds (the codes' lifetime): then nothing (0 rows) and the offer URI answers 429, so a leaked offer URI
+// grows the table by at most max_minted rows per window. Concurrent fetches may each see the count below the bound
+// and pass it by a few.
+func (q *Queries) CreatePreauthCode(ctx context.Context, arg CreatePreauthCodeParams) (int64, error) {
+	result, err := q.db.Exec(ctx, createPreauthCode,
+		arg.CodeHash,
+		arg.OfferID,
+		arg.TtlSeconds,
+		arg.WindowSeconds,
+		arg.MaxMinted,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const createWalletAccessToken = `-- name: CreateWalletAccessToken :exec
@@ -202,18 +222,34 @@ func (q *Queries) CreateWalletAccessToken(ctx context.Context, arg CreateWalletA
 	return err
 }
 
-const createWalletNonce = `-- name: CreateWalletNonce :exec
-INSERT INTO wallet_nonces (nonce, expires_at) VALUES ($1, now() + $2::int * interval '1 second')
+const createWalletNonce = `-- name: CreateWalletNonce :execrows
+INSERT INTO wallet_nonces (nonce, expires_at, client)
+SELECT $1, now() + $2::int * interval '1 second', $3::text
+WHERE (SELECT count(*) FROM wallet_nonces n WHERE n.client = $3::text AND n.expires_at > now()) < $4::int
 `
 
 type CreateWalletNonceParams struct {
 	Nonce      string
 	TtlSeconds int32
+	Client     string
+	MaxLive    int32
 }
 
-func (q *Queries) CreateWalletNonce(ctx context.Context, arg CreateWalletNonceParams) error {
-	_, err := q.db.Exec(ctx, createWalletNonce, arg.Nonce, arg.TtlSeconds)
-	return err
+// A fresh c_nonce given to client (web.ClientAddr), unless the client holds max_live unused, unexpired ones: then
+// nothing (0 rows) and the nonce endpoint answers 429. A used nonce is deleted by its claim, so a wallet that uses
+// its nonces never meets the bound. Concurrent requests of one client may each see the count below the bound and
+// pass it by a few.
+func (q *Queries) CreateWalletNonce(ctx context.Context, arg CreateWalletNonceParams) (int64, error) {
+	result, err := q.db.Exec(ctx, createWalletNonce,
+		arg.Nonce,
+		arg.TtlSeconds,
+		arg.Client,
+		arg.MaxLive,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const ensureNotificationOffers = `-- name: EnsureNotificationOffers :many
@@ -307,7 +343,7 @@ type GetIssuerRSAKeyParams struct {
 	Mode  string
 }
 
-// OpenID4VCI offers, codes, tokens, nonces and wallet copies (migration 0020; api/oid4vci_*.go).
+// OpenID4VCI offers, codes, tokens, nonces and wallet copies (migration 0020; package wallet).
 func (q *Queries) GetIssuerRSAKey(ctx context.Context, arg GetIssuerRSAKeyParams) (IssuerRsaKey, error) {
 	row := q.db.QueryRow(ctx, getIssuerRSAKey, arg.OrgID, arg.Mode)
 	var i IssuerRsaKey
@@ -322,7 +358,7 @@ func (q *Queries) GetIssuerRSAKey(ctx context.Context, arg GetIssuerRSAKeyParams
 }
 
 const getLiveOffer = `-- name: GetLiveOffer :one
-SELECT o.id, o.assertion_id, o.org_id, o.mode, o.tx_code_hash, o.tx_code_len, o.expires_at, o.used_at, o.used_by_token, o.withdrawn_at, o.created_at, o.for_notification, now()::timestamptz AS db_now, a.state AS assertion_state, a.expired_at AS assertion_expired_at,
+SELECT o.id, o.assertion_id, o.org_id, o.mode, o.tx_code_hash, o.tx_code_len, o.expires_at, o.used_at, o.used_by_token, o.withdrawn_at, o.created_at, o.for_notification, o.tx_code_failures, o.suspended_at, now()::timestamptz AS db_now, a.state AS assertion_state, a.expired_at AS assertion_expired_at,
        a.credential_key, a.badge_id, a.issuance_id, a.program_id, a.error_code AS assertion_error_code
 FROM credential_offers o JOIN assertions a ON a.id = o.assertion_id
 WHERE o.id = $1
@@ -359,6 +395,8 @@ func (q *Queries) GetLiveOffer(ctx context.Context, id uuid.UUID) (GetLiveOfferR
 		&i.CredentialOffer.WithdrawnAt,
 		&i.CredentialOffer.CreatedAt,
 		&i.CredentialOffer.ForNotification,
+		&i.CredentialOffer.TxCodeFailures,
+		&i.CredentialOffer.SuspendedAt,
 		&i.DbNow,
 		&i.AssertionState,
 		&i.AssertionExpiredAt,
@@ -372,7 +410,7 @@ func (q *Queries) GetLiveOffer(ctx context.Context, id uuid.UUID) (GetLiveOfferR
 }
 
 const getTokenOffer = `-- name: GetTokenOffer :one
-SELECT t.token_hash, t.offer_id, t.expires_at, t.created_at, o.id, o.assertion_id, o.org_id, o.mode, o.tx_code_hash, o.tx_code_len, o.expires_at, o.used_at, o.used_by_token, o.withdrawn_at, o.created_at, o.for_notification, now()::timestamptz AS db_now, a.state AS assertion_state, a.expired_at AS assertion_expired_at,
+SELECT t.token_hash, t.offer_id, t.expires_at, t.created_at, o.id, o.assertion_id, o.org_id, o.mode, o.tx_code_hash, o.tx_code_len, o.expires_at, o.used_at, o.used_by_token, o.withdrawn_at, o.created_at, o.for_notification, o.tx_code_failures, o.suspended_at, now()::timestamptz AS db_now, a.state AS assertion_state, a.expired_at AS assertion_expired_at,
        a.credential_key, a.badge_id, a.issuance_id, a.program_id, a.error_code AS assertion_error_code
 FROM wallet_access_tokens t
 JOIN credential_offers o ON o.id = t.offer_id
@@ -415,6 +453,8 @@ func (q *Queries) GetTokenOffer(ctx context.Context, tokenHash []byte) (GetToken
 		&i.CredentialOffer.WithdrawnAt,
 		&i.CredentialOffer.CreatedAt,
 		&i.CredentialOffer.ForNotification,
+		&i.CredentialOffer.TxCodeFailures,
+		&i.CredentialOffer.SuspendedAt,
 		&i.DbNow,
 		&i.AssertionState,
 		&i.AssertionExpiredAt,
@@ -674,6 +714,59 @@ func (q *Queries) ListWalletCredentials(ctx context.Context, assertionID uuid.UU
 	return items, nil
 }
 
+const lockOfferForToken = `-- name: LockOfferForToken :one
+SELECT o.id, o.assertion_id, o.org_id, o.mode, o.tx_code_hash, o.tx_code_len, o.expires_at, o.used_at, o.used_by_token, o.withdrawn_at, o.created_at, o.for_notification, o.tx_code_failures, o.suspended_at, now()::timestamptz AS db_now, a.state AS assertion_state, a.expired_at AS assertion_expired_at,
+       a.credential_key, a.badge_id, a.issuance_id, a.program_id, a.error_code AS assertion_error_code
+FROM credential_offers o JOIN assertions a ON a.id = o.assertion_id
+WHERE o.id = $1
+FOR UPDATE OF o
+`
+
+type LockOfferForTokenRow struct {
+	CredentialOffer    CredentialOffer
+	DbNow              time.Time
+	AssertionState     string
+	AssertionExpiredAt *time.Time
+	CredentialKey      *string
+	BadgeID            uuid.UUID
+	IssuanceID         uuid.UUID
+	ProgramID          uuid.UUID
+	AssertionErrorCode *string
+}
+
+// GetLiveOffer's row with the offer locked until the token endpoint's transaction ends: its tx_code check, the
+// count of wrong tx_codes (RecordTxCodeFailure) and the suspension are decided one request at a time per offer,
+// on every API process, so no guess is judged against a count another request is about to change.
+func (q *Queries) LockOfferForToken(ctx context.Context, id uuid.UUID) (LockOfferForTokenRow, error) {
+	row := q.db.QueryRow(ctx, lockOfferForToken, id)
+	var i LockOfferForTokenRow
+	err := row.Scan(
+		&i.CredentialOffer.ID,
+		&i.CredentialOffer.AssertionID,
+		&i.CredentialOffer.OrgID,
+		&i.CredentialOffer.Mode,
+		&i.CredentialOffer.TxCodeHash,
+		&i.CredentialOffer.TxCodeLen,
+		&i.CredentialOffer.ExpiresAt,
+		&i.CredentialOffer.UsedAt,
+		&i.CredentialOffer.UsedByToken,
+		&i.CredentialOffer.WithdrawnAt,
+		&i.CredentialOffer.CreatedAt,
+		&i.CredentialOffer.ForNotification,
+		&i.CredentialOffer.TxCodeFailures,
+		&i.CredentialOffer.SuspendedAt,
+		&i.DbNow,
+		&i.AssertionState,
+		&i.AssertionExpiredAt,
+		&i.CredentialKey,
+		&i.BadgeID,
+		&i.IssuanceID,
+		&i.ProgramID,
+		&i.AssertionErrorCode,
+	)
+	return i, err
+}
+
 const lockPendingWalletCopies = `-- name: LockPendingWalletCopies :many
 SELECT id, credential_sha256 FROM wallet_credentials WHERE anchor_pending
 ORDER BY created_at, id LIMIT $1::int
@@ -748,6 +841,32 @@ func (q *Queries) PurgeWalletSecrets(ctx context.Context) (PurgeWalletSecretsRow
 	return i, err
 }
 
+const recordTxCodeFailure = `-- name: RecordTxCodeFailure :one
+UPDATE credential_offers SET tx_code_failures = tx_code_failures + 1,
+    suspended_at = CASE WHEN tx_code_failures + 1 >= $1::int THEN coalesce(suspended_at, now()) ELSE suspended_at END
+WHERE id = $2
+RETURNING tx_code_failures, suspended_at
+`
+
+type RecordTxCodeFailureParams struct {
+	MaxFailures int32
+	ID          uuid.UUID
+}
+
+type RecordTxCodeFailureRow struct {
+	TxCodeFailures int16
+	SuspendedAt    *time.Time
+}
+
+// A wrong tx_code on an offer (the caller holds LockOfferForToken's lock): counted across all the offer's codes;
+// the max_failures-th suspends the offer. Returns the count and when it was suspended (NULL: not).
+func (q *Queries) RecordTxCodeFailure(ctx context.Context, arg RecordTxCodeFailureParams) (RecordTxCodeFailureRow, error) {
+	row := q.db.QueryRow(ctx, recordTxCodeFailure, arg.MaxFailures, arg.ID)
+	var i RecordTxCodeFailureRow
+	err := row.Scan(&i.TxCodeFailures, &i.SuspendedAt)
+	return i, err
+}
+
 const recordWalletNotification = `-- name: RecordWalletNotification :execrows
 UPDATE wallet_credentials SET notification_event = $3, notified_at = now()
 WHERE notification_id = $1 AND token_hash = $2
@@ -795,7 +914,7 @@ WHERE o.assertion_id = $1 AND o.for_notification
 // unused and not withdrawn gives up its place (for_notification), so the next EnsureNotificationOffers mints a fresh
 // one and the new message's link works. The old offer stays as it was, expired. A used or withdrawn offer keeps its
 // place (the recipient sees what became of it), and so does the offer of an assertion that can no longer be claimed
-// (cancelled, reissued, expired: the states here are api/oid4vci_offer.go's offerable, in SQL).
+// (cancelled, reissued, expired: the states here are wallet.Offerable, in SQL).
 func (q *Queries) RetireLapsedNotificationOffer(ctx context.Context, assertionID uuid.UUID) (int64, error) {
 	result, err := q.db.Exec(ctx, retireLapsedNotificationOffer, assertionID)
 	if err != nil {
@@ -858,7 +977,7 @@ func (q *Queries) RewrapIssuerRSAKey(ctx context.Context, arg RewrapIssuerRSAKey
 const withdrawCredentialOffer = `-- name: WithdrawCredentialOffer :one
 UPDATE credential_offers SET withdrawn_at = coalesce(withdrawn_at, now())
 WHERE id = $1 AND assertion_id = $2 AND org_id = $3 AND mode = $4
-RETURNING id, assertion_id, org_id, mode, tx_code_hash, tx_code_len, expires_at, used_at, used_by_token, withdrawn_at, created_at, for_notification
+RETURNING id, assertion_id, org_id, mode, tx_code_hash, tx_code_len, expires_at, used_at, used_by_token, withdrawn_at, created_at, for_notification, tx_code_failures, suspended_at
 `
 
 type WithdrawCredentialOfferParams struct {
@@ -889,6 +1008,8 @@ func (q *Queries) WithdrawCredentialOffer(ctx context.Context, arg WithdrawCrede
 		&i.WithdrawnAt,
 		&i.CreatedAt,
 		&i.ForNotification,
+		&i.TxCodeFailures,
+		&i.SuspendedAt,
 	)
 	return i, err
 }

@@ -25,9 +25,10 @@ var floors = []struct {
 	{"temporal", []string{"workflows", "activities", "db", "internal/"}},
 	{"temporal/", []string{"temporal/", "workflows", "activities", "db", "internal/"}},
 	{"page", []string{"db", "internal/"}},
-	{"wallet", []string{"db", "internal/"}},
+	{"wallet", []string{"page", "db", "internal/"}}, // page: the offer landing page's language and CSP
 	// The HTTP edge names workflows (ids, inputs) and reads db; it never runs steps (activities) or Temporal's plumbing.
 	{"api", []string{"page", "wallet", "workflows", "db", "internal/"}},
+	{"api/apitest", []string{"api", "db", "db/", "internal/"}}, // the whole API over a fresh database, for tests
 	{"wire", []string{"api", "page", "wallet", "temporal", "workflows", "activities", "db", "internal/"}},
 	{"deploy", nil},
 	{"deploy/", []string{"temporal/setup", "workflows", "internal/"}},

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +57,7 @@ func TestAdminAssertionCopies(t *testing.T) {
 		// Claimed as the credential endpoint claims: a fresh nonce, then the claim statement.
 		sum := sha256.Sum256(body)
 		nonce := "nonce-" + uuid.NewString()
-		require.NoError(t, f.DB.CreateWalletNonce(ctx, db.CreateWalletNonceParams{Nonce: nonce, TtlSeconds: 300}))
+		require.NoError(t, oneRow(f.DB.CreateWalletNonce(ctx, db.CreateWalletNonceParams{Nonce: nonce, TtlSeconds: 300, Client: "192.0.2.1", MaxLive: 100})))
 		p := db.ClaimWalletCopyParams{Nonce: nonce, TokenHash: []byte("token-1"), OfferID: o.ID, ID: uuid.New(),
 			AssertionID: f.IDs[0], OrgID: f.OrgID, ConfigurationID: cfg, Format: format, HolderDid: holder,
 			Credential: body, CredentialSha256: sum[:], AnchorPending: true}
@@ -274,4 +275,12 @@ func TestResendNotification_LapsedOffer(t *testing.T) {
 	var expired bool
 	require.NoError(t, f.DB.Pool.QueryRow(ctx, `SELECT expires_at <= now() FROM credential_offers WHERE id = $1`, first).Scan(&expired))
 	require.True(t, expired, "the lapsed offer stays expired")
+}
+
+// oneRow is the error of a conditional insert (CreateWalletNonce, CreatePreauthCode) that must have made its row.
+func oneRow(n int64, err error) error {
+	if err == nil && n != 1 {
+		err = fmt.Errorf("%d rows made, want 1", n)
+	}
+	return err
 }

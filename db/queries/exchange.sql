@@ -1,4 +1,4 @@
--- VC-API exchanges (migration 0022; api/vcapi_exchange.go).
+-- VC-API exchanges (migration 0022; wallet/exchange.go).
 
 -- name: CreateExchangeChallenge :execrows
 -- A fresh DIDAuthentication challenge for an offer; at most 20 live ones per offer (a wallet asks once or twice),

@@ -1,4 +1,4 @@
--- OpenID4VCI offers, codes, tokens, nonces and wallet copies (migration 0020; api/oid4vci_*.go).
+-- OpenID4VCI offers, codes, tokens, nonces and wallet copies (migration 0020; package wallet).
 
 -- name: GetIssuerRSAKey :one
 SELECT * FROM issuer_rsa_keys WHERE org_id = $1 AND mode = $2;
@@ -36,8 +36,33 @@ JOIN credential_offers o ON o.id = t.offer_id
 JOIN assertions a ON a.id = o.assertion_id
 WHERE t.token_hash = $1 AND t.expires_at > now();
 
--- name: CreatePreauthCode :exec
-INSERT INTO preauth_codes (code_hash, offer_id, expires_at) VALUES ($1, $2, now() + sqlc.arg(ttl_seconds)::int * interval '1 second');
+-- name: CreatePreauthCode :execrows
+-- A fresh code of an offer (a fetch of its URI), unless max_minted codes of the offer were minted in the last
+-- window_seconds (the codes' lifetime): then nothing (0 rows) and the offer URI answers 429, so a leaked offer URI
+-- grows the table by at most max_minted rows per window. Concurrent fetches may each see the count below the bound
+-- and pass it by a few.
+INSERT INTO preauth_codes (code_hash, offer_id, expires_at)
+SELECT sqlc.arg(code_hash), sqlc.arg(offer_id), now() + sqlc.arg(ttl_seconds)::int * interval '1 second'
+WHERE (SELECT count(*) FROM preauth_codes c WHERE c.offer_id = sqlc.arg(offer_id)
+         AND c.created_at > now() - sqlc.arg(window_seconds)::int * interval '1 second') < sqlc.arg(max_minted)::int;
+
+-- name: LockOfferForToken :one
+-- GetLiveOffer's row with the offer locked until the token endpoint's transaction ends: its tx_code check, the
+-- count of wrong tx_codes (RecordTxCodeFailure) and the suspension are decided one request at a time per offer,
+-- on every API process, so no guess is judged against a count another request is about to change.
+SELECT sqlc.embed(o), now()::timestamptz AS db_now, a.state AS assertion_state, a.expired_at AS assertion_expired_at,
+       a.credential_key, a.badge_id, a.issuance_id, a.program_id, a.error_code AS assertion_error_code
+FROM credential_offers o JOIN assertions a ON a.id = o.assertion_id
+WHERE o.id = $1
+FOR UPDATE OF o;
+
+-- name: RecordTxCodeFailure :one
+-- A wrong tx_code on an offer (the caller holds LockOfferForToken's lock): counted across all the offer's codes;
+-- the max_failures-th suspends the offer. Returns the count and when it was suspended (NULL: not).
+UPDATE credential_offers SET tx_code_failures = tx_code_failures + 1,
+    suspended_at = CASE WHEN tx_code_failures + 1 >= sqlc.arg(max_failures)::int THEN coalesce(suspended_at, now()) ELSE suspended_at END
+WHERE id = sqlc.arg(id)
+RETURNING tx_code_failures, suspended_at;
 
 -- name: RedeemPreauthCode :one
 -- Uses a code up, once: a replayed code matches no row.
@@ -51,8 +76,14 @@ INSERT INTO wallet_access_tokens (token_hash, offer_id, expires_at) VALUES ($1, 
 -- name: GetWalletAccessToken :one
 SELECT * FROM wallet_access_tokens WHERE token_hash = $1 AND expires_at > now();
 
--- name: CreateWalletNonce :exec
-INSERT INTO wallet_nonces (nonce, expires_at) VALUES ($1, now() + sqlc.arg(ttl_seconds)::int * interval '1 second');
+-- name: CreateWalletNonce :execrows
+-- A fresh c_nonce given to client (web.ClientAddr), unless the client holds max_live unused, unexpired ones: then
+-- nothing (0 rows) and the nonce endpoint answers 429. A used nonce is deleted by its claim, so a wallet that uses
+-- its nonces never meets the bound. Concurrent requests of one client may each see the count below the bound and
+-- pass it by a few.
+INSERT INTO wallet_nonces (nonce, expires_at, client)
+SELECT sqlc.arg(nonce), now() + sqlc.arg(ttl_seconds)::int * interval '1 second', sqlc.arg(client)::text
+WHERE (SELECT count(*) FROM wallet_nonces n WHERE n.client = sqlc.arg(client)::text AND n.expires_at > now()) < sqlc.arg(max_live)::int;
 
 -- name: MarkOfferUsed :one
 -- The first credential request uses the offer up for every other access token; returns the token that used it.
@@ -127,7 +158,7 @@ WHERE org_id = sqlc.arg(org_id) AND mode = sqlc.arg(mode) AND sealed_key = sqlc.
 -- unused and not withdrawn gives up its place (for_notification), so the next EnsureNotificationOffers mints a fresh
 -- one and the new message's link works. The old offer stays as it was, expired. A used or withdrawn offer keeps its
 -- place (the recipient sees what became of it), and so does the offer of an assertion that can no longer be claimed
--- (cancelled, reissued, expired: the states here are api/oid4vci_offer.go's offerable, in SQL).
+-- (cancelled, reissued, expired: the states here are wallet.Offerable, in SQL).
 UPDATE credential_offers o SET for_notification = false
 FROM assertions a
 WHERE o.assertion_id = sqlc.arg(assertion_id) AND o.for_notification

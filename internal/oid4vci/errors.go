@@ -1,8 +1,10 @@
 // Package oid4vci holds the protocol parts of OpenID for Verifiable Credential Issuance 1.0 that do not touch the
 // database or HTTP: the holder's key proof (a JWT of type openid4vci-proof+jwt naming its key as did:key, did:jwk
-// or jwk), the DIDs of holder keys, and the VC-JWT form of an Open Badges 3.0 credential (OB 3.0 §8.2).
+// or jwk), the DIDs of holder keys, the VC-JWT form of an Open Badges 3.0 credential (OB 3.0 §8.2), the offer's
+// links and QR code, and the protocol's error codes. Package wallet serves the protocol with them; the notify step
+// (internal/notice) links offers with them.
 //
-// It imports nothing of the module.
+// It imports internal/qr only of the module.
 package oid4vci
 
 import "fmt"

@@ -1,7 +1,10 @@
 package oid4vci
 
 import (
+	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -15,8 +18,14 @@ const ProofType = "openid4vci-proof+jwt"
 // MaxProofBytes bounds a proof JWT: a did:jwk kid of a P-256 key and a signature are well under 2 KiB.
 const MaxProofBytes = 8 << 10
 
-// ProofAlgs are the signature algorithms accepted from holders (their keys: Ed25519, P-256).
-var ProofAlgs = []jose.SignatureAlgorithm{jose.EdDSA, jose.ES256}
+// Ed25519 is the fully-specified JOSE algorithm of Ed25519 signatures (RFC 9864), which deprecates the polymorphic
+// EdDSA for new use: the same signature, named by its curve. go-jose does not know it, so VerifyProof checks it.
+const Ed25519 = jose.SignatureAlgorithm("Ed25519")
+
+// ProofAlgs are the signature algorithms accepted from holders (their keys: Ed25519, P-256), in the order the
+// issuer metadata advertises them (proof_signing_alg_values_supported): the fully-specified one first, so a wallet
+// that takes the first it knows picks it.
+var ProofAlgs = []jose.SignatureAlgorithm{Ed25519, jose.EdDSA, jose.ES256}
 
 // ProofCheck is what a proof must match.
 type ProofCheck struct {
@@ -41,7 +50,7 @@ func VerifyProof(token string, c ProofCheck) (*Proof, *Error) {
 	}
 	jws, err := jose.ParseSigned(token, ProofAlgs)
 	if err != nil {
-		return nil, Errorf(InvalidProof, "the proof is not a compact JWS signed with EdDSA or ES256: %v", err)
+		return nil, Errorf(InvalidProof, "the proof is not a compact JWS signed with Ed25519, EdDSA or ES256: %v", err)
 	}
 	if len(jws.Signatures) != 1 {
 		return nil, Errorf(InvalidProof, "the proof must carry one signature")
@@ -77,7 +86,12 @@ func VerifyProof(token string, c ProofCheck) (*Proof, *Error) {
 	default:
 		return nil, Errorf(InvalidProof, "the proof names no key (kid as did:key or did:jwk, or jwk)")
 	}
-	payload, err := jws.Verify(key)
+	var payload []byte
+	if jose.SignatureAlgorithm(h.Algorithm) == Ed25519 {
+		payload, err = verifyEd25519(token, jws, key)
+	} else {
+		payload, err = jws.Verify(key)
+	}
 	if err != nil {
 		return nil, Errorf(InvalidProof, "the proof's signature does not verify with the key it names")
 	}
@@ -112,6 +126,29 @@ func VerifyProof(token string, c ProofCheck) (*Proof, *Error) {
 		return nil, Errorf(InvalidNonce, "the nonce is not one this issuer gave")
 	}
 	return &Proof{HolderDID: holder, Nonce: *claims.Nonce}, nil
+}
+
+// verifyEd25519 checks a compact JWS whose alg is Ed25519 (RFC 9864), as jws.Verify checks the algorithms go-jose
+// knows: the key must be an Ed25519 key, no critical header may be asked for (go-jose's own check refuses those it
+// does not implement, and this one implements none), and the signature is Ed25519's over the JWS signing input
+// (RFC 7515 §5.2), exactly as EdDSA's. It returns the payload.
+func verifyEd25519(token string, jws *jose.JSONWebSignature, key any) ([]byte, error) {
+	pub, ok := key.(ed25519.PublicKey)
+	if !ok {
+		return nil, errors.New("alg Ed25519 needs an Ed25519 key")
+	}
+	if _, ok := jws.Signatures[0].Protected.ExtraHeaders["crit"]; ok {
+		return nil, errors.New("no critical header is supported")
+	}
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return nil, errors.New("not a compact JWS")
+	}
+	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
+	if err != nil || !ed25519.Verify(pub, []byte(parts[0]+"."+parts[1]), sig) {
+		return nil, errors.New("the signature does not verify")
+	}
+	return jws.UnsafePayloadWithoutVerification(), nil
 }
 
 // audienceIs: aud is the issuer identifier, as a string (or a one-element array of it).

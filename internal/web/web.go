@@ -1,7 +1,8 @@
-// Package web holds what the keyed API (package api) and the public badge page (package page) both answer with:
-// the not-found error of a public route, a stored artifact streamed to the client, the strict UUID of a path, and
-// which assertions have a credential to serve. It imports db and internal/blob, never api or page, so both can
-// import it.
+// Package web holds what the keyed API (package api), the public badge page (package page) and the wallet protocols
+// (package wallet) answer with: the not-found error of a public route, a stored artifact streamed to the client, the
+// strict UUID of a path, which assertions have a credential to serve, the state a reader sees, and the client a
+// request came from (client.go). It imports db and internal/blob, never api, page or wallet, so all three can import
+// it.
 package web
 
 import (
@@ -12,6 +13,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -39,6 +41,16 @@ var IssuedStates = []db.AssertionState{db.AssertionIssued, db.AssertionReceived,
 // IssuedStates.
 func Issued(a db.Assertion) bool {
 	return a.CredentialKey != nil && slices.Contains(IssuedStates, db.AssertionState(a.State))
+}
+
+// EffectiveState is the state a reader sees: an issued assertion past its expiry is EXPIRED even before the
+// expiry job has rewritten the row.
+func EffectiveState(state string, expiredAt *time.Time, now time.Time) db.AssertionState {
+	s := db.AssertionState(state)
+	if (s == db.AssertionIssued || s == db.AssertionReceived) && expiredAt != nil && !expiredAt.After(now) {
+		return db.AssertionExpired
+	}
+	return s
 }
 
 // NegotiatedVary is the Vary of a URL that answers JSON or the HTML page by Accept, the page in the language

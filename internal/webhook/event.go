@@ -23,7 +23,7 @@ const (
 	// AssertionExpiring is an expiry reminder claimed (db/queries/reminders.sql): its data adds daysBefore and
 	// expiredAt.
 	AssertionExpiring = "assertion.expiring"
-	AssertionClaimed  = "assertion.claimed" // a wallet took a copy (api/oid4vci_credential.go)
+	AssertionClaimed  = "assertion.claimed" // a wallet took a copy (wallet/credential.go, wallet/exchange.go)
 )
 
 // Types lists every event type.

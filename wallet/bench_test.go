@@ -1,4 +1,4 @@
-package api_test
+package wallet_test
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // offer per claim, sequentially; reports p50 and p99 (the issue asks p99 ≤ 100 ms on the embedded stack).
 func BenchmarkWalletClaim(b *testing.B) {
 	benchClaims(b, func(f *walletFixture, wl testWallet, offerURI string) {
-		iss := baseURL + "/issuers/" + f.org.ID.String()
+		iss := baseURL + "/issuers/" + f.Org.ID.String()
 		o := f.fetchOffer(b, offerURI)
 		st, tok := f.tokenFor(b, preAuthCode(b, o), "")
 		require.Equal(b, http.StatusOK, st)
@@ -54,7 +54,7 @@ func benchClaims(b *testing.B, claim func(f *walletFixture, wl testWallet, offer
 func BenchmarkWalletCredentialEndpoint(b *testing.B) {
 	f := newWalletFixture(b)
 	wl := newTestWallet(b)
-	iss := baseURL + "/issuers/" + f.org.ID.String()
+	iss := baseURL + "/issuers/" + f.Org.ID.String()
 	type req struct{ token, proof string }
 	reqs := make([]req, b.N)
 	ctx := context.Background()
@@ -64,9 +64,9 @@ func BenchmarkWalletCredentialEndpoint(b *testing.B) {
 		tok := fmt.Sprintf("bench-token-%d-%s", i, uuid.NewString())
 		nonce := fmt.Sprintf("bench-nonce-%d-%s", i, uuid.NewString())
 		h := sha256.Sum256([]byte(tok))
-		_, err := f.d.Pool.Exec(ctx, "INSERT INTO wallet_access_tokens (token_hash, offer_id, expires_at) VALUES ($1, $2, now() + interval '1 hour')", h[:], id)
+		_, err := f.DB.Pool.Exec(ctx, "INSERT INTO wallet_access_tokens (token_hash, offer_id, expires_at) VALUES ($1, $2, now() + interval '1 hour')", h[:], id)
 		require.NoError(b, err)
-		_, err = f.d.Pool.Exec(ctx, "INSERT INTO wallet_nonces (nonce, expires_at) VALUES ($1, now() + interval '1 hour')", nonce)
+		_, err = f.DB.Pool.Exec(ctx, "INSERT INTO wallet_nonces (nonce, expires_at) VALUES ($1, now() + interval '1 hour')", nonce)
 		require.NoError(b, err)
 		reqs[i] = req{tok, wl.proof(b, proofSpec{aud: iss, nonce: nonce})}
 	}
@@ -93,8 +93,8 @@ func BenchmarkWalletCredentialEndpoint(b *testing.B) {
 func (f *walletFixture) insertOffer(tb testing.TB) string {
 	tb.Helper()
 	id := uuid.New()
-	_, err := f.d.Pool.Exec(context.Background(), `INSERT INTO credential_offers (id, assertion_id, org_id, mode, expires_at)
-		VALUES ($1, $2, $3, 'live', now() + interval '1 day')`, id, f.assertion, f.org.ID)
+	_, err := f.DB.Pool.Exec(context.Background(), `INSERT INTO credential_offers (id, assertion_id, org_id, mode, expires_at)
+		VALUES ($1, $2, $3, 'live', now() + interval '1 day')`, id, f.assertion, f.Org.ID)
 	require.NoError(tb, err)
 	return baseURL + "/oid4vci/offers/" + id.String()
 }

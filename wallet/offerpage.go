@@ -1,4 +1,4 @@
-package api
+package wallet
 
 import (
 	"bytes"
@@ -6,10 +6,9 @@ import (
 	"html/template"
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/oid4vci"
+	"github.com/badged/badged/internal/web"
 	"github.com/badged/badged/page"
 )
 
@@ -66,9 +65,9 @@ var offerPageText = map[string]map[string]string{
 }
 
 // offerPage serves the landing page: 404 for an unknown offer, 410 (the page saying why) for an ended one.
-func (h *handler) offerPage(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) offerPage(w http.ResponseWriter, r *http.Request) {
 	lang := page.PickLang(r)
-	id, err := parseUUID(chi.URLParam(r, "offerId"))
+	id, err := web.ParseUUID(r.PathValue("offerId"))
 	if err != nil {
 		http.NotFound(w, r)
 		return
@@ -102,7 +101,7 @@ func (h *handler) offerPage(w http.ResponseWriter, r *http.Request) {
 		// Both marked safe after they were built here: the link's scheme is the protocol's, the image a data: PNG.
 		data.Link = template.URL(link)
 		data.QR = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(png))
-		if o.CredentialOffer.TxCodeHash == nil { // the LCW cannot enter a tx_code: no exchange link then (oid4vci_offer.go)
+		if o.CredentialOffer.TxCodeHash == nil { // the LCW cannot enter a tx_code: no exchange link then (exchange.go)
 			data.LCW = template.URL(lcwRequestLink(h.issuer.IssuerID(o.CredentialOffer.OrgID, o.CredentialOffer.Mode), h.exchangeURL(id), id))
 		}
 	}

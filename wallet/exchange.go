@@ -1,4 +1,4 @@
-package api
+package wallet
 
 import (
 	"bytes"
@@ -11,12 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/credential"
 	"github.com/badged/badged/internal/oid4vci"
+	"github.com/badged/badged/internal/web"
 	"github.com/badged/badged/internal/webhook"
 )
 
@@ -37,25 +37,18 @@ import (
 // the offer used and assertion.claimed recorded in one transaction that commits before the answer.
 
 const (
-	exchangePrefix     = "/exchanges"
 	maxExchangeBody    = 64 << 10 // a DIDAuthentication presentation is about 1 KB
 	exchangeChallenge  = 10 * time.Minute
 	lcwRequestEndpoint = "https://lcw.app/request.html" // the DCC's own exchanger links the LCW this way
 )
 
-// mountExchanges adds the VC-API exchange routes (outside the versioned API: their bodies are the protocol's).
-func (h *handler) mountExchanges(r chi.Router) {
-	r.Post(exchangePrefix+"/{offerId}", h.exchange)
-	r.Get(exchangePrefix+"/{offerId}/protocols", h.exchangeProtocols)
-}
-
 // exchangeURL is the VC-API exchange of an offer.
-func (h *handler) exchangeURL(offer uuid.UUID) string {
-	return h.baseURL + exchangePrefix + "/" + offer.String()
+func (h *Handler) exchangeURL(offer uuid.UUID) string {
+	return h.baseURL + ExchangePrefix + "/" + offer.String()
 }
 
 // exchangeDomain is the domain a presentation of the request flow must be bound to: the service's origin.
-func (h *handler) exchangeDomain() string {
+func (h *Handler) exchangeDomain() string {
 	u, err := url.Parse(h.baseURL)
 	if err != nil || u.Host == "" {
 		return h.baseURL
@@ -72,7 +65,7 @@ func lcwRequestLink(issuerID, exchangeURL string, offer uuid.UUID) string {
 
 // exchangeProtocols: GET /exchanges/{offerId}/protocols, the interaction URL's protocols object (CHAPI's
 // convention), naming both ways into a wallet. Only a live offer answers.
-func (h *handler) exchangeProtocols(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) exchangeProtocols(w http.ResponseWriter, r *http.Request) {
 	o, prob := h.liveExchangeOffer(r)
 	if prob != nil {
 		h.problem(w, prob)
@@ -83,8 +76,8 @@ func (h *handler) exchangeProtocols(w http.ResponseWriter, r *http.Request) {
 }
 
 // liveExchangeOffer reads the offer a path names and says why it cannot be exchanged, if it cannot.
-func (h *handler) liveExchangeOffer(r *http.Request) (db.GetLiveOfferRow, *problem) {
-	id, err := parseUUID(chi.URLParam(r, "offerId"))
+func (h *Handler) liveExchangeOffer(r *http.Request) (db.GetLiveOfferRow, *problem) {
+	id, err := web.ParseUUID(r.PathValue("offerId"))
 	if err != nil {
 		return db.GetLiveOfferRow{}, probNotFound()
 	}
@@ -93,10 +86,10 @@ func (h *handler) liveExchangeOffer(r *http.Request) (db.GetLiveOfferRow, *probl
 		return o, probNotFound()
 	}
 	if err != nil {
-		return o, probFailure(r, h, err)
+		return o, h.probFailure(r, err)
 	}
 	if p := offerProblem(o); p != "" {
-		return o, &problem{Status: http.StatusGone, Type: problemOfferEnded, Title: "The offer has ended", Detail: p}
+		return o, probOfferEnded(p)
 	}
 	if o.CredentialOffer.TxCodeHash != nil {
 		return o, &problem{Status: http.StatusConflict, Type: problemTxCode, Title: "This offer asks for a transaction code",
@@ -108,7 +101,7 @@ func (h *handler) liveExchangeOffer(r *http.Request) (db.GetLiveOfferRow, *probl
 // exchange: POST /exchanges/{offerId}. {} (or any body without a presentation) starts the exchange; a body with
 // a presentation ({"verifiablePresentation": …}, or the presentation itself, as the LCW's deep link flow posts)
 // finishes it.
-func (h *handler) exchange(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) exchange(w http.ResponseWriter, r *http.Request) {
 	body, perr := readProtocolBody(w, r, maxExchangeBody, "too_large")
 	if perr != nil && r.ContentLength <= maxExchangeBody && !strings.Contains(perr.Description, "larger") {
 		h.problem(w, &problem{Status: http.StatusBadRequest, Type: problemParsing, Code: -64,
@@ -156,12 +149,12 @@ func presentationOf(req map[string]json.RawMessage, body []byte) (vp []byte, wra
 }
 
 // startExchange answers the DIDAuthentication request with a fresh challenge.
-func (h *handler) startExchange(w http.ResponseWriter, r *http.Request, o db.GetLiveOfferRow) {
+func (h *Handler) startExchange(w http.ResponseWriter, r *http.Request, o db.GetLiveOfferRow) {
 	challenge := secret(24)
 	n, err := h.db.CreateExchangeChallenge(r.Context(), db.CreateExchangeChallengeParams{ChallengeHash: hashSecret(challenge),
 		OfferID: o.CredentialOffer.ID, TtlSeconds: int32(exchangeChallenge / time.Second)})
 	if err != nil {
-		h.problem(w, probFailure(r, h, err))
+		h.problem(w, h.probFailure(r, err))
 		return
 	}
 	if n == 0 {
@@ -182,7 +175,7 @@ func (h *handler) startExchange(w http.ResponseWriter, r *http.Request, o db.Get
 }
 
 // finishExchange verifies the holder's presentation and answers the bound copy. A refusal writes nothing.
-func (h *handler) finishExchange(w http.ResponseWriter, r *http.Request, o db.GetLiveOfferRow, vp []byte, wrapped bool) {
+func (h *Handler) finishExchange(w http.ResponseWriter, r *http.Request, o db.GetLiveOfferRow, vp []byte, wrapped bool) {
 	off := o.CredentialOffer
 	auth, err := credential.VerifyAuthentication(r.Context(), vp, credential.PresentationLimits)
 	if err != nil {
@@ -209,12 +202,12 @@ func (h *handler) finishExchange(w http.ResponseWriter, r *http.Request, o db.Ge
 	copyID := uuid.New()
 	issued, err := h.walletCopy(r, o, cfgLDP, copyID, auth.Holder)
 	if err != nil {
-		h.problem(w, probFailure(r, h, err))
+		h.problem(w, h.probFailure(r, err))
 		return
 	}
 	raw, err := json.Marshal(issued)
 	if err != nil {
-		h.problem(w, probFailure(r, h, err))
+		h.problem(w, h.probFailure(r, err))
 		return
 	}
 	var refusal *problem
@@ -234,7 +227,7 @@ func (h *handler) finishExchange(w http.ResponseWriter, r *http.Request, o db.Ge
 			return err
 		}
 		if !sameToken(usedBy, token) {
-			refusal = &problem{Status: http.StatusGone, Type: problemOfferEnded, Title: "The offer has ended", Detail: "the offer was used"}
+			refusal = probOfferEnded("the offer was used")
 			return errRefused
 		}
 		sum := sha256.Sum256(raw)
@@ -242,7 +235,7 @@ func (h *handler) finishExchange(w http.ResponseWriter, r *http.Request, o db.Ge
 			OfferID: off.ID, OrgID: off.OrgID, TokenHash: token, ConfigurationID: cfgLDP, HolderDid: auth.Holder,
 			Credential: raw, CredentialSha256: sum[:], NotificationID: secret(18)})
 		if db.IsNotFound(err) {
-			refusal = &problem{Status: http.StatusGone, Type: problemOfferEnded, Title: "The offer has ended", Detail: "the offer was used"}
+			refusal = probOfferEnded("the offer was used")
 			return errRefused
 		}
 		if err != nil {
@@ -251,19 +244,19 @@ func (h *handler) finishExchange(w http.ResponseWriter, r *http.Request, o db.Ge
 		data := webhook.AssertionData{AssertionID: off.AssertionID, IssuanceID: o.IssuanceID, BadgeID: o.BadgeID,
 			ProgramID: o.ProgramID, StateCode: o.AssertionState, ErrorCode: o.AssertionErrorCode, Mode: off.Mode}
 		return webhook.RecordAssertionClaimed(r.Context(), q, off.OrgID, data, webhook.ClaimedCopy{
-			CredentialID: copyURN(copyID), Format: "ldp_vc", HolderDID: auth.Holder, ClaimedAt: c.CreatedAt})
+			CredentialID: oid4vci.CopyID(copyID), Format: "ldp_vc", HolderDID: auth.Holder, ClaimedAt: c.CreatedAt})
 	})
 	switch {
 	case refusal != nil:
 		h.problem(w, refusal)
 		return
 	case err != nil:
-		h.problem(w, probFailure(r, h, err))
+		h.problem(w, h.probFailure(r, err))
 		return
 	}
 	h.metrics.WalletClaimed("ldp_vc")
 	h.log.InfoContext(r.Context(), "wallet copy claimed over a VC-API exchange", "offer", off.ID, "assertion", off.AssertionID,
-		"credential", copyURN(copyID), "proof", auth.ProofType, "deepLink", link)
+		"credential", oid4vci.CopyID(copyID), "proof", auth.ProofType, "deepLink", link)
 	out := map[string]any{"@context": []string{credential.ContextCredentialsV2}, "type": []string{"VerifiablePresentation"},
 		"verifiableCredential": []any{issued}}
 	if wrapped {

@@ -1,4 +1,4 @@
-package api_test
+package wallet_test
 
 import (
 	"context"
@@ -24,7 +24,7 @@ const (
 // getJSON fetches a public document of the test server.
 func (f *walletFixture) getJSON(tb testing.TB, u string) (int, []byte) {
 	tb.Helper()
-	res, err := http.Get(f.local(u))
+	res, err := http.Get(f.Local(u))
 	require.NoError(tb, err)
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
@@ -45,19 +45,24 @@ func TestWallet_ClaimEveryConfiguration(t *testing.T) {
 	require.Nil(t, data["txCode"])
 	offer := f.fetchOffer(t, uri)
 	iss := offer["credential_issuer"].(string)
-	require.Equal(t, baseURL+"/issuers/"+f.org.ID.String(), iss)
+	require.Equal(t, baseURL+"/issuers/"+f.Org.ID.String(), iss)
 	require.ElementsMatch(t, []any{cfgLDP, cfgRS256, cfgEdDSA}, offer["credential_configuration_ids"])
 
-	st, raw := f.getJSON(t, baseURL+"/.well-known/openid-credential-issuer/issuers/"+f.org.ID.String())
+	st, raw := f.getJSON(t, baseURL+"/.well-known/openid-credential-issuer/issuers/"+f.Org.ID.String())
 	require.Equal(t, http.StatusOK, st, "%s", raw)
 	var meta map[string]any
 	require.NoError(t, json.Unmarshal(raw, &meta))
 	require.Equal(t, iss, meta["credential_issuer"])
 	for _, cfg := range []string{cfgLDP, cfgRS256, cfgEdDSA} {
 		require.NotNil(t, jget(t, meta, "credential_configurations_supported."+cfg+".format"), cfg)
+		require.Equal(t, []any{"Ed25519", "EdDSA", "ES256"},
+			jget(t, meta, "credential_configurations_supported."+cfg+".proof_types_supported.jwt.proof_signing_alg_values_supported"), cfg)
+		// display twice: under credential_metadata (1.0) and at the top (Implementer's Draft 2 wallets).
+		require.Equal(t, jget(t, meta, "credential_configurations_supported."+cfg+".credential_metadata.display"),
+			jget(t, meta, "credential_configurations_supported."+cfg+".display"), cfg)
 	}
 	require.Equal(t, "ko", jstr(t, meta, "display.0.locale"))
-	st, raw = f.getJSON(t, baseURL+"/.well-known/oauth-authorization-server/issuers/"+f.org.ID.String())
+	st, raw = f.getJSON(t, baseURL+"/.well-known/oauth-authorization-server/issuers/"+f.Org.ID.String())
 	require.Equal(t, http.StatusOK, st)
 	var as map[string]any
 	require.NoError(t, json.Unmarshal(raw, &as))
@@ -77,7 +82,7 @@ func TestWallet_ClaimEveryConfiguration(t *testing.T) {
 		return body
 	}
 	ctx := context.Background()
-	original, _, err := f.store.Get(ctx, "credentials/"+f.assertion.String()+".json")
+	original, _, err := f.Store.Get(ctx, "credentials/"+f.assertion.String()+".json")
 	require.NoError(t, err)
 	var orig map[string]any
 	require.NoError(t, json.NewDecoder(original).Decode(&orig))
@@ -133,12 +138,12 @@ func TestWallet_ClaimEveryConfiguration(t *testing.T) {
 		require.Contains(t, string(kraw), `"kid":"`+kid+`"`)
 	}
 	require.Equal(t, 3, f.copies(t))
-	detail := f.mustOK(t, http.MethodGet, "/public/v3/assertions/"+f.assertion.String(), f.keys["viewer"], "")
+	detail := f.MustOK(t, http.MethodGet, "/public/v3/assertions/"+f.assertion.String(), f.Keys["viewer"], "")
 	copies := jget(t, detail, "walletCopies").([]any)
 	require.Len(t, copies, 3)
 	require.Equal(t, wl.did, jstr(t, copies[0], "holderDid"))
 	require.Equal(t, "ldp_vc", jstr(t, copies[0], "format"))
-	v2 := f.mustOK(t, http.MethodGet, "/public/v2/assertions/"+f.assertion.String(), f.keys["viewer"], "")
+	v2 := f.MustOK(t, http.MethodGet, "/public/v2/assertions/"+f.assertion.String(), f.Keys["viewer"], "")
 	require.NotContains(t, v2, "walletCopies", "v2 unchanged")
 
 	// The same configuration twice on one token, and the used offer: refused, nothing written.
@@ -159,7 +164,7 @@ func TestWallet_ClaimEveryConfiguration(t *testing.T) {
 	require.Equal(t, "invalid_notification_id", body["error"])
 
 	// Cancelling the assertion revokes every copy (the same status entry) and ends the token.
-	r := f.do(t, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/cancel", f.keys["manager"], "")
+	r := f.Do(t, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/cancel", f.Keys["manager"], "")
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
 	list := jstr(t, ldpDoc, "credentialStatus.statusListCredential")
 	st, listRaw := f.getJSON(t, list)

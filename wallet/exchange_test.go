@@ -1,4 +1,4 @@
-package api_test
+package wallet_test
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 
 // didAuth is a DIDAuthentication presentation of the test wallet's did:key, signed here the way the Learner
 // Credential Wallet's suite does (Ed25519Signature2020: SHA-256 of the canonical proof options with the
-// presentation's @context, then of the canonical presentation; api/testdata/wallet/exchange.mjs signs with Digital
+// presentation's @context, then of the canonical presentation; wallet/testdata/node/exchange.mjs signs with Digital
 // Bazaar's own libraries). signer signs in place of the wallet's key when set.
 func (wl testWallet) didAuth(tb testing.TB, challenge, domain string, signer ed25519.PrivateKey) map[string]any {
 	tb.Helper()
@@ -70,7 +70,7 @@ func (f *walletFixture) vpr(tb testing.TB, exchangeURL string) map[string]any {
 func (f *walletFixture) claimedEvents(tb testing.TB) int {
 	tb.Helper()
 	var n int
-	require.NoError(tb, f.d.Pool.QueryRow(context.Background(),
+	require.NoError(tb, f.DB.Pool.QueryRow(context.Background(),
 		"SELECT count(*) FROM webhook_events WHERE type = 'assertion.claimed'").Scan(&n))
 	return n
 }
@@ -82,7 +82,7 @@ func (f *walletFixture) verifiedCopy(tb testing.TB, vp map[string]any, holder st
 	require.Len(tb, creds, 1)
 	c := creds[0].(map[string]any)
 	require.Equal(tb, holder, c["credentialSubject"].(map[string]any)["id"])
-	st, ctrl := f.getJSON(tb, baseURL+"/issuers/"+f.org.ID.String())
+	st, ctrl := f.getJSON(tb, baseURL+"/issuers/"+f.Org.ID.String())
 	require.Equal(tb, http.StatusOK, st)
 	res, err := credential.NewStaticResolver(ctrl)
 	require.NoError(tb, err)
@@ -95,7 +95,7 @@ func (f *walletFixture) verifiedCopy(tb testing.TB, vp map[string]any, holder st
 
 func TestExchange_RequestFlow(t *testing.T) {
 	f := newWalletFixture(t)
-	f.mustOK(t, http.MethodPost, "/public/v3/webhooks", f.keys["manager"], `{"url":"https://93.184.215.14/a"}`)
+	f.MustOK(t, http.MethodPost, "/public/v3/webhooks", f.Keys["manager"], `{"url":"https://93.184.215.14/a"}`)
 	wl := newTestWallet(t)
 	offer := f.offer(t, "")
 	ex := jstr(t, offer, "exchangeUrl")
@@ -112,7 +112,7 @@ func TestExchange_RequestFlow(t *testing.T) {
 	require.Equal(t, 1, f.copies(t))
 	require.Equal(t, 1, f.claimedEvents(t))
 
-	r := f.do(t, http.MethodGet, "/public/v3/assertions/"+f.assertion.String(), f.keys["manager"], "")
+	r := f.Do(t, http.MethodGet, "/public/v3/assertions/"+f.assertion.String(), f.Keys["manager"], "")
 	require.Equal(t, http.StatusOK, r.Status)
 	copies := r.Body["data"].(map[string]any)["walletCopies"].([]any)
 	require.Len(t, copies, 1)
@@ -140,7 +140,7 @@ func TestExchange_DeepLink(t *testing.T) {
 	require.Equal(t, "https://lcw.app/request.html", link.Scheme+"://"+link.Host+link.Path)
 	q := link.Query()
 	require.Equal(t, "bearer", q.Get("auth_type"))
-	require.Equal(t, baseURL+"/issuers/"+f.org.ID.String(), q.Get("issuer"))
+	require.Equal(t, baseURL+"/issuers/"+f.Org.ID.String(), q.Get("issuer"))
 	require.Equal(t, jstr(t, offer, "exchangeUrl"), q.Get("vc_request_url"))
 	require.Equal(t, jstr(t, offer, "id"), q.Get("challenge"))
 
@@ -173,7 +173,7 @@ func TestExchange_DeepLink(t *testing.T) {
 
 func TestExchange_Refusals(t *testing.T) {
 	f := newWalletFixture(t)
-	f.mustOK(t, http.MethodPost, "/public/v3/webhooks", f.keys["manager"], `{"url":"https://93.184.215.14/a"}`)
+	f.MustOK(t, http.MethodPost, "/public/v3/webhooks", f.Keys["manager"], `{"url":"https://93.184.215.14/a"}`)
 	wl := newTestWallet(t)
 	other := newTestWallet(t)
 	offer := f.offer(t, "")
@@ -225,7 +225,7 @@ func TestExchange_Refusals(t *testing.T) {
 	require.Equal(t, http.StatusOK, st, "%v", body)
 
 	// A withdrawn offer and a cancelled assertion end the exchange.
-	r := f.do(t, http.MethodDelete, "/public/v3/assertions/"+f.assertion.String()+"/credential-offers/"+jstr(t, otherOffer, "id"), f.keys["manager"], "")
+	r := f.Do(t, http.MethodDelete, "/public/v3/assertions/"+f.assertion.String()+"/credential-offers/"+jstr(t, otherOffer, "id"), f.Keys["manager"], "")
 	require.Equal(t, http.StatusOK, r.Status)
 	st, _, body = f.post(t, jstr(t, otherOffer, "exchangeUrl"), map[string]any{"verifiablePresentation": wl.didAuth(t, otherChallenge, domain, nil)})
 	require.Equal(t, http.StatusGone, st, "%v", body)
@@ -233,7 +233,7 @@ func TestExchange_Refusals(t *testing.T) {
 
 	third := f.offer(t, "")
 	c3 := f.vpr(t, jstr(t, third, "exchangeUrl"))["challenge"].(string)
-	r = f.do(t, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/cancel", f.keys["manager"], "")
+	r = f.Do(t, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/cancel", f.Keys["manager"], "")
 	require.Equal(t, http.StatusOK, r.Status)
 	st, _, body = f.post(t, jstr(t, third, "exchangeUrl"), map[string]any{"verifiablePresentation": wl.didAuth(t, c3, domain, nil)})
 	require.Equal(t, http.StatusGone, st, "%v", body)
@@ -244,7 +244,7 @@ func TestExchange_Refusals(t *testing.T) {
 // TestExchange_WebWalletCORS: a web wallet (CHAPI's run in pages) may post to an exchange from its own origin.
 func TestExchange_WebWalletCORS(t *testing.T) {
 	f := newWalletFixture(t)
-	ex := f.local(jstr(t, f.offer(t, ""), "exchangeUrl"))
+	ex := f.Local(jstr(t, f.offer(t, ""), "exchangeUrl"))
 	req, err := http.NewRequest(http.MethodOptions, ex, nil)
 	require.NoError(t, err)
 	req.Header.Set("Origin", "https://wallet.example")

@@ -1,4 +1,4 @@
-package api_test
+package wallet_test
 
 import (
 	"bytes"
@@ -72,7 +72,7 @@ func TestExchange_Fuzz(t *testing.T) {
 			method = pick(http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete).(string)
 			path = pick(ex+"/protocols", "/exchanges/"+strings.Repeat("9", rng.IntN(40)), "/exchanges/", ex+"/x").(string)
 		}
-		req, err := http.NewRequest(method, f.srv.URL+path, bytes.NewReader(body))
+		req, err := http.NewRequest(method, f.Srv.URL+path, bytes.NewReader(body))
 		require.NoError(t, err)
 		req.Header.Set("Content-Type", pick("application/json", "", "text/plain").(string))
 		res, err := client.Do(req)
@@ -86,6 +86,6 @@ func TestExchange_Fuzz(t *testing.T) {
 		}
 	}
 	var wrong int
-	require.NoError(t, f.d.Pool.QueryRow(t.Context(), "SELECT count(*) FROM wallet_credentials WHERE holder_did <> $1", wl.did).Scan(&wrong))
+	require.NoError(t, f.DB.Pool.QueryRow(t.Context(), "SELECT count(*) FROM wallet_credentials WHERE holder_did <> $1", wl.did).Scan(&wrong))
 	require.Zero(t, wrong, "only the honest holder's presentation claims")
 }

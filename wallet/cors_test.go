@@ -1,4 +1,4 @@
-package api_test
+package wallet_test
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ const webWalletOrigin = "https://web-wallet.example"
 // preflight asks whether the page may send method with the given request headers to u.
 func (ww webWallet) preflight(t *testing.T, u, method, headers string) http.Header {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodOptions, ww.f.local(u), nil)
+	req, err := http.NewRequest(http.MethodOptions, ww.f.Local(u), nil)
 	require.NoError(t, err)
 	req.Header.Set("Origin", webWalletOrigin)
 	req.Header.Set("Access-Control-Request-Method", method)
@@ -35,7 +35,7 @@ func (ww webWallet) preflight(t *testing.T, u, method, headers string) http.Head
 // send makes the request itself, with Origin, and checks the page may read the answer.
 func (ww webWallet) send(t *testing.T, method, u string, header map[string]string, body string) (int, http.Header, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest(method, ww.f.local(u), strings.NewReader(body))
+	req, err := http.NewRequest(method, ww.f.Local(u), strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Origin", webWalletOrigin)
 	for k, v := range header {
@@ -60,7 +60,7 @@ func TestCORS_WalletRoutes(t *testing.T) {
 	wl := newTestWallet(t)
 	ww := webWallet{f: f}
 	data := f.offer(t, "")
-	org := f.org.ID.String()
+	org := f.Org.ID.String()
 	metaURL := baseURL + "/.well-known/openid-credential-issuer/issuers/" + org
 	asURL := baseURL + "/.well-known/oauth-authorization-server/issuers/" + org
 

@@ -1,4 +1,4 @@
-package api_test
+package wallet_test
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func TestWallet_Refusals(t *testing.T) {
 		{"made-up nonce", cfgLDP, func(string) string { return wl.proof(t, proofSpec{aud: iss, nonce: "made-up-nonce"}) }, 400, "invalid_nonce"},
 		{"no nonce", cfgLDP, func(string) string { return wl.proof(t, proofSpec{aud: iss}) }, 400, "invalid_nonce"},
 		{"another audience", cfgLDP, func(n string) string {
-			return wl.proof(t, proofSpec{aud: baseURL + "/issuers/" + f.other.ID.String(), nonce: n})
+			return wl.proof(t, proofSpec{aud: baseURL + "/issuers/" + f.Other.ID.String(), nonce: n})
 		}, 400, "invalid_proof"},
 		{"stale iat", cfgLDP, func(n string) string {
 			return wl.proof(t, proofSpec{aud: iss, nonce: n, iat: time.Now().Add(-time.Hour)})
@@ -61,10 +61,10 @@ func TestWallet_Refusals(t *testing.T) {
 			require.NotEmpty(t, body["error_description"])
 			require.Zero(t, f.copies(t), "nothing written")
 			var used *time.Time
-			require.NoError(t, f.d.Pool.QueryRow(ctx, "SELECT max(used_at) FROM credential_offers").Scan(&used))
+			require.NoError(t, f.DB.Pool.QueryRow(ctx, "SELECT max(used_at) FROM credential_offers").Scan(&used))
 			require.Nil(t, used, "the offer is not used")
 			var left int
-			require.NoError(t, f.d.Pool.QueryRow(ctx, "SELECT count(*) FROM wallet_nonces WHERE nonce = $1", nonce).Scan(&left))
+			require.NoError(t, f.DB.Pool.QueryRow(ctx, "SELECT count(*) FROM wallet_nonces WHERE nonce = $1", nonce).Scan(&left))
 			require.Equal(t, 1, left, "the nonce is not consumed")
 		})
 	}
@@ -80,7 +80,7 @@ func TestWallet_Refusals(t *testing.T) {
 	})
 	t.Run("expired nonce", func(t *testing.T) {
 		nonce := f.freshNonce(t)
-		_, err := f.d.Pool.Exec(ctx, "UPDATE wallet_nonces SET expires_at = now() - interval '1 second' WHERE nonce = $1", nonce)
+		_, err := f.DB.Pool.Exec(ctx, "UPDATE wallet_nonces SET expires_at = now() - interval '1 second' WHERE nonce = $1", nonce)
 		require.NoError(t, err)
 		st, _, body := f.credentialRequest(t, token, cfgRS256, wl.proof(t, proofSpec{aud: iss, nonce: nonce}))
 		require.Equal(t, http.StatusBadRequest, st)
@@ -91,6 +91,15 @@ func TestWallet_Refusals(t *testing.T) {
 		st, _, body := f.credentialRequest(t, token, cfgRS256, wl.proof(t, proofSpec{aud: iss, nonce: f.freshNonce(t), jwk: true}))
 		require.Equal(t, http.StatusOK, st, "%v", body)
 	})
+	t.Run("alg Ed25519 (RFC 9864) and its refusals", func(t *testing.T) {
+		nonce := f.freshNonce(t)
+		st, _, body := f.credentialRequest(t, token, cfgLDP, wl.proof(t, proofSpec{aud: iss, nonce: nonce, alg: "Ed25519", signer: other}))
+		require.Equal(t, http.StatusBadRequest, st, "%v", body)
+		require.Equal(t, "invalid_proof", body["error"], "signed by another key than the one named")
+		st, _, body = f.credentialRequest(t, token, cfgLDP, wl.proof(t, proofSpec{aud: iss, nonce: nonce, alg: "Ed25519"}))
+		require.Equal(t, http.StatusOK, st, "%v", body)
+		require.Equal(t, wl.did, jstr(t, body, "credentials.0.credential.credentialSubject.id"))
+	})
 	t.Run("bad access tokens", func(t *testing.T) {
 		for _, tok := range []string{"", "made-up"} {
 			st, hdr, body := f.credentialRequest(t, tok, cfgLDP, wl.proof(t, proofSpec{aud: iss, nonce: f.freshNonce(t)}))
@@ -98,17 +107,18 @@ func TestWallet_Refusals(t *testing.T) {
 			require.Equal(t, "invalid_token", body["error"])
 			require.True(t, strings.HasPrefix(hdr.Get("WWW-Authenticate"), "Bearer "), hdr.Get("WWW-Authenticate"))
 		}
-		_, err := f.d.Pool.Exec(ctx, "UPDATE wallet_access_tokens SET expires_at = now() - interval '1 second'")
+		_, err := f.DB.Pool.Exec(ctx, "UPDATE wallet_access_tokens SET expires_at = now() - interval '1 second'")
 		require.NoError(t, err)
 		st, _, body := f.credentialRequest(t, token, cfgLDP, wl.proof(t, proofSpec{aud: iss, nonce: f.freshNonce(t)}))
 		require.Equal(t, http.StatusUnauthorized, st)
 		require.Equal(t, "invalid_token", body["error"])
 	})
-	require.Equal(t, 2, f.copies(t))
+	require.Equal(t, 3, f.copies(t))
 }
 
-// TestWallet_TokenRefusals: codes are single use and short-lived, the tx_code is checked (a wrong one uses the code
-// up), a withdrawn offer mints nothing and its tokens stop working.
+// TestWallet_TokenRefusals: codes are single use and short-lived, the tx_code is checked (a missing one is
+// invalid_request and leaves the code usable, a wrong one is invalid_grant and uses it up), a tx_code where none is
+// asked is invalid_request, a withdrawn offer mints nothing and its tokens stop working.
 func TestWallet_TokenRefusals(t *testing.T) {
 	f := newWalletFixture(t)
 	ctx := context.Background()
@@ -122,7 +132,7 @@ func TestWallet_TokenRefusals(t *testing.T) {
 	require.Equal(t, "invalid_grant", body["error"])
 
 	code = preAuthCode(t, f.fetchOffer(t, uri))
-	_, err := f.d.Pool.Exec(ctx, "UPDATE preauth_codes SET expires_at = now() - interval '1 second' WHERE used_at IS NULL")
+	_, err := f.DB.Pool.Exec(ctx, "UPDATE preauth_codes SET expires_at = now() - interval '1 second' WHERE used_at IS NULL")
 	require.NoError(t, err)
 	st, body = f.tokenFor(t, code, "")
 	require.Equal(t, http.StatusBadRequest, st, "an expired code")
@@ -144,15 +154,36 @@ func TestWallet_TokenRefusals(t *testing.T) {
 	offer := f.fetchOffer(t, jstr(t, withTx, "credentialOfferUri"))
 	require.EqualValues(t, 6, jget(t, offer, "grants.urn:ietf:params:oauth:grant-type:pre-authorized_code.tx_code.length"))
 	code = preAuthCode(t, offer)
-	wrong := "000000"
-	if tx == wrong {
-		wrong = "111111"
-	}
+	wrong := wrongGuesses(tx, 1)[0]
+	// Missing (OID4VCI 1.0 §6.3: invalid_request, "ask the user"): the code is not used up, nor a guess counted.
+	st, body = f.tokenFor(t, code, "")
+	require.Equal(t, http.StatusBadRequest, st, "%v", body)
+	require.Equal(t, "invalid_request", body["error"], "%v", body)
+	require.Contains(t, body["error_description"], "asks for a tx_code")
+	// Wrong: invalid_grant, and the code is used up.
 	st, body = f.tokenFor(t, code, wrong)
-	require.Equal(t, "invalid_grant", body["error"], "%d", st)
+	require.Equal(t, http.StatusBadRequest, st, "%v", body)
+	require.Equal(t, "invalid_grant", body["error"], "%v", body)
 	st, body = f.tokenFor(t, code, tx)
 	require.Equal(t, "invalid_grant", body["error"], "a wrong tx_code used the code up (%d)", st)
-	st, body = f.tokenFor(t, preAuthCode(t, f.fetchOffer(t, jstr(t, withTx, "credentialOfferUri"))), tx)
+	// Missing, then the right one with the same code: a token.
+	code = preAuthCode(t, f.fetchOffer(t, jstr(t, withTx, "credentialOfferUri")))
+	st, body = f.tokenFor(t, code, "")
+	require.Equal(t, "invalid_request", body["error"], "%d", st)
+	st, body = f.tokenFor(t, code, tx)
+	require.Equal(t, http.StatusOK, st, "%v", body)
+	require.NotContains(t, body, "c_nonce", "the nonce endpoint gives nonces (OpenID4VCI 1.0)")
+	var failures int
+	require.NoError(t, f.DB.Pool.QueryRow(context.Background(), "SELECT tx_code_failures FROM credential_offers WHERE id = $1",
+		jstr(t, withTx, "id")).Scan(&failures))
+	require.Equal(t, 1, failures, "only the wrong tx_code counted")
+
+	// A tx_code for an offer that asks none: invalid_request, and the code stays usable without one.
+	code = preAuthCode(t, f.fetchOffer(t, uri))
+	st, body = f.tokenFor(t, code, "123456")
+	require.Equal(t, http.StatusBadRequest, st, "%v", body)
+	require.Equal(t, "invalid_request", body["error"], "%v", body)
+	st, body = f.tokenFor(t, code, "")
 	require.Equal(t, http.StatusOK, st, "%v", body)
 
 	// Withdrawn: the URI mints nothing, a code fetched before fails, the token stops working.
@@ -163,29 +194,17 @@ func TestWallet_TokenRefusals(t *testing.T) {
 	st, body = f.tokenFor(t, code, "")
 	require.Equal(t, http.StatusOK, st)
 	token := body["access_token"].(string)
-	r := f.do(t, http.MethodDelete, "/public/v3/assertions/"+f.assertion.String()+"/credential-offers/"+jstr(t, data, "id"), f.keys["manager"], "")
+	r := f.Do(t, http.MethodDelete, "/public/v3/assertions/"+f.assertion.String()+"/credential-offers/"+jstr(t, data, "id"), f.Keys["manager"], "")
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Raw)
 	st, _, _ = f.protocol(t, http.MethodGet, uri, "", "", "")
 	require.Equal(t, http.StatusGone, st)
 	st, body = f.tokenFor(t, early, "")
 	require.Equal(t, "invalid_grant", body["error"], "%d", st)
 	wl := newTestWallet(t)
-	st, _, body = f.credentialRequest(t, token, cfgLDP, wl.proof(t, proofSpec{aud: baseURL + "/issuers/" + f.org.ID.String(), nonce: f.freshNonce(t)}))
+	st, _, body = f.credentialRequest(t, token, cfgLDP, wl.proof(t, proofSpec{aud: baseURL + "/issuers/" + f.Org.ID.String(), nonce: f.freshNonce(t)}))
 	require.Equal(t, http.StatusUnauthorized, st)
 	require.Equal(t, "invalid_token", body["error"])
 	require.Zero(t, f.copies(t))
 
-	// The API side: another organization's key, a viewer key, an unknown offer.
-	offers := "/public/v3/assertions/" + f.assertion.String() + "/credential-offers"
-	r = f.do(t, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/credential-offers", f.keys["otherManager"], "")
-	requireError(t, r, offers, http.StatusNotFound, "AST001")
-	r = f.do(t, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/credential-offers", f.keys["viewer"], "")
-	requireError(t, r, offers, http.StatusForbidden, "ORG004")
-	r = f.do(t, http.MethodDelete, "/public/v3/assertions/"+f.assertion.String()+"/credential-offers/"+f.vars["{missing}"], f.keys["manager"], "")
-	requireError(t, r, offers+"/"+f.vars["{missing}"], http.StatusNotFound, "AST041")
-	// A cancelled assertion cannot be offered.
-	r = f.do(t, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/cancel", f.keys["manager"], "")
-	require.Equal(t, http.StatusOK, r.Status)
-	r = f.do(t, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/credential-offers", f.keys["manager"], "")
-	requireError(t, r, offers, http.StatusConflict, "AST040")
+	// The keyed API's own refusals of offers are api's (api/offers_test.go).
 }

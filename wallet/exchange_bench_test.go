@@ -1,4 +1,4 @@
-package api_test
+package wallet_test
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package api
+package wallet
 
 import (
 	"crypto/sha256"
@@ -25,7 +25,9 @@ const (
 	proofMaxSkew = time.Minute
 )
 
-// credentialRequest is the body of OID4VCI 1.0 §8.2 (and the single "proof" of the drafts before it).
+// credentialRequest is the body of OID4VCI 1.0 §8.2. The singular "proof" is Implementer's Draft 2's (draft 15),
+// kept for its wallets, which also name the credential_configuration_id; 1.0 defines only "proofs". It costs
+// nothing: the same proof, checked the same way, and a request that sends both is refused.
 type credentialRequest struct {
 	ConfigurationID *string `json:"credential_configuration_id"`
 	Identifier      *string `json:"credential_identifier"`
@@ -41,7 +43,7 @@ type credentialRequest struct {
 // credential: POST /oid4vci/credential. The wallet copy is built, signed and stored, its nonce consumed, the offer
 // used and assertion.claimed recorded in one transaction that commits before the answer: a copy the wallet holds is
 // always one the database knows. A refusal writes nothing.
-func (h *handler) credential(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) credential(w http.ResponseWriter, r *http.Request) {
 	tok, o, berr := h.bearerOffer(r)
 	if berr != nil {
 		h.bearerFailure(w, r, berr)
@@ -135,7 +137,7 @@ func (h *handler) credential(w http.ResponseWriter, r *http.Request) {
 		data := webhook.AssertionData{AssertionID: off.AssertionID, IssuanceID: o.IssuanceID, BadgeID: o.BadgeID,
 			ProgramID: o.ProgramID, StateCode: o.AssertionState, ErrorCode: o.AssertionErrorCode, Mode: off.Mode}
 		return webhook.RecordAssertionClaimed(r.Context(), q, off.OrgID, data, webhook.ClaimedCopy{
-			CredentialID: copyURN(copyID), Format: format, HolderDID: proof.HolderDID, ClaimedAt: *c.CreatedAt})
+			CredentialID: oid4vci.CopyID(copyID), Format: format, HolderDID: proof.HolderDID, ClaimedAt: *c.CreatedAt})
 	})
 	switch {
 	case refusal != nil:
@@ -158,13 +160,19 @@ func withoutUse(o db.GetLiveOfferRow) db.GetLiveOfferRow {
 	return o
 }
 
-func copyURN(id uuid.UUID) string { return "urn:uuid:" + id.String() }
+// truncate bounds a client-controlled string in an answer.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
 
 // walletCopy builds and signs the holder-bound copy of the assertion's credential: the signed credential as
 // published, without its proof, with its own id and credentialSubject.id = the holder's DID; the hashed recipient
 // identifier, validity and the assertion's status list entry stay. ldp_vc is signed eddsa-rdfc-2022 with the
 // organization's key; jwt_vc_json as a VC-JWT (OB 3.0 §8.2) with its RSA (RS256) or Ed25519 (EdDSA) key.
-func (h *handler) walletCopy(r *http.Request, o db.GetLiveOfferRow, cfg string, id uuid.UUID, holder string) (any, error) {
+func (h *Handler) walletCopy(r *http.Request, o db.GetLiveOfferRow, cfg string, id uuid.UUID, holder string) (any, error) {
 	ctx := r.Context()
 	off := o.CredentialOffer
 	rc, _, err := h.blob.Get(ctx, *o.CredentialKey)
@@ -181,7 +189,7 @@ func (h *handler) walletCopy(r *http.Request, o db.GetLiveOfferRow, cfg string, 
 		return nil, fmt.Errorf("parse credential: %w", err)
 	}
 	delete(doc, "proof")
-	doc["id"] = copyURN(id)
+	doc["id"] = oid4vci.CopyID(id)
 	subject, _ := doc["credentialSubject"].(map[string]any)
 	if subject == nil {
 		return nil, fmt.Errorf("credential %s has no credentialSubject", off.AssertionID)
@@ -223,7 +231,7 @@ func (h *handler) walletCopy(r *http.Request, o db.GetLiveOfferRow, cfg string, 
 }
 
 // notification: POST /oid4vci/notification (OID4VCI 1.0 §11): the wallet reports what became of a copy.
-func (h *handler) notification(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) notification(w http.ResponseWriter, r *http.Request) {
 	tok, berr := h.bearer(r)
 	if berr != nil {
 		h.bearerFailure(w, r, berr)

@@ -1,4 +1,4 @@
-package api_test
+package wallet_test
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 )
 
 // TestExchange_IndependentWallet runs a VC-API wallet built on Digital Bazaar's libraries (node,
-// api/testdata/wallet/exchange.mjs) against the server: it claims one offer through the Learner Credential
+// wallet/testdata/node/exchange.mjs) against the server: it claims one offer through the Learner Credential
 // Wallet's deep link (Ed25519Signature2020, as that wallet signs) and another through the VC-API exchange
 // (eddsa-rdfc-2022), verifies both credentials with @digitalbazaar/vc and their binding to its did:key, and tries
 // replays and a wrong domain and challenge; then the assertion is cancelled and both copies read as revoked.
@@ -41,7 +41,7 @@ func TestExchange_IndependentWallet(t *testing.T) {
 		require.Equal(t, w.typ, res.Refusals[k].Type, k)
 	}
 	require.Equal(t, 2, f.copies(t), "the refusals wrote nothing")
-	issuerID := baseURL + "/issuers/" + f.org.ID.String()
+	issuerID := baseURL + "/issuers/" + f.Org.ID.String()
 	for name, c := range map[string]map[string]any{"deep link": res.LCW, "exchange": res.VCAPI} {
 		require.Equal(t, true, c["verified"], name)
 		require.Equal(t, res.DID, c["subject"], "%s: bound to the wallet's key", name)

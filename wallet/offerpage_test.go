@@ -1,4 +1,4 @@
-package api_test
+package wallet_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // getPage fetches a page of the test server in lang and returns its status and body.
 func (f *walletFixture) getPage(tb testing.TB, u, lang string) (int, http.Header, string) {
 	tb.Helper()
-	req, err := http.NewRequest(http.MethodGet, f.local(u), nil)
+	req, err := http.NewRequest(http.MethodGet, f.Local(u), nil)
 	require.NoError(tb, err)
 	req.Header.Set("Accept", "text/html")
 	req.Header.Set("Accept-Language", lang)
@@ -44,7 +44,7 @@ func TestWallet_OfferPageAndWalletSince(t *testing.T) {
 	require.Contains(t, page, `href="`+jstr(t, data, "offer")+`"`)
 	require.Contains(t, page, `href="https://lcw.app/request.html?`, "and the Learner Credential Wallet's link, as the offer's lcwRequest")
 	var codes int
-	require.NoError(t, f.d.Pool.QueryRow(ctx, "SELECT count(*) FROM preauth_codes").Scan(&codes))
+	require.NoError(t, f.DB.Pool.QueryRow(ctx, "SELECT count(*) FROM preauth_codes").Scan(&codes))
 	require.Zero(t, codes, "the landing page mints no code")
 	st, _, ko := f.getPage(t, uri+"/open?lang=ko", "en")
 	require.Equal(t, http.StatusOK, st)
@@ -71,6 +71,6 @@ func TestWallet_OfferPageAndWalletSince(t *testing.T) {
 	require.Contains(t, koPage, "부터 지갑에 보관 중")
 
 	var pending bool
-	require.NoError(t, f.d.Pool.QueryRow(ctx, "SELECT anchor_pending FROM wallet_credentials WHERE assertion_id = $1", f.assertion).Scan(&pending))
+	require.NoError(t, f.DB.Pool.QueryRow(ctx, "SELECT anchor_pending FROM wallet_credentials WHERE assertion_id = $1", f.assertion).Scan(&pending))
 	require.True(t, pending, "the claim records the live copy as pending for the next anchor batch")
 }

@@ -6,7 +6,10 @@
 // VC-JWTs with jose (panva) and the issuer's published JWKS, with OB 3.0's registered claims. It claims every
 // configuration the offer lists with one access token and checks each copy is bound to its own key
 // (credentialSubject.id = its did:jwk), then tries the refusals: through the library where it can make the bad
-// request, with a raw fetch where it refuses to (an unknown configuration, a 1 MB proof).
+// request, with a raw fetch where it refuses to (an unknown configuration, a 1 MB proof). On an offer that asks for
+// a tx_code it first sends the token request without one (the library's OAuth client, as a wallet that has not yet
+// asked its user), then the right one with the same code, and a wrong one with a fresh code. Its first claim's proof
+// is signed with the fully-specified alg Ed25519 (RFC 9864), the others with EdDSA.
 // Input (env): OFFER (the openid-credential-offer:// link), TX_CODE (when the offer asks for one), and those of
 // verify.mjs. Output: one JSON object.
 import { createHash, randomBytes } from 'node:crypto';
@@ -25,6 +28,7 @@ const { privateKey, publicKey } = await jose.generateKeyPair('EdDSA', { crv: 'Ed
 const jwk = await jose.exportJWK(publicKey);
 const did = 'did:jwk:' + Buffer.from(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x })).toString('base64url');
 const signer = { method: 'did', didUrl: did + '#0', alg: 'EdDSA' };
+const signerEd25519 = { ...signer, alg: 'Ed25519' }; // RFC 9864's name of the same signature
 
 // client is the library's wallet whose proofs are signed with signingKey (another key than the one the proof names
 // makes the "other key" refusal).
@@ -40,23 +44,51 @@ function client(signingKey) {
 }
 const wallet = client(privateKey);
 
-const out = { did, claimed: {}, refusals: {} };
+const out = { did, claimed: {}, refusals: {}, txCode: {} };
 const offer = await wallet.resolveCredentialOffer(OFFER);
 const issuer = offer.credential_issuer;
 const meta = await wallet.resolveIssuerMetadata(issuer);
 out.version = meta.originalDraftVersion; // the library's reading of the metadata: V1 is OpenID4VCI 1.0 final
 if (meta.credentialIssuer.credential_issuer !== issuer) fail('the metadata names another issuer');
+out.proofAlgs = Object.fromEntries(Object.entries(meta.credentialIssuer.credential_configurations_supported)
+  .map(([id, c]) => [id, c.proof_types_supported?.jwt?.proof_signing_alg_values_supported]));
 out.txCodeAsked = Boolean(offer.grants[PRE].tx_code);
 const txCode = out.txCodeAsked ? (TX_CODE || fail('the offer asks for a tx_code')) : undefined;
-const tokenOf = () => wallet.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: offer, issuerMetadata: meta, txCode });
-const at = (await tokenOf()).accessTokenResponse.access_token;
+const tokenOf = (o = offer, tx = txCode) => wallet.retrievePreAuthorizedCodeAccessTokenFromOffer({ credentialOffer: o, issuerMetadata: meta, txCode: tx });
+// tokenRefusal runs a token request that must be refused and sums up the refusal as the library read it.
+async function tokenRefusal(request) {
+  try {
+    await request();
+  } catch (e) {
+    if (!e.errorResponse) throw e;
+    return { status: e.response.status, error: e.errorResponse.error, description: e.errorResponse.error_description };
+  }
+  fail('a token request that must be refused was answered');
+}
+if (out.txCodeAsked) {
+  // A wallet that sends the code before asking its user: the library's own refusal to do so is in its offer
+  // method, so its OAuth client sends the request (the same form, without tx_code).
+  out.txCode.missing = await tokenRefusal(() => wallet.oauth2Client.retrievePreAuthorizedCodeAccessToken({
+    authorizationServerMetadata: meta.authorizationServers[0], preAuthorizedCode: offer.grants[PRE]['pre-authorized_code'],
+    resource: issuer }));
+}
+const at = (await tokenOf()).accessTokenResponse.access_token; // the same code: a missing tx_code left it usable
+if (out.txCode.missing) {
+  out.txCode.rightAfterMissing = true;
+  // A wrong tx_code, on a fresh code of the same offer (not yet used: no credential was claimed).
+  const again = await wallet.resolveCredentialOffer(OFFER);
+  const wrong = txCode === '000000' ? '111111' : '000000';
+  out.txCode.wrong = await tokenRefusal(() => tokenOf(again, wrong));
+}
 
 const nonce = async () => (await wallet.requestNonce({ issuerMetadata: meta })).c_nonce;
 // claim asks for a configuration with one jwt proof; the options make the refusals.
-async function claim(cfg, { n, by = wallet, proofMeta = meta, accessToken = at } = {}) {
+async function claim(cfg, { n, by = wallet, proofMeta = meta, accessToken = at, proofSigner = signer } = {}) {
   const { jwt } = await by.createCredentialRequestJwtProof({ issuerMetadata: proofMeta, credentialConfigurationId: cfg,
-    signer, nonce: n ?? await nonce(), issuedAt: new Date() });
-  return wallet.retrieveCredentials({ issuerMetadata: meta, credentialConfigurationId: cfg, proofs: { jwt: [jwt] }, accessToken });
+    signer: proofSigner, nonce: n ?? await nonce(), issuedAt: new Date() });
+  const r = await wallet.retrieveCredentials({ issuerMetadata: meta, credentialConfigurationId: cfg, proofs: { jwt: [jwt] }, accessToken });
+  r.proofAlg = jose.decodeProtectedHeader(jwt).alg; // what the library put in the proof it sent
+  return r;
 }
 // refused makes a claim that must fail and sums up the refusal as the library read it.
 async function refused(cfg, opts) {
@@ -103,13 +135,15 @@ for (const cfg of cfgs) {
   const conf = meta.credentialIssuer.credential_configurations_supported[cfg] ?? fail('the offer names an unknown configuration ' + cfg);
   if (firstNonce) out.refusals.used_nonce ??= await refused(cfg, { n: firstNonce });
   const n = await nonce();
+  const proofSigner = firstNonce ? signer : signerEd25519;
   firstNonce ??= n;
-  const r = await claim(cfg, { n });
+  const r = await claim(cfg, { n, proofSigner });
   const c = r.credentialResponse.credentials[0].credential;
   let got;
   if (conf.format === 'jwt_vc_json') got = await verifyJWT(c, conf);
   else got = { ...await verifyLdp(c), credential: c };
   got.format = conf.format;
+  got.proofAlg = r.proofAlg;
   got.notification = (await wallet.sendNotification({ issuerMetadata: meta, accessToken: at,
     notification: { notificationId: r.credentialResponse.notification_id, event: 'credential_accepted' } })).response.status;
   out.claimed[cfg] = got;

@@ -1,9 +1,10 @@
-package api_test
+package wallet_test
 
 import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -15,7 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/badged/badged/db"
+	"github.com/badged/badged/api/apitest"
 	"github.com/badged/badged/internal/oid4vci"
 )
 
@@ -44,6 +45,7 @@ type proofSpec struct {
 	aud    string
 	nonce  string
 	iat    time.Time
+	alg    string // default EdDSA; "Ed25519" signs with the fully-specified name (RFC 9864), which go-jose cannot
 }
 
 func (wl testWallet) proof(tb testing.TB, p proofSpec) string {
@@ -56,6 +58,9 @@ func (wl testWallet) proof(tb testing.TB, p proofSpec) string {
 	}
 	if p.iat.IsZero() {
 		p.iat = time.Now()
+	}
+	if p.alg == "Ed25519" {
+		return wl.ed25519Proof(tb, p)
 	}
 	opts := (&jose.SignerOptions{}).WithType(jose.ContentType(p.typ))
 	if p.jwk {
@@ -81,39 +86,50 @@ func (wl testWallet) proof(tb testing.TB, p proofSpec) string {
 	return out
 }
 
-// walletFixture: one signed, unexpired assertion of the page fixture, ready to be offered.
+// baseURL is the public base of the test server (apitest.BaseURL): the URLs in its answers start with it.
+const baseURL = apitest.BaseURL
+
+// ed25519Proof is proof with alg Ed25519, signed by hand as RFC 7515 §5.1 says (go-jose knows only EdDSA).
+func (wl testWallet) ed25519Proof(tb testing.TB, p proofSpec) string {
+	tb.Helper()
+	header := map[string]any{"alg": "Ed25519", "typ": p.typ}
+	if p.jwk {
+		header["jwk"] = jose.JSONWebKey{Key: wl.key.Public()}
+	} else {
+		if p.kid == "" {
+			p.kid = wl.did + "#" + strings.TrimPrefix(wl.did, "did:key:")
+		}
+		header["kid"] = p.kid
+	}
+	claims := map[string]any{"aud": p.aud, "iat": p.iat.Unix()}
+	if p.nonce != "" {
+		claims["nonce"] = p.nonce
+	}
+	h, err := json.Marshal(header)
+	require.NoError(tb, err)
+	c, err := json.Marshal(claims)
+	require.NoError(tb, err)
+	input := base64.RawURLEncoding.EncodeToString(h) + "." + base64.RawURLEncoding.EncodeToString(c)
+	return input + "." + base64.RawURLEncoding.EncodeToString(ed25519.Sign(p.signer, []byte(input)))
+}
+
+// walletFixture is the whole API (apitest) with one signed, unexpired assertion of its organization, ready to be
+// offered.
 type walletFixture struct {
-	*pageFixture
+	*apitest.Env
 	assertion uuid.UUID
 }
 
 func newWalletFixture(tb testing.TB) *walletFixture {
 	tb.Helper()
-	f := newPageFixture(tb)
-	body := strings.TrimSuffix(issuanceBody(f.vars["{program}"], rcpt("Kim Wallet", "kim.wallet@example.com")), "}") +
-		`,"issuedAt":"2025-02-09T16:30:00Z"}`
-	iss := jstr(tb, f.mustIssue(tb, "v3", "{badge1m}", "manager", uuid.NewString(), body), "id")
-	ctx := context.Background()
-	var id uuid.UUID
-	require.NoError(tb, f.d.Pool.QueryRow(ctx, "SELECT id FROM assertions WHERE issuance_id = $1", uuid.MustParse(iss)).Scan(&id))
-	// Valid for a year from now, so the offer outlives the test whatever the fixture's pinned issue date.
-	_, err := f.d.Pool.Exec(ctx, "UPDATE assertions SET expired_at = now() + interval '1 year' WHERE id = $1", id)
-	require.NoError(tb, err)
-	a, err := f.d.GetBadgePage(ctx, id)
-	require.NoError(tb, err)
-	_, err = f.iss.AllocateStatuses(ctx, []db.Assertion{a.Assertion})
-	require.NoError(tb, err)
-	f.mustSignAssertionWithStatus(tb, id)
-	return &walletFixture{pageFixture: f, assertion: id}
+	e := apitest.New(tb)
+	return &walletFixture{Env: e, assertion: e.IssueSigned(tb, "Kim Wallet", "kim.wallet@example.com")}
 }
-
-// local turns a URL of the handler's public base into one of the test server.
-func (f *walletFixture) local(u string) string { return strings.Replace(u, baseURL, f.srv.URL, 1) }
 
 // offer creates an offer with the manager key and returns its data.
 func (f *walletFixture) offer(tb testing.TB, body string) map[string]any {
 	tb.Helper()
-	r := f.do(tb, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/credential-offers", f.keys["manager"], body)
+	r := f.Do(tb, http.MethodPost, "/public/v3/assertions/"+f.assertion.String()+"/credential-offers", f.Keys["manager"], body)
 	require.Equal(tb, http.StatusCreated, r.Status, "%s", r.Raw)
 	return r.Body["data"].(map[string]any)
 }
@@ -121,7 +137,7 @@ func (f *walletFixture) offer(tb testing.TB, body string) map[string]any {
 // protocol sends a protocol request and decodes its JSON answer (nil when it has none).
 func (f *walletFixture) protocol(tb testing.TB, method, path, contentType, bearer, body string) (int, http.Header, map[string]any) {
 	tb.Helper()
-	req, err := http.NewRequest(method, f.local(path), strings.NewReader(body))
+	req, err := http.NewRequest(method, f.Local(path), strings.NewReader(body))
 	require.NoError(tb, err)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
@@ -161,12 +177,30 @@ func (f *walletFixture) tokenFor(tb testing.TB, code, tx string) (int, map[strin
 	return st, body
 }
 
-// freshNonce asks the nonce endpoint.
+// freshNonce asks the nonce endpoint, as the test's own client (127.0.0.1).
 func (f *walletFixture) freshNonce(tb testing.TB) string {
 	tb.Helper()
-	st, _, body := f.protocol(tb, http.MethodPost, baseURL+"/oid4vci/nonce", "", "", "")
-	require.Equal(tb, http.StatusOK, st)
+	st, _, body := f.nonceAs(tb, f.Srv.URL, "")
+	require.Equal(tb, http.StatusOK, st, "%v", body)
 	return body["c_nonce"].(string)
+}
+
+// nonceAs asks the nonce endpoint of server (a test server's URL) as client: the test's requests come from the
+// loopback address, which counts as the deployment's proxy, so X-Forwarded-For names the client (web.ClientAddr);
+// "" sends none (the client is 127.0.0.1).
+func (f *walletFixture) nonceAs(tb testing.TB, server, client string) (int, http.Header, map[string]any) {
+	tb.Helper()
+	req, err := http.NewRequest(http.MethodPost, server+"/oid4vci/nonce", nil)
+	require.NoError(tb, err)
+	if client != "" {
+		req.Header.Set("X-Forwarded-For", client)
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(tb, err)
+	defer res.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, res.Header, out
 }
 
 // credentialRequest sends a credential request with one jwt proof.
@@ -189,13 +223,12 @@ func (f *walletFixture) accessToken(tb testing.TB) (token, issuerID string) {
 func (f *walletFixture) copies(tb testing.TB) int {
 	tb.Helper()
 	var n int
-	require.NoError(tb, f.d.Pool.QueryRow(context.Background(), "SELECT count(*) FROM wallet_credentials").Scan(&n))
+	require.NoError(tb, f.DB.Pool.QueryRow(context.Background(), "SELECT count(*) FROM wallet_credentials").Scan(&n))
 	return n
 }
 
-// mustSignAssertionWithStatus signs the assertion as the sign step does, with its status list entry, and marks it
-// RECEIVED.
-func (f *pageFixture) mustSignAssertionWithStatus(tb testing.TB, id uuid.UUID) {
-	tb.Helper()
-	f.signAssertion(tb, id, true, true)
-}
+// The JSON walkers of the API's tests.
+var (
+	jget = apitest.JGet
+	jstr = apitest.JStr
+)
