@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
-	"github.com/badged/badged/internal/credential"
 	"github.com/badged/badged/internal/errcode"
 )
 
@@ -52,38 +51,6 @@ func TestSalt(t *testing.T) {
 	require.NotEqual(t, salt(a), salt(b))
 	require.Len(t, salt(a), 24)
 	require.Regexp(t, `^[0-9a-f]{24}$`, salt(a))
-}
-
-func TestCriteriaNarrative(t *testing.T) {
-	cases := map[string]struct{ raw, want string }{
-		"two lines":   {`[{"category":"COURSE","value":"Finish the course"},{"category":"EXAM","value":"Pass the exam"}]`, "Finish the course\nPass the exam"},
-		"one":         {`[{"category":"ETC","value":"Attend"}]`, "Attend"},
-		"empty list":  {`[]`, ""},
-		"not json":    {`{`, ""},
-		"not a list":  {`{"value":"x"}`, ""},
-		"null":        {`null`, ""},
-		"nil":         {``, ""},
-		"no category": {`[{"value":"only value"}]`, "only value"},
-	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			require.Equal(t, c.want, criteriaNarrative([]byte(c.raw)))
-		})
-	}
-}
-
-func TestSkills(t *testing.T) {
-	raw := `[{"sourceType":"CUSTOM","skillName":"Go"},
-	         {"sourceType":"SERVICE","serviceSkillId":"SK-42"},
-	         {"sourceType":"SERVICE","skillName":"Named","serviceSkillId":"SK-7","language":"ko"},
-	         {"sourceType":"CUSTOM"}]`
-	require.Equal(t, []credential.Skill{
-		{Name: "Go"},
-		{Name: "SK-42", Code: "SK-42", Framework: "badged service skills"},
-		{Name: "Named"}, // a name wins over the service id
-	}, skills([]byte(raw)))
-	require.Empty(t, skills([]byte(`[]`)))
-	require.Nil(t, skills([]byte(`{`)))
 }
 
 func TestImageCacheEvictsOldest(t *testing.T) {

@@ -6,10 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"runtime"
-	"strings"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/credential"
+	"github.com/badged/badged/internal/issuer"
 )
 
 // SignCredentials builds the OpenBadgeCredential of each recipient, signs it with the key of the organization's
@@ -71,17 +71,13 @@ func (a *Activities) buildInput(row db.ListPipelineAssertionsRow, listID string,
 	as := row.Assertion
 	in := credential.BuildInput{
 		ID:        a.Issuer.CredentialID(as.ID),
-		Issuer:    a.Issuer.Profile(as.OrgID, as.Mode, row.OrgName),
+		Issuer:    a.Issuer.Profile(as.OrgID, as.Mode, row.OrgName, deref(row.OrgWebsiteUrl)),
 		ValidFrom: as.IssuedAt,
 		Name:      row.BadgeName,
 		// The name is signed so that the page and the certificate vouch only for what the credential says.
 		Recipient: credential.Recipient{Email: deref(as.RecipientEmail), Salt: salt(as.ID.String()), Name: as.RecipientName},
-		Achievement: credential.Achievement{
-			ID: a.Issuer.AchievementID(as.BadgeID), Name: row.BadgeName, Description: row.BadgeDescription,
-			CriteriaNarrative: criteriaNarrative(row.BadgeCriteria),
-			ImageURL:          a.Issuer.BaseURL + "/media/" + row.BadgeImageID.String() + "/original",
-			Skills:            skills(row.BadgeSkills),
-		},
+		Achievement: a.Issuer.Achievement(issuer.Badge{ID: as.BadgeID, ImageID: row.BadgeImageID, Name: row.BadgeName,
+			Description: row.BadgeDescription, Criteria: row.BadgeCriteria, Skills: row.BadgeSkills}),
 		Status: &credential.StatusEntry{ListCredential: a.Issuer.BaseURL + "/status-lists/" + listID, Index: index},
 	}
 	if in.Recipient.Email == "" {
@@ -110,37 +106,4 @@ func (a *Activities) buildInput(row db.ListPipelineAssertionsRow, listID string,
 func salt(assertion string) string {
 	sum := sha256.Sum256([]byte("badged-identity-salt/" + assertion))
 	return hex.EncodeToString(sum[:12])
-}
-
-func criteriaNarrative(raw []byte) string {
-	var crit []struct{ Category, Value string }
-	if err := json.Unmarshal(raw, &crit); err != nil || len(crit) == 0 {
-		return ""
-	}
-	lines := make([]string, len(crit))
-	for i, c := range crit {
-		lines[i] = c.Value
-	}
-	return strings.Join(lines, "\n")
-}
-
-func skills(raw []byte) []credential.Skill {
-	var in []struct {
-		SourceType     string  `json:"sourceType"`
-		SkillName      *string `json:"skillName"`
-		ServiceSkillID *string `json:"serviceSkillId"`
-		Language       *string `json:"language"`
-	}
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return nil
-	}
-	out := make([]credential.Skill, 0, len(in))
-	for _, s := range in {
-		if s.SkillName != nil {
-			out = append(out, credential.Skill{Name: *s.SkillName})
-		} else if s.ServiceSkillID != nil {
-			out = append(out, credential.Skill{Name: *s.ServiceSkillID, Code: *s.ServiceSkillID, Framework: "badged service skills"})
-		}
-	}
-	return out
 }

@@ -33,7 +33,7 @@ type corsRule struct {
 }
 
 var corsRules = []corsRule{
-	{prefixes: []string{"/credentials/", "/issuers/", "/status-lists/", "/media/", "/verify/"}, paths: openAPIPaths(),
+	{prefixes: []string{"/credentials/", "/issuers/", "/achievements/", "/status-lists/", "/media/", "/verify/"}, paths: openAPIPaths(),
 		methods: "GET, HEAD", headers: "Accept, Accept-Language", expose: "Link, ETag, Content-Disposition, X-Request-Id"},
 	{prefixes: []string{"/.well-known/openid-credential-issuer/", "/.well-known/oauth-authorization-server/",
 		wallet.OID4VCIPrefix + "/", wallet.ExchangePrefix + "/"},

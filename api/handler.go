@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/badged/badged/catalog"
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/blob"
@@ -62,7 +63,8 @@ type handler struct {
 	keys    *keyCache   // nil: every request reads its API key
 	// page answers the badge page and what is drawn from it (preview image, certificate, share redirect).
 	page        *page.Handler
-	wallet      *wallet.Handler // the wallet protocols; the keyed API's offer operations create offers through it
+	catalog     *catalog.Handler // the organization's page and the badge's page (issuer id and achievement id)
+	wallet      *wallet.Handler  // the wallet protocols; the keyed API's offer operations create offers through it
 	webhooks    WebhookStarter
 	webhookURLs webhook.URLPolicy
 	stats       *stats.Recorder
@@ -84,6 +86,7 @@ func NewHandler(d Deps) http.Handler {
 	}
 	h.page = page.New(page.Deps{DB: d.DB, Blob: d.Blob, Log: h.log, Location: h.loc, Clock: h.clock, Issuer: d.Issuer,
 		URLs: h.urls(), Chain: d.Chain, Metrics: d.Metrics, Stats: d.Stats})
+	h.catalog = catalog.New(catalog.Deps{DB: d.DB, URLs: h.urls(), Location: h.loc, Log: h.log})
 
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, h.logRequests, h.recoverer, securityHeaders)
@@ -96,7 +99,9 @@ func NewHandler(d Deps) http.Handler {
 	r.Get("/healthz", h.healthz)
 	r.Get("/readyz", h.readyz)
 	r.Get("/media/{mediaID}/{variant}", h.handle(h.serveMedia))
-	r.Get("/issuers/{orgId}", h.handle(h.getIssuer))
+	r.Get("/", h.handle(h.serviceRoot))                                           // issuer.url of test credentials; api/root.go
+	r.With(negotiated).Get("/issuers/{orgId}", h.handle(h.getIssuer))             // the document, or the organization's page
+	r.With(negotiated).Get("/achievements/{badgeId}", h.handle(h.getAchievement)) // the Achievement, or the badge's page
 	r.Get("/issuers/{orgId}/test", h.handle(h.getTestIssuer))
 	r.With(negotiated).Get("/credentials/{assertionId}", h.handle(h.getCredential))
 	r.Get("/credentials/{assertionId}/image", h.handle(h.getCredentialImage))

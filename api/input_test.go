@@ -88,7 +88,8 @@ func TestBadInput(t *testing.T) {
 	f.run(t, cases)
 
 	t.Run("outside the versions", func(t *testing.T) {
-		for _, p := range []string{"/", "/public", "/public/v1/organization", "/public/v4/organization", "/organization"} {
+		// (The root is the service's short page, catalog.Root: the url of test-mode issuers.)
+		for _, p := range []string{"/public", "/public/v1/organization", "/public/v4/organization", "/organization"} {
 			r := f.do(t, http.MethodGet, p, f.keys["viewer"], "")
 			requireError(t, r, p, http.StatusNotFound, "NOT_FOUND")
 		}

@@ -94,6 +94,9 @@ var leakCases = []leakCase{
 // not apply to them. A new unversioned route must be added here on purpose.
 var publicRoutes = []string{
 	"GET /healthz", "GET /readyz", "GET /media/{mediaID}/{variant}", "GET /issuers/{orgId}", "GET /issuers/{orgId}/test",
+	// The service's page, and a badge's achievement id: the badge's page or its Achievement, live published badges
+	// only (package catalog); the organization's page is GET /issuers/{orgId} asked for HTML.
+	"GET ", "GET /achievements/{badgeId}", // "GET " is the root: the walk trims its slash
 	"GET /credentials/{assertionId}", "GET /credentials/{assertionId}/image", "GET /credentials/{assertionId}/receipt",
 	"GET /credentials/{assertionId}/status",          // what the badge page says, as JSON
 	"GET /credentials/{assertionId}/certificate.pdf", // only with the assertion's random certificate token

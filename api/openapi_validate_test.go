@@ -36,7 +36,7 @@ import (
 // notContract are the routes outside the JSON API: media, credentials, verification pages, issuer documents, status
 // lists, health and the wallet protocols (OpenID4VCI, VC-API exchanges). Their answers are not the contract's and are
 // not checked.
-var notContract = []string{"/media/", "/credentials/", "/verify/", "/issuers/", "/status-lists/", "/healthz", "/readyz", "/.well-known/", "/oid4vci/", "/exchanges/", "/share/"}
+var notContract = []string{"/media/", "/credentials/", "/verify/", "/issuers/", "/achievements/", "/status-lists/", "/healthz", "/readyz", "/.well-known/", "/oid4vci/", "/exchanges/", "/share/"}
 
 // requestsNotChecked are the tests whose accepted requests are deliberately outside the document (hostile input
 // the server tolerates); only their responses are checked. Keep it short and say why.
@@ -125,7 +125,7 @@ func (c *contractCheck) serve(next http.Handler, w http.ResponseWriter, r *http.
 	for _, p := range notContract {
 		// HEAD is the GET's answer without its body (TestHEADAnswersAsGET compares them), and the preflight of
 		// the public OpenAPI document is CORS (TestCORS): neither is an operation.
-		if strings.HasPrefix(r.URL.Path, p) || r.Method == http.MethodHead ||
+		if strings.HasPrefix(r.URL.Path, p) || r.URL.Path == "/" || r.Method == http.MethodHead || // "/": the service's page
 			(r.Method == http.MethodOptions && strings.HasSuffix(r.URL.Path, "/openapi.json")) {
 			contractCount.skipped.Add(1)
 			next.ServeHTTP(w, r)

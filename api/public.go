@@ -71,9 +71,23 @@ func (h *handler) getCredentialImage(w http.ResponseWriter, r *http.Request) err
 	return web.ServeBlob(w, r, h.blob, h.log, *a.Assertion.BakedKey, *a.Assertion.BakedContentType, "")
 }
 
-// getIssuer answers the live issuer's controller document (the Multikey its proofs name).
+// getIssuer answers the live issuer's controller document (the Multikey its proofs name), byte for byte as before
+// the organization had a page; a browser asking for HTML gets the organization's page (package catalog) instead,
+// so the issuer id of every credential leads a person to the issuer. negotiated sets Vary and no-cache.
 func (h *handler) getIssuer(w http.ResponseWriter, r *http.Request) error {
+	if wantsHTML(r) {
+		return h.catalog.OrgPage(w, r)
+	}
 	return h.serveIssuer(w, r, apikey.ModeLive)
+}
+
+// getAchievement answers a badge's achievement id: the OB 3.0 Achievement its credentials embed, or the badge's
+// page to a browser (package catalog).
+func (h *handler) getAchievement(w http.ResponseWriter, r *http.Request) error {
+	if wantsHTML(r) {
+		return h.catalog.BadgePage(w, r)
+	}
+	return h.catalog.Achievement(w, r)
 }
 
 // getTestIssuer answers the test issuer's controller document: its own key, marked as a test issuer.

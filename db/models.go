@@ -273,6 +273,7 @@ type Organization struct {
 	WalletOffers bool
 	RenewalUrl   *string
 	SerialKey    []byte
+	Description  *string
 }
 
 type PreauthCode struct {
@@ -305,6 +306,18 @@ type ProgramBadge struct {
 	ProgramID uuid.UUID
 	BadgeID   uuid.UUID
 	CreatedAt time.Time
+}
+
+type StatsVisit struct {
+	Day         pgtype.Date
+	AssertionID uuid.UUID
+	Kind        string
+	Visitor     []byte
+}
+
+type StatsVisitorKey struct {
+	Day pgtype.Date
+	Key []byte
 }
 
 type StatusList struct {

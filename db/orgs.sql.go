@@ -12,7 +12,7 @@ import (
 )
 
 const createOrganization = `-- name: CreateOrganization :one
-INSERT INTO organizations (id, name, credits) VALUES ($1, $2, $3) RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url, serial_key
+INSERT INTO organizations (id, name, credits) VALUES ($1, $2, $3) RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url, serial_key, description
 `
 
 type CreateOrganizationParams struct {
@@ -36,12 +36,13 @@ func (q *Queries) CreateOrganization(ctx context.Context, arg CreateOrganization
 		&i.WalletOffers,
 		&i.RenewalUrl,
 		&i.SerialKey,
+		&i.Description,
 	)
 	return i, err
 }
 
 const getOrganization = `-- name: GetOrganization :one
-SELECT id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url, serial_key FROM organizations WHERE id = $1
+SELECT id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url, serial_key, description FROM organizations WHERE id = $1
 `
 
 func (q *Queries) GetOrganization(ctx context.Context, id uuid.UUID) (Organization, error) {
@@ -59,13 +60,14 @@ func (q *Queries) GetOrganization(ctx context.Context, id uuid.UUID) (Organizati
 		&i.WalletOffers,
 		&i.RenewalUrl,
 		&i.SerialKey,
+		&i.Description,
 	)
 	return i, err
 }
 
 const grantCredits = `-- name: GrantCredits :one
 UPDATE organizations SET credits = credits + $1, updated_at = now()
-WHERE id = $2 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url, serial_key
+WHERE id = $2 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url, serial_key, description
 `
 
 type GrantCreditsParams struct {
@@ -88,6 +90,7 @@ func (q *Queries) GrantCredits(ctx context.Context, arg GrantCreditsParams) (Org
 		&i.WalletOffers,
 		&i.RenewalUrl,
 		&i.SerialKey,
+		&i.Description,
 	)
 	return i, err
 }
@@ -99,8 +102,9 @@ UPDATE organizations SET
     logo_media_id = COALESCE($3, logo_media_id),
     wallet_offers = COALESCE($4::boolean, wallet_offers),
     renewal_url = CASE WHEN $5::text IS NULL THEN renewal_url ELSE NULLIF($5::text, '') END,
+    description = CASE WHEN $6::text IS NULL THEN description ELSE NULLIF($6::text, '') END,
     updated_at = now()
-WHERE id = $6 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url, serial_key
+WHERE id = $7 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url, serial_key, description
 `
 
 type UpdateOrganizationProfileParams struct {
@@ -109,10 +113,12 @@ type UpdateOrganizationProfileParams struct {
 	LogoMediaID  *uuid.UUID
 	WalletOffers *bool
 	RenewalUrl   *string
+	Description  *string
 	ID           uuid.UUID
 }
 
-// Each field is changed only when given (NULL keeps it); the empty string clears website_url and renewal_url.
+// Each field is changed only when given (NULL keeps it); the empty string clears website_url, renewal_url and
+// description.
 func (q *Queries) UpdateOrganizationProfile(ctx context.Context, arg UpdateOrganizationProfileParams) (Organization, error) {
 	row := q.db.QueryRow(ctx, updateOrganizationProfile,
 		arg.Name,
@@ -120,6 +126,7 @@ func (q *Queries) UpdateOrganizationProfile(ctx context.Context, arg UpdateOrgan
 		arg.LogoMediaID,
 		arg.WalletOffers,
 		arg.RenewalUrl,
+		arg.Description,
 		arg.ID,
 	)
 	var i Organization
@@ -135,6 +142,7 @@ func (q *Queries) UpdateOrganizationProfile(ctx context.Context, arg UpdateOrgan
 		&i.WalletOffers,
 		&i.RenewalUrl,
 		&i.SerialKey,
+		&i.Description,
 	)
 	return i, err
 }

@@ -730,7 +730,8 @@ func (q *Queries) ListOutcomeInputs(ctx context.Context, ids []uuid.UUID) ([]Lis
 const listPipelineAssertions = `-- name: ListPipelineAssertions :many
 SELECT a.id, a.org_id, a.issuance_id, a.badge_id, a.program_id, a.mode, a.api_version, a.seq, a.serial_number, a.recipient_name, a.recipient_email, a.recipient_phone, a.recipient_sourced_id, a.receive_type, a.state, a.error_code, a.step, a.issued_at, a.expired_at, a.status_list_id, a.status_list_index, a.credential_json, a.credential_sha256, a.credential_key, a.anchor_tx_hash, a.anchor_block, a.anchor_chain_id, a.anchor_proof, a.baked_key, a.baked_content_type, a.notified_at, a.revoked_at, a.created_at, a.updated_at, a.anchor_key, a.certificate_token, a.revocation_reason, a.reissued_from, a.replaced_by, a.renewal, a.evidence, b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
        b.skills AS badge_skills, b.image_id AS badge_image_id, o.name AS org_name,
-       o.renewal_url AS org_renewal_url -- expiry reminders (activities/remind.go)
+       o.renewal_url AS org_renewal_url, -- expiry reminders (activities/remind.go)
+       o.website_url AS org_website_url -- the issuer's url (internal/issuer Profile)
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN organizations o ON o.id = a.org_id
@@ -747,6 +748,7 @@ type ListPipelineAssertionsRow struct {
 	BadgeImageID     uuid.UUID
 	OrgName          string
 	OrgRenewalUrl    *string
+	OrgWebsiteUrl    *string
 }
 
 // GetPipelineAssertion for a chunk, in seq order.
@@ -808,6 +810,7 @@ func (q *Queries) ListPipelineAssertions(ctx context.Context, ids []uuid.UUID) (
 			&i.BadgeImageID,
 			&i.OrgName,
 			&i.OrgRenewalUrl,
+			&i.OrgWebsiteUrl,
 		); err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 type Querier interface {
@@ -16,6 +17,10 @@ type Querier interface {
 	// Adds the recorder's counts of one flush. The caller sorts the rows by key, so two processes flushing the same
 	// keys lock them in the same order and never deadlock. Days are UTC calendar dates (YYYY-MM-DD).
 	AddAssertionStats(ctx context.Context, arg AddAssertionStatsParams) error
+	// Adds one flush of events, each counted only when its visitor was not yet counted that day for that assertion and
+	// kind (stats_visits); the rest of the statement is AddAssertionStats. The caller sorts rows by key and sends each
+	// (day, assertion, kind, visitor) once, so two processes lock rows in one order and agree on who counts.
+	AddUniqueStats(ctx context.Context, arg AddUniqueStatsParams) error
 	// Records a completed step for the assertions still at from_step.
 	AdvanceAssertions(ctx context.Context, arg AdvanceAssertionsParams) (int64, error)
 	// Assigns credentials to the anchor transaction stored under anchor_key, with each one's Merkle inclusion proof.
@@ -71,6 +76,9 @@ type Querier interface {
 	CountLapsedAssertions(ctx context.Context, arg CountLapsedAssertionsParams) (int64, error)
 	CountLiveBadges(ctx context.Context, arg CountLiveBadgesParams) (int64, error)
 	CountLivePrograms(ctx context.Context, arg CountLiveProgramsParams) (int64, error)
+	// The organization's page and the badge's page (package catalog). Only live, published, undeleted configuration
+	// shows; test-mode credentials are never counted; no recipient is ever read.
+	CountOrgPagePrograms(ctx context.Context, orgID uuid.UUID) (int64, error)
 	CountProcessingOf(ctx context.Context, ids []uuid.UUID) (int64, error)
 	CountPrograms(ctx context.Context, arg CountProgramsParams) (int64, error)
 	CountWebhookDeliveries(ctx context.Context, endpointID uuid.UUID) (int64, error)
@@ -161,8 +169,12 @@ type Querier interface {
 	FirstWalletCopyAt(ctx context.Context, assertionID uuid.UUID) (time.Time, error)
 	// The node lacks these transactions: the blocks recorded for them are not on its chain.
 	ForgetChainMined(ctx context.Context, arg ForgetChainMinedParams) (int64, error)
+	// Deletes the keys and visits of days before since: yesterday's visitors can no longer be linked to today's.
+	ForgetVisitors(ctx context.Context, since pgtype.Date) error
 	// The key id travels inside the key; the caller compares key_hash in constant time.
 	GetAPIKey(ctx context.Context, id uuid.UUID) (GetAPIKeyRow, error)
+	// A published, undeleted badge with its issuer's profile and how many hold it now.
+	GetAchievementPage(ctx context.Context, id uuid.UUID) (GetAchievementPageRow, error)
 	// The public anchor receipt of an issued credential: its digest and proof, and its mined transaction. No row
 	// while the credential is not issued or its transaction is not (or no longer) known to be mined.
 	GetAnchorReceipt(ctx context.Context, id uuid.UUID) (GetAnchorReceiptRow, error)
@@ -253,6 +265,8 @@ type Querier interface {
 	ListAssertions(ctx context.Context, arg ListAssertionsParams) ([]ListAssertionsRow, error)
 	// Joins the badge so that a link racing a badge delete never shows a deleted badge.
 	ListBadgeIDsOfPrograms(ctx context.Context, arg ListBadgeIDsOfProgramsParams) ([]ListBadgeIDsOfProgramsRow, error)
+	// The visible programs a badge belongs to, as its page lists them.
+	ListBadgeVisiblePrograms(ctx context.Context, badgeID uuid.UUID) ([]ListBadgeVisibleProgramsRow, error)
 	// sort1..sort3 are the sort fields in order (createdAt, updatedAt, name; empty = unused) with their directions, and id
 	// breaks the remaining ties (api/query.go normalizes the list). Each CASE not chosen is NULL for every row, which
 	// sorts nothing; the tables hold one organization's programs/badges, so the sort needs no index.
@@ -275,6 +289,8 @@ type Querier interface {
 	ListIssuanceUnsentNotifications(ctx context.Context, arg ListIssuanceUnsentNotificationsParams) ([]ListIssuanceUnsentNotificationsRow, error)
 	ListMediaFilesByIDs(ctx context.Context, arg ListMediaFilesByIDsParams) ([]MediaFile, error)
 	ListNotifications(ctx context.Context, ids []uuid.UUID) ([]Notification, error)
+	// One page of the organization's visible programs, newest first (programs_org_page_idx).
+	ListOrgPagePrograms(ctx context.Context, arg ListOrgPageProgramsParams) ([]ListOrgPageProgramsRow, error)
 	ListOutcomeInputs(ctx context.Context, ids []uuid.UUID) ([]ListOutcomeInputsRow, error)
 	ListPendingDeliveriesOfEvent(ctx context.Context, eventID string) ([]uuid.UUID, error)
 	// GetPipelineAssertion for a chunk, in seq order.
@@ -283,6 +299,9 @@ type Querier interface {
 	// reconciler starts the workflow of each one that has none (the process died between the commit and the start).
 	ListProcessingIssuances(ctx context.Context, arg ListProcessingIssuancesParams) ([]Issuance, error)
 	ListProgramIDsOfBadges(ctx context.Context, arg ListProgramIDsOfBadgesParams) ([]ListProgramIDsOfBadgesRow, error)
+	// The published badges of the given programs, each with how many hold it now (live credentials issued or received
+	// and not expired; assertions_holders_idx, read alone). A badge in two programs comes once for each.
+	ListProgramPageBadges(ctx context.Context, programIds []uuid.UUID) ([]ListProgramPageBadgesRow, error)
 	// sort1..sort3 are the sort fields in order (createdAt, updatedAt, name; empty = unused) with their directions, and id
 	// breaks the remaining ties (api/query.go normalizes the list). Each CASE not chosen is NULL for every row, which
 	// sorts nothing; the tables hold one organization's programs/badges, so the sort needs no index.
@@ -364,6 +383,8 @@ type Querier interface {
 	// Expired codes, tokens and nonces (the worker's wallet sweep, activities/walletsweep.go). Codes and tokens are
 	// kept a day past their expiry, so a log line about a refused one can still be matched to its offer.
 	PurgeWalletSecrets(ctx context.Context) (PurgeWalletSecretsRow, error)
+	// Stores a day's visitor key unless another process stored one first; the caller then reads the stored one.
+	PutVisitorKey(ctx context.Context, arg PutVisitorKeyParams) error
 	RecordAnchorMined(ctx context.Context, arg RecordAnchorMinedParams) (int64, error)
 	// A wrong tx_code on an offer (the caller holds LockOfferForToken's lock): counted across all the offer's codes;
 	// the max_failures-th suspends the offer. Returns the count and when it was suspended (NULL: not).
@@ -437,9 +458,12 @@ type Querier interface {
 	// Removes the program's links to badges not in keep (all of them when keep is empty).
 	UnlinkProgramBadges(ctx context.Context, arg UnlinkProgramBadgesParams) error
 	UpdateBadge(ctx context.Context, arg UpdateBadgeParams) (Badge, error)
-	// Each field is changed only when given (NULL keeps it); the empty string clears website_url and renewal_url.
+	// Each field is changed only when given (NULL keeps it); the empty string clears website_url, renewal_url and
+	// description.
 	UpdateOrganizationProfile(ctx context.Context, arg UpdateOrganizationProfileParams) (Organization, error)
 	UpdateProgram(ctx context.Context, arg UpdateProgramParams) (Program, error)
+	// The visitor key of a UTC day, as stored; no row before any process drew it (PutVisitorKey).
+	VisitorKey(ctx context.Context, day pgtype.Date) ([]byte, error)
 	WithdrawCredentialOffer(ctx context.Context, arg WithdrawCredentialOfferParams) (CredentialOffer, error)
 }
 

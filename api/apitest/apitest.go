@@ -98,6 +98,10 @@ func New(tb testing.TB) *Env {
 	return e
 }
 
+// Program and Badge are the ids of the fixture's program and of its badge (in that program).
+func (e *Env) Program() string { return e.program }
+func (e *Env) Badge() string   { return e.badge }
+
 // Server starts another API server on the Env's database, store and issuer keys, as a second API process of one
 // deployment would run: what one answers from the database, the other must too.
 func (e *Env) Server(tb testing.TB) *httptest.Server {
@@ -167,27 +171,17 @@ func SignCredential(tb testing.TB, d *db.DB, store blob.Store, iss *issuer.Servi
 	a, err := d.GetBadgePage(ctx, id)
 	require.NoError(tb, err)
 	as := a.Assertion
-	// The badge as the sign step puts it: its criteria's values one a line, its image's original, its skills' names.
-	var crit []db.Criterion
-	require.NoError(tb, json.Unmarshal(a.BadgeCriteria, &crit))
-	var narrative []string
-	for _, c := range crit {
-		narrative = append(narrative, c.Value)
+	// The issuer and the badge as the sign step puts them (issuer.Profile, issuer.Achievement).
+	website := ""
+	if a.OrgWebsiteUrl != nil {
+		website = *a.OrgWebsiteUrl
 	}
-	var skills []db.Skill
-	require.NoError(tb, json.Unmarshal(a.BadgeSkills, &skills))
-	var signedSkills []credential.Skill
-	for _, sk := range skills {
-		if sk.SkillName != nil {
-			signedSkills = append(signedSkills, credential.Skill{Name: *sk.SkillName})
-		}
-	}
+	profile := iss.Profile(as.OrgID, as.Mode, a.OrgName, website)
 	in := credential.BuildInput{ID: iss.CredentialID(as.ID), ValidFrom: as.IssuedAt, Name: a.BadgeName,
-		Issuer:    credential.Issuer{ID: iss.IssuerID(as.OrgID, as.Mode), Name: a.OrgName, URL: BaseURL},
+		Issuer:    credential.Issuer{ID: profile.ID, Name: a.OrgName, URL: profile.URL},
 		Recipient: credential.Recipient{Email: *as.RecipientEmail, Salt: "s"},
-		Achievement: credential.Achievement{ID: iss.AchievementID(as.BadgeID), Name: a.BadgeName,
-			Description: a.BadgeDescription, CriteriaNarrative: strings.Join(narrative, "\n"),
-			ImageURL: BaseURL + "/media/" + a.BadgeImageID.String() + "/original", Skills: signedSkills}}
+		Achievement: iss.Achievement(issuer.Badge{ID: as.BadgeID, ImageID: a.BadgeImageID, Name: a.BadgeName,
+			Description: a.BadgeDescription, Criteria: a.BadgeCriteria, Skills: a.BadgeSkills})}
 	if withName {
 		in.Recipient.Name = as.RecipientName
 	}

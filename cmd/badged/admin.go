@@ -62,6 +62,8 @@ func runAdmin(ctx context.Context, cfg config.Config, args []string, stdout io.W
 		})
 		fs.Func("renewal-url", "where expiry reminders send a recipient to ask for a renewal (https; {assertionId} is replaced; empty: no renewal link)",
 			func(v string) error { in.renewal = &v; return nil })
+		fs.Func("description", "a few lines about the organization, shown on its public page (at most 2000 characters; empty clears it)",
+			func(v string) error { in.description = &v; return nil })
 		if err := parseFlags(fs, args[2:]); err != nil {
 			return err
 		}

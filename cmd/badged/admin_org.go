@@ -18,6 +18,7 @@ import (
 type orgUpdate struct {
 	id                       string
 	name, url, logo, renewal *string
+	description              *string
 	walletOffers             *bool
 }
 
@@ -30,7 +31,12 @@ type orgProfileOut struct {
 	// WalletOffers: the recipients' issue notices carry a wallet offer (live v3 credentials).
 	WalletOffers bool    `json:"walletOffers"`
 	RenewalURL   *string `json:"renewalUrl"` // the renewal link of expiry reminders; null: none
+	// Description: the organization's own words on its public page (/issuers/{id} in a browser); null: none.
+	Description *string `json:"description"`
 }
+
+// maxOrgDescriptionLen bounds an organization's description (the database checks it too).
+const maxOrgDescriptionLen = 2000
 
 // maxRenewalURLLen bounds an organization's renewal URL (the database checks it too).
 const maxRenewalURLLen = 2048
@@ -87,6 +93,19 @@ func adminUpdateOrg(ctx context.Context, d *db.DB, in orgUpdate) (orgProfileOut,
 		}
 	}
 	p.RenewalUrl = in.renewal
+	if in.description != nil {
+		desc := strings.TrimSpace(*in.description)
+		switch {
+		case !utf8.ValidString(desc) || strings.IndexByte(desc, 0) >= 0:
+			return orgProfileOut{}, errors.New("org update: --description must be valid UTF-8 text without NUL")
+		case utf8.RuneCountInString(desc) > maxOrgDescriptionLen:
+			return orgProfileOut{}, fmt.Errorf("org update: --description must be at most %d characters", maxOrgDescriptionLen)
+		}
+		if pr := safetext.Problem(desc, safetext.Multiline); pr != "" {
+			return orgProfileOut{}, fmt.Errorf("org update: --description %s", pr)
+		}
+		p.Description = &desc
+	}
 	if in.logo != nil {
 		logo, err := uuid.Parse(*in.logo)
 		if err != nil {
@@ -106,7 +125,8 @@ func adminUpdateOrg(ctx context.Context, d *db.DB, in orgUpdate) (orgProfileOut,
 	if err != nil {
 		return orgProfileOut{}, err
 	}
-	out := orgProfileOut{ID: o.ID.String(), Name: o.Name, WebsiteURL: o.WebsiteUrl, RenewalURL: o.RenewalUrl, WalletOffers: o.WalletOffers}
+	out := orgProfileOut{ID: o.ID.String(), Name: o.Name, WebsiteURL: o.WebsiteUrl, RenewalURL: o.RenewalUrl, WalletOffers: o.WalletOffers,
+		Description: o.Description}
 	if o.LogoMediaID != nil {
 		s := o.LogoMediaID.String()
 		out.LogoMediaID = &s

@@ -20,7 +20,8 @@ WHERE a.id = $1;
 -- GetPipelineAssertion for a chunk, in seq order.
 SELECT sqlc.embed(a), b.name AS badge_name, b.description AS badge_description, b.criteria AS badge_criteria,
        b.skills AS badge_skills, b.image_id AS badge_image_id, o.name AS org_name,
-       o.renewal_url AS org_renewal_url -- expiry reminders (activities/remind.go)
+       o.renewal_url AS org_renewal_url, -- expiry reminders (activities/remind.go)
+       o.website_url AS org_website_url -- the issuer's url (internal/issuer Profile)
 FROM assertions a
 JOIN badges b ON b.id = a.badge_id
 JOIN organizations o ON o.id = a.org_id

@@ -89,37 +89,7 @@ func Build(in BuildInput) (map[string]any, error) {
 		issuer["email"] = in.Issuer.Email
 	}
 	setIf(issuer, "description", in.Issuer.Description)
-	ach := map[string]any{
-		"id":          in.Achievement.ID,
-		"type":        []any{"Achievement"},
-		"name":        in.Achievement.Name,
-		"description": in.Achievement.Description,
-		"criteria":    map[string]any{"narrative": in.Achievement.CriteriaNarrative},
-	}
-	if in.Achievement.ImageURL != "" {
-		ach["image"] = map[string]any{"id": in.Achievement.ImageURL, "type": "Image"}
-	}
-	var alignments, tags []any
-	for _, s := range in.Achievement.Skills {
-		if s.URL == "" {
-			tags = append(tags, s.Name)
-			continue
-		}
-		a := map[string]any{"type": []any{"Alignment"}, "targetName": s.Name, "targetUrl": s.URL}
-		setIf(a, "targetDescription", s.Description)
-		setIf(a, "targetFramework", s.Framework)
-		setIf(a, "targetCode", s.Code)
-		alignments = append(alignments, a)
-	}
-	for _, t := range in.Achievement.Tags {
-		tags = append(tags, t)
-	}
-	if len(alignments) > 0 {
-		ach["alignment"] = alignments
-	}
-	if len(tags) > 0 {
-		ach["tag"] = tags
-	}
+	ach := AchievementJSON(in.Achievement)
 	subject := map[string]any{"type": []any{"AchievementSubject"}, "achievement": ach}
 	if in.Recipient.ID != "" {
 		subject["id"] = in.Recipient.ID
@@ -180,6 +150,51 @@ func Build(in BuildInput) (map[string]any, error) {
 		cred["credentialStatus"] = StatusListEntry(in.Status.ListCredential, in.Status.Index)
 	}
 	return cred, nil
+}
+
+// AchievementJSON is the OB 3.0 Achievement of a as every credential embeds it (credentialSubject.achievement).
+// AchievementDocument is the same object standing alone; Build writes this one, so the two never differ.
+func AchievementJSON(a Achievement) map[string]any {
+	ach := map[string]any{
+		"id":          a.ID,
+		"type":        []any{"Achievement"},
+		"name":        a.Name,
+		"description": a.Description,
+		"criteria":    map[string]any{"narrative": a.CriteriaNarrative},
+	}
+	if a.ImageURL != "" {
+		ach["image"] = map[string]any{"id": a.ImageURL, "type": "Image"}
+	}
+	var alignments, tags []any
+	for _, s := range a.Skills {
+		if s.URL == "" {
+			tags = append(tags, s.Name)
+			continue
+		}
+		a := map[string]any{"type": []any{"Alignment"}, "targetName": s.Name, "targetUrl": s.URL}
+		setIf(a, "targetDescription", s.Description)
+		setIf(a, "targetFramework", s.Framework)
+		setIf(a, "targetCode", s.Code)
+		alignments = append(alignments, a)
+	}
+	for _, t := range a.Tags {
+		tags = append(tags, t)
+	}
+	if len(alignments) > 0 {
+		ach["alignment"] = alignments
+	}
+	if len(tags) > 0 {
+		ach["tag"] = tags
+	}
+	return ach
+}
+
+// AchievementDocument is the Achievement served at its id (/achievements/{badgeId}) to a machine: AchievementJSON
+// with the @context of the credentials that embed it, so a verifier that dereferences the id reads the same terms.
+func AchievementDocument(a Achievement) map[string]any {
+	doc := AchievementJSON(a)
+	doc["@context"] = []any{ContextCredentialsV2, ContextOB303}
+	return doc
 }
 
 // HashIdentity returns the OB identityHash of an email: "sha256$" + hex(SHA-256(email + salt)), the email

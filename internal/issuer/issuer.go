@@ -54,14 +54,23 @@ func (s *Service) IssuerID(org uuid.UUID, mode string) string {
 }
 
 // Profile is the issuer Profile that credentials of mode name: the test issuer's name starts with "[TEST] " and
-// its description says the credential is a test, in the signed credential itself.
-func (s *Service) Profile(org uuid.UUID, mode, orgName string) credential.Issuer {
-	p := credential.Issuer{ID: s.IssuerID(org, mode), Name: orgName, URL: s.BaseURL}
+// its description says the credential is a test, in the signed credential itself. Its url is the organization's
+// own website (orgURL) when it has one, else its page on this service (OrgPageURL), so the link always leads to
+// the issuer; a test issuer's url is the service's root, never the organization's page (which shows no test data).
+func (s *Service) Profile(org uuid.UUID, mode, orgName, orgURL string) credential.Issuer {
+	p := credential.Issuer{ID: s.IssuerID(org, mode), Name: orgName, URL: orgURL}
+	if p.URL == "" {
+		p.URL = s.OrgPageURL(org)
+	}
 	if mode == apikey.ModeTest {
-		p.Name, p.Description = credential.TestName(orgName), testDescription(orgName)
+		p.Name, p.Description, p.URL = credential.TestName(orgName), testDescription(orgName), s.BaseURL+"/"
 	}
 	return p
 }
+
+// OrgPageURL is the organization's public page: its live issuer id, which answers the page to a browser and the
+// controller document to a machine.
+func (s *Service) OrgPageURL(org uuid.UUID) string { return s.IssuerID(org, apikey.ModeLive) }
 
 func testDescription(orgName string) string {
 	return "Test-mode issuer of " + orgName + ": the credentials it signs were made with a test API key to try the " +
