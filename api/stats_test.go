@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -51,13 +52,19 @@ func newStatsFixture(tb testing.TB) *statsFixture {
 	require.NoError(tb, err)
 	f.issuer = issuer.New(f.d, ring, baseURL)
 	f.rec = stats.NewRecorder(f.d, stats.Options{Clock: func() time.Time { return fixedNow }, Metrics: f.metrics})
-	f.env = &env{d: f.d, srv: startServer(tb, api.NewHandler(api.Deps{DB: f.d, Blob: f.store, PublicBaseURL: baseURL,
-		Clock: func() time.Time { return fixedNow }, Issuances: &fakeStarter{}, Metrics: f.metrics, Stats: f.rec, Issuer: f.issuer,
-		Log: slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))}))}
+	f.env = &env{d: f.d, srv: f.server(tb, f.rec)}
 	f.testKey = mustModeKey(tb, f.d, f.org, apikey.RoleOwner, apikey.ModeTest)
 	_, err = f.store.PutIfAbsent(context.Background(), issuer.MediaKey(f.vars["{image}"], "medium", "png"), mustPNG(tb, 64, 64, false), "image/png")
 	require.NoError(tb, err)
 	return f
+}
+
+// server starts an API process on the fixture's database that counts into rec: a second one with its own
+// recorder is a second API process of the deployment.
+func (f *statsFixture) server(tb testing.TB, rec *stats.Recorder) *httptest.Server {
+	return startServer(tb, api.NewHandler(api.Deps{DB: f.d, Blob: f.store, PublicBaseURL: baseURL,
+		Clock: func() time.Time { return fixedNow }, Issuances: &fakeStarter{}, Metrics: f.metrics, Stats: rec, Issuer: f.issuer,
+		Log: slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))}))
 }
 
 // issue issues one recipient with key and marks the assertion issued with a stored credential document, as the
@@ -84,12 +91,24 @@ func (f *statsFixture) issue(tb testing.TB, key string) (string, string) {
 	return iss, a
 }
 
-// hit sends a keyless request with a User-Agent (and Accept) and returns its status, not following redirects.
+// visitors numbers the client addresses hit gives, so each hit is another visitor (events count once per visitor).
+var visitors atomic.Uint32
+
+// hit sends a keyless request with a User-Agent (and Accept) from a client address of its own (X-Forwarded-For, as
+// the deployment's proxy sets it) and returns its status, not following redirects.
 func (f *statsFixture) hit(tb testing.TB, method, path, ua, accept string) *http.Response {
 	tb.Helper()
-	req, err := http.NewRequestWithContext(context.Background(), method, f.srv.URL+path, nil)
+	n := visitors.Add(1)
+	return f.hitFrom(tb, f.srv, fmt.Sprintf("198.18.%d.%d", n/250%250, n%250+1), method, path, ua, accept)
+}
+
+// hitFrom is hit from the client address addr to srv.
+func (f *statsFixture) hitFrom(tb testing.TB, srv *httptest.Server, addr, method, path, ua, accept string) *http.Response {
+	tb.Helper()
+	req, err := http.NewRequestWithContext(context.Background(), method, srv.URL+path, nil)
 	require.NoError(tb, err)
 	req.Header.Set("User-Agent", ua)
+	req.Header.Set("X-Forwarded-For", addr)
 	if accept != "" {
 		req.Header.Set("Accept", accept)
 	}
@@ -121,6 +140,7 @@ func num(tb testing.TB, v map[string]any, path string) int {
 
 // TestStats_CountsExactAfterFlush: every kind of event, humans and bots apart, exact once flushed, in the badge's
 // and the issuance's roll-up, in total and on its day; HEADs, unknown networks and failed requests count nothing.
+// Each hit comes from another visitor (hit); TestStats_OncePerVisitor repeats one.
 func TestStats_CountsExactAfterFlush(t *testing.T) {
 	f := newStatsFixture(t)
 	iss, a := f.issue(t, f.keys["owner"])
@@ -212,6 +232,45 @@ func httpGet(tb testing.TB, h http.Handler) string {
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	require.Equal(tb, http.StatusOK, w.Code)
 	return w.Body.String()
+}
+
+// TestStats_OncePerVisitor: 50 clicks on one badge's X button from one browser count one share, whichever of two
+// API processes (two handlers with their own recorders on one database) they reach and however the flushes fall;
+// another browser at the same address counts, and a bot counts apart. No
+// address or User-Agent is stored: the visits table holds 16-byte keyed hashes.
+func TestStats_OncePerVisitor(t *testing.T) {
+	f := newStatsFixture(t)
+	_, a := f.issue(t, f.keys["owner"])
+	second := stats.NewRecorder(f.d, stats.Options{Clock: func() time.Time { return fixedNow }})
+	srv2 := f.server(t, second)
+	const addr = "203.0.113.7"
+	for i := range 50 {
+		srv := f.srv
+		if i%2 == 1 {
+			srv = srv2
+		}
+		require.Equal(t, http.StatusFound, f.hitFrom(t, srv, addr, http.MethodGet, "/share/"+a+"/x", browserUA, "").StatusCode)
+		if i%10 == 9 {
+			f.flush(t)
+			require.NoError(t, second.Flush(context.Background()))
+		}
+	}
+	f.hitFrom(t, srv2, addr, http.MethodGet, "/share/"+a+"/x", "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0", "")
+	for range 3 {
+		f.hitFrom(t, f.srv, addr, http.MethodGet, "/share/"+a+"/x", crawlerUA, "")
+	}
+	f.flush(t)
+	require.NoError(t, second.Flush(context.Background()))
+	s := f.statsOf(t, f.keys["viewer"], "/public/v3/assertions/"+a+"/stats")
+	require.Equal(t, 2, num(t, s, "totals.shares.x.human"), "one browser once, the other browser once")
+	require.Equal(t, 1, num(t, s, "totals.shares.x.bots"))
+
+	var keys, visits int
+	require.NoError(t, f.d.Pool.QueryRow(context.Background(), "SELECT count(*) FROM stats_visitor_keys").Scan(&keys))
+	require.NoError(t, f.d.Pool.QueryRow(context.Background(),
+		"SELECT count(*) FROM stats_visits WHERE octet_length(visitor) = 16 AND position($1::bytea in visitor) = 0", []byte(addr)).Scan(&visits))
+	require.Equal(t, 1, keys, "both processes use the day's one key")
+	require.Equal(t, 3, visits)
 }
 
 // TestStats_ParallelHitsSumExactly: concurrent page views of two assertions, flushed concurrently while they run,

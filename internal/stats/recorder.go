@@ -3,6 +3,7 @@ package stats
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"log/slog"
 	"slices"
 	"sync"
@@ -12,9 +13,11 @@ import (
 	"github.com/badged/badged/internal/metrics"
 )
 
-// Store adds one flush of counters; *db.DB is one.
+// Store adds one flush of counters, each once per visitor, and keeps the days' visitor keys (visitors.go); *db.DB
+// is one.
 type Store interface {
-	AddAssertionStats(ctx context.Context, arg db.AddAssertionStatsParams) error
+	AddUniqueStats(ctx context.Context, arg db.AddUniqueStatsParams) error
+	visitorKeys
 }
 
 // Defaults of a Recorder.
@@ -27,12 +30,15 @@ const (
 	flushTimeout = 10 * time.Second
 )
 
-// key is one counter: the assertion (with its roll-up ids), the kind, the UTC day and whether a bot caused it.
+// key is one event as it may count: the assertion (with its roll-up ids), the kind, the UTC day, whether a bot
+// caused it, and who caused it (Client: the SHA-256 of client address and User-Agent, truncated; never stored:
+// the flush turns it into the day's keyed visitor hash).
 type key struct {
 	Subject
-	Kind Kind
-	Day  string // YYYY-MM-DD, UTC
-	Bot  bool
+	Kind   Kind
+	Day    string // YYYY-MM-DD, UTC
+	Bot    bool
+	Client [16]byte
 }
 
 // Recorder holds the counters of this process between flushes. A nil *Recorder records nothing, so handlers
@@ -46,7 +52,11 @@ type Recorder struct {
 	maxKeys  int
 
 	mu     sync.Mutex
-	counts map[key]int64
+	counts map[key]int64 // an event held is 1: the same visitor again adds nothing
+
+	flushMu sync.Mutex        // one flush at a time: it alone touches keys and forgot
+	keys    map[string][]byte // the visitor keys of the days flushed lately (visitors.go)
+	forgot  string            // the last day whose older visitors were forgotten
 }
 
 // Options configure a Recorder; zero fields take the defaults.
@@ -61,7 +71,7 @@ type Options struct {
 // NewRecorder returns a recorder that flushes into store once Run runs.
 func NewRecorder(store Store, o Options) *Recorder {
 	r := &Recorder{store: store, log: o.Log, metrics: o.Metrics, clock: o.Clock, interval: o.Interval, maxKeys: o.MaxKeys,
-		counts: map[key]int64{}}
+		counts: map[key]int64{}, keys: map[string][]byte{}}
 	if r.log == nil {
 		r.log = slog.Default()
 	}
@@ -77,19 +87,22 @@ func NewRecorder(store Store, o Options) *Recorder {
 	return r
 }
 
-// Record counts one event of kind about s, caused by a client with userAgent. It takes a mutex and a map
-// update (well under a microsecond): nothing on the request path waits for the database.
-func (r *Recorder) Record(s Subject, kind Kind, userAgent string) {
+// Record counts one event of kind about s, caused by client (web.ClientAddr) with userAgent, once per visitor,
+// assertion, kind and UTC day: the same visitor again that day adds nothing, here or in any other process (the
+// flush asks Postgres, AddUniqueStats). It takes a hash, a mutex and a map update (about a microsecond): nothing
+// on the request path waits for the database.
+func (r *Recorder) Record(s Subject, kind Kind, client, userAgent string) {
 	if r == nil {
 		return
 	}
 	bot := IsBot(userAgent)
-	k := key{Subject: s, Kind: kind, Day: r.clock().UTC().Format(time.DateOnly), Bot: bot}
+	sum := sha256.Sum256([]byte(client + "\x00" + userAgent))
+	k := key{Subject: s, Kind: kind, Day: r.clock().UTC().Format(time.DateOnly), Bot: bot, Client: [16]byte(sum[:16])}
 	r.mu.Lock()
 	_, held := r.counts[k]
 	dropped := !held && len(r.counts) >= r.maxKeys
 	if !dropped {
-		r.counts[k]++
+		r.counts[k] = 1
 	}
 	r.mu.Unlock()
 	r.metrics.BadgeEvent(string(kind), bot)
@@ -123,13 +136,15 @@ func (r *Recorder) Run(ctx context.Context) {
 	}
 }
 
-// Flush adds the counters recorded so far to the store in one statement. On failure they are merged back, to
-// be added by the next flush. The add is not idempotent: a commit whose answer is lost (the connection drops
-// after COMMIT) is added again by the next flush; the README says so.
+// Flush adds the events recorded so far to the store in one statement, each only if its visitor was not counted
+// yet that day (AddUniqueStats). On failure they are merged back, to be added by the next flush. A flush whose
+// commit's answer is lost is harmless now: the visits it recorded make its retry add nothing.
 func (r *Recorder) Flush(ctx context.Context) error {
 	if r == nil {
 		return nil
 	}
+	r.flushMu.Lock()
+	defer r.flushMu.Unlock()
 	r.mu.Lock()
 	batch := r.counts
 	r.counts = make(map[key]int64, len(batch))
@@ -137,8 +152,14 @@ func (r *Recorder) Flush(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	err := r.store.AddAssertionStats(ctx, params(batch))
+	p, err := r.params(ctx, batch)
+	if err == nil {
+		err = r.store.AddUniqueStats(ctx, p)
+	}
 	r.metrics.StatsFlushed(err == nil)
+	if err == nil {
+		r.forgetOld(ctx)
+	}
 	if err != nil {
 		r.mu.Lock()
 		dropped := 0
@@ -156,9 +177,9 @@ func (r *Recorder) Flush(ctx context.Context) error {
 	return nil
 }
 
-// params turns a batch into the statement's arrays, sorted by the table's primary key so that two processes
-// adding the same rows lock them in one order.
-func params(batch map[key]int64) db.AddAssertionStatsParams {
+// params turns a batch into the statement's arrays, each event's client made the day's visitor hash, sorted by
+// the tables' keys so that two processes adding the same rows lock them in one order.
+func (r *Recorder) params(ctx context.Context, batch map[key]int64) (db.AddUniqueStatsParams, error) {
 	keys := make([]key, 0, len(batch))
 	for k := range batch {
 		keys = append(keys, k)
@@ -173,22 +194,29 @@ func params(batch map[key]int64) db.AddAssertionStatsParams {
 		if c := cmp.Compare(a.Day, b.Day); c != 0 {
 			return c
 		}
-		return cmp.Compare(boolInt(a.Bot), boolInt(b.Bot))
+		if c := cmp.Compare(boolInt(a.Bot), boolInt(b.Bot)); c != 0 {
+			return c
+		}
+		return slices.Compare(a.Client[:], b.Client[:])
 	})
-	var p db.AddAssertionStatsParams
+	var p db.AddUniqueStatsParams
 	for _, k := range keys {
+		visitor, err := r.visitor(ctx, k.Day, k.Client)
+		if err != nil {
+			return p, err
+		}
 		p.AssertionIds = append(p.AssertionIds, k.Assertion)
 		p.Kinds = append(p.Kinds, string(k.Kind))
 		p.Days = append(p.Days, k.Day)
 		p.Bots = append(p.Bots, k.Bot)
-		p.Ns = append(p.Ns, batch[k])
+		p.Visitors = append(p.Visitors, visitor)
 		p.OrgIds = append(p.OrgIds, k.Org)
 		p.Modes = append(p.Modes, k.Mode)
 		p.BadgeIds = append(p.BadgeIds, k.Badge)
 		p.ProgramIds = append(p.ProgramIds, k.Program)
 		p.IssuanceIds = append(p.IssuanceIds, k.Issuance)
 	}
-	return p
+	return p, nil
 }
 
 func boolInt(b bool) int {

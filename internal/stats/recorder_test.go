@@ -8,21 +8,26 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/stretchr/testify/require"
 
 	"github.com/badged/badged/db"
 )
 
-// memStore adds flushes in memory; fail makes the next flushes fail.
+// memStore adds flushes in memory, each visitor once per assertion, kind and day; fail makes the next flushes
+// fail.
 type memStore struct {
-	mu    sync.Mutex
-	fail  int
-	calls int
-	rows  map[string]int64 // assertion|kind|day|bot → n
-	order [][]uuid.UUID
+	mu     sync.Mutex
+	fail   int
+	calls  int
+	rows   map[string]int64 // assertion|kind|day|bot → n
+	visits map[string]bool  // day|assertion|kind|visitor
+	keys   map[pgtype.Date][]byte
+	order  [][]uuid.UUID
 }
 
-func (m *memStore) AddAssertionStats(_ context.Context, p db.AddAssertionStatsParams) error {
+func (m *memStore) AddUniqueStats(_ context.Context, p db.AddUniqueStatsParams) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.calls++
@@ -31,18 +36,46 @@ func (m *memStore) AddAssertionStats(_ context.Context, p db.AddAssertionStatsPa
 		return errors.New("database down")
 	}
 	if m.rows == nil {
-		m.rows = map[string]int64{}
+		m.rows, m.visits = map[string]int64{}, map[string]bool{}
 	}
 	for i := range p.AssertionIds {
+		v := p.Days[i] + "|" + p.AssertionIds[i].String() + "|" + p.Kinds[i] + "|" + string(p.Visitors[i])
+		if m.visits[v] {
+			continue
+		}
+		m.visits[v] = true
 		k := p.AssertionIds[i].String() + "|" + p.Kinds[i] + "|" + p.Days[i]
 		if p.Bots[i] {
 			k += "|bot"
 		}
-		m.rows[k] += p.Ns[i]
+		m.rows[k]++
 	}
 	m.order = append(m.order, p.AssertionIds)
 	return nil
 }
+
+func (m *memStore) VisitorKey(_ context.Context, day pgtype.Date) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if k, ok := m.keys[day]; ok {
+		return k, nil
+	}
+	return nil, pgx.ErrNoRows
+}
+
+func (m *memStore) PutVisitorKey(_ context.Context, p db.PutVisitorKeyParams) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.keys == nil {
+		m.keys = map[pgtype.Date][]byte{}
+	}
+	if _, ok := m.keys[p.Day]; !ok {
+		m.keys[p.Day] = p.Key
+	}
+	return nil
+}
+
+func (m *memStore) ForgetVisitors(context.Context, pgtype.Date) error { return nil }
 
 // crawlerUAs are User-Agents crawlers, link previews, AI fetchers, tools and monitors send today, as their
 // operators document them: every one is a bot.
@@ -206,24 +239,29 @@ func TestShareKind(t *testing.T) {
 }
 
 // TestRecorder_FailedFlushKeepsCounts: a failed flush merges its counts back, the next one adds them with what came
-// since; rows go out sorted by assertion (one lock order for every process).
+// since, each visitor once; rows go out sorted by assertion (one lock order for every process).
 func TestRecorder_FailedFlushKeepsCounts(t *testing.T) {
 	st := &memStore{fail: 1}
 	day := time.Date(2025, 3, 1, 23, 59, 0, 0, time.FixedZone("KST", 9*3600)) // 14:59 UTC
 	r := NewRecorder(st, Options{Clock: func() time.Time { return day }})
 	a, b := Subject{Assertion: uuid.New(), Mode: "live"}, Subject{Assertion: uuid.New(), Mode: "live"}
-	r.Record(a, View, "Mozilla/5.0")
-	r.Record(a, View, "Mozilla/5.0")
-	r.Record(b, View, "curl/8")
+	r.Record(a, View, "198.51.100.1", "Mozilla/5.0")
+	r.Record(a, View, "198.51.100.2", "Mozilla/5.0")
+	r.Record(a, View, "198.51.100.2", "Mozilla/5.0") // the same visitor again: nothing
+	r.Record(b, View, "198.51.100.1", "curl/8")
 	require.Error(t, r.Flush(context.Background()))
-	r.Record(a, View, "Mozilla/5.0")
+	r.Record(a, View, "198.51.100.3", "Mozilla/5.0")
+	r.Record(a, View, "198.51.100.1", "Mozilla/5.0") // counted already, before the failed flush
 	require.NoError(t, r.Flush(context.Background()))
 	require.NoError(t, r.Flush(context.Background()), "nothing left: no call")
 	require.Equal(t, 2, st.calls)
 	require.Equal(t, map[string]int64{a.Assertion.String() + "|view|2025-03-01": 3, b.Assertion.String() + "|view|2025-03-01|bot": 1}, st.rows)
 	ids := st.order[0]
-	require.Len(t, ids, 2)
-	require.Negative(t, compareUUID(ids[0], ids[1]), "sorted by assertion")
+	require.Len(t, ids, 4, "a's three visitors and b's one")
+	require.NotEqual(t, ids[0], ids[3], "two assertions")
+	for i := 1; i < len(ids); i++ {
+		require.LessOrEqual(t, compareUUID(ids[i-1], ids[i]), 0, "sorted by assertion")
+	}
 }
 
 func compareUUID(x, y uuid.UUID) int {
@@ -240,17 +278,17 @@ func TestRecorder_MaxKeys(t *testing.T) {
 	st := &memStore{}
 	r := NewRecorder(st, Options{MaxKeys: 2})
 	a, b, c := Subject{Assertion: uuid.New()}, Subject{Assertion: uuid.New()}, Subject{Assertion: uuid.New()}
-	r.Record(a, PDF, "x")
-	r.Record(b, PDF, "x")
-	r.Record(c, PDF, "x") // dropped
-	r.Record(a, PDF, "x")
+	r.Record(a, PDF, "1", "x")
+	r.Record(b, PDF, "1", "x")
+	r.Record(c, PDF, "1", "x") // dropped
+	r.Record(a, PDF, "1", "x") // held already
 	require.NoError(t, r.Flush(context.Background()))
 	require.Len(t, st.rows, 2)
 	var total int64
 	for _, n := range st.rows {
 		total += n
 	}
-	require.Equal(t, int64(3), total)
+	require.Equal(t, int64(2), total)
 }
 
 // TestRecorder_RunFlushesOnStop: cancelling Run flushes what was recorded, with a context of its own.
@@ -260,7 +298,7 @@ func TestRecorder_RunFlushesOnStop(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { r.Run(ctx); close(done) }()
-	r.Record(Subject{Assertion: uuid.New()}, VerifyAPI, "x")
+	r.Record(Subject{Assertion: uuid.New()}, VerifyAPI, "1", "x")
 	cancel()
 	<-done
 	require.Len(t, st.rows, 1)
@@ -268,6 +306,6 @@ func TestRecorder_RunFlushesOnStop(t *testing.T) {
 
 func TestRecorder_NilRecordsNothing(t *testing.T) {
 	var r *Recorder
-	r.Record(Subject{}, View, "")
+	r.Record(Subject{}, View, "", "")
 	require.NoError(t, r.Flush(context.Background()))
 }
