@@ -129,6 +129,7 @@ type Querier interface {
 	DeleteWebhookEndpointAnyOrg(ctx context.Context, id uuid.UUID) (int64, error)
 	DisableWebhookEndpoint(ctx context.Context, arg DisableWebhookEndpointParams) (int64, error)
 	EnableWebhookEndpoint(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
+	EnsureIssuanceLog(ctx context.Context, orgID uuid.UUID) error
 	// The offers the issue notifications of assertions of one organization carry, one per assertion: for each of
 	// assertion_ids, its offer, created with the id at the same index of ids on the first call and returned by every
 	// later one (a retried notify step links the same offers). The notify step sends one for a chunk (activities/notify.go
@@ -184,6 +185,10 @@ type Querier interface {
 	// The first (for a reissue, the only) assertion of an issuance: the answer of a reissue replay.
 	GetIssuanceAssertion(ctx context.Context, issuanceID uuid.UUID) (GetIssuanceAssertionRow, error)
 	GetIssuanceByKey(ctx context.Context, arg GetIssuanceByKeyParams) (Issuance, error)
+	GetIssuanceLog(ctx context.Context, orgID uuid.UUID) (IssuanceLog, error)
+	// The first checkpoint that holds entry idx: the one signed for its batch.
+	GetIssuanceLogCheckpointCovering(ctx context.Context, arg GetIssuanceLogCheckpointCoveringParams) (IssuanceLogCheckpoint, error)
+	GetIssuanceLogEntry(ctx context.Context, arg GetIssuanceLogEntryParams) (GetIssuanceLogEntryRow, error)
 	// The key of the organization's live or test issuer (issuer.Service: one issuer per mode).
 	GetIssuerKey(ctx context.Context, arg GetIssuerKeyParams) (IssuerKey, error)
 	// OpenID4VCI offers, codes, tokens, nonces and wallet copies (migration 0020; package wallet).
@@ -227,6 +232,9 @@ type Querier interface {
 	InsertAssertions(ctx context.Context, arg []InsertAssertionsParams) (int64, error)
 	InsertChainFiller(ctx context.Context, arg InsertChainFillerParams) error
 	InsertChainReservation(ctx context.Context, arg InsertChainReservationParams) error
+	InsertIssuanceLogCheckpoint(ctx context.Context, arg InsertIssuanceLogCheckpointParams) error
+	InsertIssuanceLogEntries(ctx context.Context, arg InsertIssuanceLogEntriesParams) error
+	InsertIssuanceLogHashes(ctx context.Context, arg InsertIssuanceLogHashesParams) error
 	InsertRecipientSlices(ctx context.Context, arg []InsertRecipientSlicesParams) (int64, error)
 	// A renewal's replacement: like InsertReplacement, with a new validity and renewal set.
 	InsertRenewal(ctx context.Context, arg InsertRenewalParams) error
@@ -271,6 +279,10 @@ type Querier interface {
 	ListFailedOfIssuance(ctx context.Context, issuanceID uuid.UUID) ([]ListFailedOfIssuanceRow, error)
 	// Recipients with an error code (FAILED, or ISSUED whose notification failed), in seq order.
 	ListIssuanceFailures(ctx context.Context, arg ListIssuanceFailuresParams) ([]ListIssuanceFailuresRow, error)
+	// The checkpoint roots an anchor transaction carries as leaves besides its credentials' digests.
+	ListIssuanceLogAnchorRoots(ctx context.Context, anchorKey string) ([][]byte, error)
+	// Which of these credential ids the log holds already (a retried step appends nothing twice).
+	ListIssuanceLogPresent(ctx context.Context, arg ListIssuanceLogPresentParams) ([]string, error)
 	// Notification rows of an issuance that were not delivered, with whether an operator resend has been delivered since.
 	ListIssuanceUnsentNotifications(ctx context.Context, arg ListIssuanceUnsentNotificationsParams) ([]ListIssuanceUnsentNotificationsRow, error)
 	ListMediaFilesByIDs(ctx context.Context, arg ListMediaFilesByIDsParams) ([]MediaFile, error)
@@ -308,6 +320,8 @@ type Querier interface {
 	LockExpiringBefore(ctx context.Context, arg LockExpiringBeforeParams) ([]Assertion, error)
 	// Serialises re-drive commands of one issuance.
 	LockIssuance(ctx context.Context, id uuid.UUID) (Issuance, error)
+	// The sequencer's lock: one appender per organization at a time, until its transaction ends.
+	LockIssuanceLog(ctx context.Context, orgID uuid.UUID) (IssuanceLog, error)
 	// Serialises concurrent invocations of the same request for the transaction.
 	LockNotificationResend(ctx context.Context, arg LockNotificationResendParams) (NotificationResend, error)
 	// GetLiveOffer's row with the offer locked until the token endpoint's transaction ends: its tx_code check, the
@@ -364,6 +378,8 @@ type Querier interface {
 	// Expired codes, tokens and nonces (the worker's wallet sweep, activities/walletsweep.go). Codes and tokens are
 	// kept a day past their expiry, so a log line about a refused one can still be matched to its offer.
 	PurgeWalletSecrets(ctx context.Context) (PurgeWalletSecretsRow, error)
+	ReadIssuanceLogEntries(ctx context.Context, arg ReadIssuanceLogEntriesParams) ([]ReadIssuanceLogEntriesRow, error)
+	ReadIssuanceLogHashes(ctx context.Context, arg ReadIssuanceLogHashesParams) ([]ReadIssuanceLogHashesRow, error)
 	RecordAnchorMined(ctx context.Context, arg RecordAnchorMinedParams) (int64, error)
 	// A wrong tx_code on an offer (the caller holds LockOfferForToken's lock): counted across all the offer's codes;
 	// the max_failures-th suspends the offer. Returns the count and when it was suspended (NULL: not).
@@ -408,6 +424,7 @@ type Querier interface {
 	SetAssertionsBaked(ctx context.Context, arg SetAssertionsBakedParams) (int64, error)
 	SetAssertionsPublished(ctx context.Context, arg SetAssertionsPublishedParams) (int64, error)
 	SetBadgeExpiryReminders(ctx context.Context, arg SetBadgeExpiryRemindersParams) (Badge, error)
+	SetIssuanceLogHead(ctx context.Context, arg SetIssuanceLogHeadParams) error
 	SetIssuanceStatus(ctx context.Context, arg SetIssuanceStatusParams) (Issuance, error)
 	SetLockTimeout(ctx context.Context, timeout string) error
 	// bit_index is Postgres's numbering (LSB first within a byte); the caller converts from the W3C index.
