@@ -252,7 +252,7 @@ type tileReader struct {
 	t    *testing.T
 }
 
-func (r tileReader) Height() int { return issuancelog.TileHeight }
+func (r tileReader) Height() int                     { return issuancelog.TileHeight }
 func (r tileReader) SaveTiles([]tlog.Tile, [][]byte) {}
 func (r tileReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 	out := make([][]byte, len(tiles))

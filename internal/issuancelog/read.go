@@ -78,7 +78,6 @@ func ParseTilePath(rest string) (tlog.Tile, error) {
 	return t, nil
 }
 
-
 // Full reports whether a tile is complete (immutable forever) rather than partial.
 func Full(t tlog.Tile) bool { return t.W == 1<<t.H }
 
