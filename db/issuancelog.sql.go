@@ -7,6 +7,8 @@ package db
 
 import (
 	"context"
+	"encoding/json"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -38,7 +40,7 @@ func (q *Queries) GetIssuanceLog(ctx context.Context, orgID uuid.UUID) (Issuance
 }
 
 const getIssuanceLogCheckpointCovering = `-- name: GetIssuanceLogCheckpointCovering :one
-SELECT org_id, tree_size, root_hash, note, anchor_key, created_at FROM issuance_log_checkpoints WHERE org_id = $1 AND tree_size > $2::bigint
+SELECT org_id, tree_size, root_hash, note, anchor_key, anchor_proof, created_at FROM issuance_log_checkpoints WHERE org_id = $1 AND tree_size > $2::bigint
 ORDER BY tree_size LIMIT 1
 `
 
@@ -57,6 +59,7 @@ func (q *Queries) GetIssuanceLogCheckpointCovering(ctx context.Context, arg GetI
 		&i.RootHash,
 		&i.Note,
 		&i.AnchorKey,
+		&i.AnchorProof,
 		&i.CreatedAt,
 	)
 	return i, err
@@ -163,6 +166,44 @@ func (q *Queries) ListIssuanceLogAnchorRoots(ctx context.Context, anchorKey stri
 			return nil, err
 		}
 		items = append(items, root_hash)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listIssuanceLogCandidates = `-- name: ListIssuanceLogCandidates :many
+SELECT id, org_id, credential_sha256, issued_at FROM assertions
+WHERE id = ANY($1::uuid[]) AND mode = 'live' AND credential_sha256 IS NOT NULL
+`
+
+type ListIssuanceLogCandidatesRow struct {
+	ID               uuid.UUID
+	OrgID            uuid.UUID
+	CredentialSha256 []byte
+	IssuedAt         time.Time
+}
+
+// The signed live credentials among ids, what their log entries record. The anchor step appends them.
+func (q *Queries) ListIssuanceLogCandidates(ctx context.Context, ids []uuid.UUID) ([]ListIssuanceLogCandidatesRow, error) {
+	rows, err := q.db.Query(ctx, listIssuanceLogCandidates, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListIssuanceLogCandidatesRow{}
+	for rows.Next() {
+		var i ListIssuanceLogCandidatesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.CredentialSha256,
+			&i.IssuedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -287,6 +328,23 @@ func (q *Queries) ReadIssuanceLogHashes(ctx context.Context, arg ReadIssuanceLog
 		return nil, err
 	}
 	return items, nil
+}
+
+const setIssuanceLogCheckpointAnchorProof = `-- name: SetIssuanceLogCheckpointAnchorProof :exec
+UPDATE issuance_log_checkpoints SET anchor_proof = $3::jsonb
+WHERE org_id = $1 AND tree_size = $2
+`
+
+type SetIssuanceLogCheckpointAnchorProofParams struct {
+	OrgID       uuid.UUID
+	TreeSize    int64
+	AnchorProof json.RawMessage
+}
+
+// The checkpoint root's inclusion proof in its anchor transaction's Merkle tree (JSON, as assertions.anchor_proof).
+func (q *Queries) SetIssuanceLogCheckpointAnchorProof(ctx context.Context, arg SetIssuanceLogCheckpointAnchorProofParams) error {
+	_, err := q.db.Exec(ctx, setIssuanceLogCheckpointAnchorProof, arg.OrgID, arg.TreeSize, arg.AnchorProof)
+	return err
 }
 
 const setIssuanceLogHead = `-- name: SetIssuanceLogHead :exec

@@ -202,12 +202,13 @@ type IssuanceLog struct {
 }
 
 type IssuanceLogCheckpoint struct {
-	OrgID     uuid.UUID
-	TreeSize  int64
-	RootHash  []byte
-	Note      string
-	AnchorKey *string
-	CreatedAt time.Time
+	OrgID       uuid.UUID
+	TreeSize    int64
+	RootHash    []byte
+	Note        string
+	AnchorKey   *string
+	AnchorProof []byte
+	CreatedAt   time.Time
 }
 
 type IssuanceLogEntry struct {

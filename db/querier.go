@@ -281,6 +281,8 @@ type Querier interface {
 	ListIssuanceFailures(ctx context.Context, arg ListIssuanceFailuresParams) ([]ListIssuanceFailuresRow, error)
 	// The checkpoint roots an anchor transaction carries as leaves besides its credentials' digests.
 	ListIssuanceLogAnchorRoots(ctx context.Context, anchorKey string) ([][]byte, error)
+	// The signed live credentials among ids, what their log entries record. The anchor step appends them.
+	ListIssuanceLogCandidates(ctx context.Context, ids []uuid.UUID) ([]ListIssuanceLogCandidatesRow, error)
 	// Which of these credential ids the log holds already (a retried step appends nothing twice).
 	ListIssuanceLogPresent(ctx context.Context, arg ListIssuanceLogPresentParams) ([]string, error)
 	// Notification rows of an issuance that were not delivered, with whether an operator resend has been delivered since.
@@ -424,6 +426,8 @@ type Querier interface {
 	SetAssertionsBaked(ctx context.Context, arg SetAssertionsBakedParams) (int64, error)
 	SetAssertionsPublished(ctx context.Context, arg SetAssertionsPublishedParams) (int64, error)
 	SetBadgeExpiryReminders(ctx context.Context, arg SetBadgeExpiryRemindersParams) (Badge, error)
+	// The checkpoint root's inclusion proof in its anchor transaction's Merkle tree (JSON, as assertions.anchor_proof).
+	SetIssuanceLogCheckpointAnchorProof(ctx context.Context, arg SetIssuanceLogCheckpointAnchorProofParams) error
 	SetIssuanceLogHead(ctx context.Context, arg SetIssuanceLogHeadParams) error
 	SetIssuanceStatus(ctx context.Context, arg SetIssuanceStatusParams) (Issuance, error)
 	SetLockTimeout(ctx context.Context, timeout string) error

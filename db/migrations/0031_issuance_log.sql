@@ -33,13 +33,15 @@ CREATE TABLE issuance_log_hashes (
 );
 
 -- Every signed checkpoint, one per appended batch; anchor_key names the chain anchor (chain_txs.anchor_key) whose
--- Merkle tree carries the checkpoint's root as a leaf, NULL when the batch was not anchored (no chain configured).
+-- Merkle tree carries the checkpoint's root as a leaf (beside the credentials' digests), NULL when the batch was not
+-- anchored (a deployment without a chain).
 CREATE TABLE issuance_log_checkpoints (
     org_id     uuid   NOT NULL REFERENCES issuance_logs (org_id),
     tree_size  bigint NOT NULL CHECK (tree_size > 0),
     root_hash  bytea  NOT NULL CHECK (length(root_hash) = 32),
     note       text   NOT NULL,
     anchor_key text,
+    anchor_proof jsonb,                     -- the root's Merkle inclusion proof in that anchor's tree
     created_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (org_id, tree_size)
 );

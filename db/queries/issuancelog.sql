@@ -46,3 +46,13 @@ ORDER BY tree_size LIMIT 1;
 -- name: ListIssuanceLogAnchorRoots :many
 -- The checkpoint roots an anchor transaction carries as leaves besides its credentials' digests.
 SELECT root_hash FROM issuance_log_checkpoints WHERE anchor_key = sqlc.arg(anchor_key)::text ORDER BY root_hash;
+
+-- name: ListIssuanceLogCandidates :many
+-- The signed live credentials among ids, what their log entries record. The anchor step appends them.
+SELECT id, org_id, credential_sha256, issued_at FROM assertions
+WHERE id = ANY(sqlc.arg(ids)::uuid[]) AND mode = 'live' AND credential_sha256 IS NOT NULL;
+
+-- name: SetIssuanceLogCheckpointAnchorProof :exec
+-- The checkpoint root's inclusion proof in its anchor transaction's Merkle tree (JSON, as assertions.anchor_proof).
+UPDATE issuance_log_checkpoints SET anchor_proof = sqlc.arg(anchor_proof)::jsonb
+WHERE org_id = $1 AND tree_size = $2;
