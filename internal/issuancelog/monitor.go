@@ -57,7 +57,7 @@ type Monitor struct {
 // proof (read from the served tiles) that the log only grew since. It returns the entries added since the state.
 func (m Monitor) Verify(ctx context.Context, issuerURL string, prev *State) (Report, error) {
 	issuerURL = strings.TrimRight(issuerURL, "/")
-	origin, err := originOf(issuerURL)
+	origin, err := IssuerOrigin(issuerURL)
 	if err != nil {
 		return Report{}, err
 	}
@@ -115,7 +115,7 @@ func (m Monitor) Verify(ctx context.Context, issuerURL string, prev *State) (Rep
 }
 
 // originOf is the log origin of an issuer id: its URL without the scheme, then "/log".
-func originOf(issuerURL string) (string, error) {
+func IssuerOrigin(issuerURL string) (string, error) {
 	u, err := url.Parse(issuerURL)
 	if err != nil || u.Host == "" {
 		return "", fmt.Errorf("issuer %q is not a URL", issuerURL)

@@ -27,6 +27,10 @@ type Inclusion struct {
 	Root     tlog.Hash
 	Proof    tlog.RecordProof
 	Note     string // the signed checkpoint of TreeSize
+	// AnchorKey names the chain anchor whose Merkle tree holds Root as a leaf (nil: not anchored), AnchorProof
+	// is Root's inclusion proof in that tree (JSON, as internal/chain.Proof).
+	AnchorKey   *string
+	AnchorProof []byte
 }
 
 // Prove returns a credential's inclusion in the log, against the checkpoint of the batch that appended it (that
@@ -48,7 +52,8 @@ func Prove(ctx context.Context, q *db.Queries, org uuid.UUID, credentialID strin
 	if err != nil {
 		return Inclusion{}, false, fmt.Errorf("prove entry %d: %w", e.Idx, err)
 	}
-	in := Inclusion{Index: e.Idx, Entry: e.Entry, TreeSize: cp.TreeSize, Proof: proof, Note: cp.Note}
+	in := Inclusion{Index: e.Idx, Entry: e.Entry, TreeSize: cp.TreeSize, Proof: proof, Note: cp.Note,
+		AnchorKey: cp.AnchorKey, AnchorProof: cp.AnchorProof}
 	copy(in.Root[:], cp.RootHash)
 	return in, true, nil
 }
