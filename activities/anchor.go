@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -46,7 +47,15 @@ func (a *Activities) anchorCredentials(ctx context.Context, ids []uuid.UUID) (fa
 		}
 	}
 	if len(skip) > 0 {
-		if _, err := a.DB.AdvanceAssertions(ctx, db.AdvanceAssertionsParams{Ids: skip, Step: StepAnchored, FromStep: StepSigned}); err != nil {
+		// Without a chain, live credentials still go into their issuance logs (test ones never do), with the step.
+		err := a.DB.InTx(ctx, func(q *db.Queries) error {
+			if _, err := a.logCredentials(ctx, q, skip, nil); err != nil {
+				return err
+			}
+			_, err := q.AdvanceAssertions(ctx, db.AdvanceAssertionsParams{Ids: skip, Step: StepAnchored, FromStep: StepSigned})
+			return err
+		})
+		if err != nil {
 			return nil, persistErr("record skipped anchors", err)
 		}
 	}
@@ -87,10 +96,20 @@ func (a *Activities) settleAnchor(ctx context.Context, key string) error {
 		if err != nil {
 			return nil, fmt.Errorf("load anchor members: %w", err)
 		}
-		digests := make([][32]byte, len(members))
-		for i, m := range members {
-			copy(digests[i][:], m.CredentialSha256)
+		// The tree's leaves are the credentials' digests and the roots of the issuance log checkpoints signed with
+		// them (assignAnchor), in byte order: the order merkleAssignment gave their proofs in.
+		roots, err := a.DB.ListIssuanceLogAnchorRoots(ctx, key)
+		if err != nil {
+			return nil, fmt.Errorf("load issuance log checkpoints of the anchor: %w", err)
 		}
+		digests := make([][32]byte, 0, len(members)+len(roots))
+		for _, m := range members {
+			digests = append(digests, [32]byte(m.CredentialSha256))
+		}
+		for _, r := range roots {
+			digests = append(digests, [32]byte(r))
+		}
+		slices.SortFunc(digests, func(x, y [32]byte) int { return bytes.Compare(x[:], y[:]) })
 		b, err := a.Anchor.AnchorBatch(ctx, key, digests)
 		if err != nil {
 			return nil, err

@@ -69,19 +69,46 @@ func (a *Activities) assignBatch(ids []uuid.UUID) error {
 
 // assignAnchor records, in one transaction, which credentials the transaction stored under key will carry and
 // each one's inclusion proof (see merkleAssignment). Credentials assigned meanwhile (a retried step of a worker
-// presumed dead) are left out.
+// presumed dead) are left out. In the same transaction the live credentials are appended to their organizations'
+// issuance logs and each new checkpoint's root joins the anchor's Merkle tree as one more leaf, so the chain commits
+// to the log's state with the credentials, and a crash leaves neither an entry without its anchor nor the reverse.
 func (a *Activities) assignAnchor(ctx context.Context, key string, ids []uuid.UUID) error {
 	return a.DB.InTx(ctx, func(q *db.Queries) error {
 		rows, err := q.LockAnchorCandidates(ctx, ids)
 		if err != nil || len(rows) == 0 {
 			return err
 		}
-		params := db.AssignAnchorParams{AnchorKey: key}
-		params.Ids, params.Proofs, err = merkleAssignment(rows, func(r db.LockAnchorCandidatesRow) (uuid.UUID, []byte) {
-			return r.ID, r.CredentialSha256
-		})
+		locked := make(map[uuid.UUID]bool, len(rows))
+		for _, r := range rows {
+			locked[r.ID] = true
+		}
+		inOrder := slices.DeleteFunc(slices.Clone(ids), func(id uuid.UUID) bool { return !locked[id] })
+		checkpoints, err := a.logCredentials(ctx, q, inOrder, &key)
 		if err != nil {
 			return err
+		}
+		leaves := make([]anchorLeaf, 0, len(rows)+len(checkpoints))
+		for _, r := range rows {
+			leaves = append(leaves, anchorLeaf{id: r.ID, digest: r.CredentialSha256})
+		}
+		for i := range checkpoints {
+			leaves = append(leaves, anchorLeaf{checkpoint: &checkpoints[i], digest: checkpoints[i].root[:]})
+		}
+		leafIDs, proofs, err := merkleAssignment(leaves, func(l anchorLeaf) (uuid.UUID, []byte) { return l.id, l.digest })
+		if err != nil {
+			return err
+		}
+		params := db.AssignAnchorParams{AnchorKey: key}
+		for i := range leaves {
+			if cp := leaves[i].checkpoint; cp != nil {
+				if err := q.SetIssuanceLogCheckpointAnchorProof(ctx, db.SetIssuanceLogCheckpointAnchorProofParams{
+					OrgID: cp.org, TreeSize: cp.size, AnchorProof: []byte(proofs[i])}); err != nil {
+					return err
+				}
+				continue
+			}
+			params.Ids = append(params.Ids, leafIDs[i])
+			params.Proofs = append(params.Proofs, proofs[i])
 		}
 		n, err := q.AssignAnchor(ctx, params)
 		if err == nil && int(n) != len(rows) {
@@ -89,6 +116,13 @@ func (a *Activities) assignAnchor(ctx context.Context, key string, ids []uuid.UU
 		}
 		return err
 	})
+}
+
+// anchorLeaf is one leaf of an issuance anchor's tree: a credential's digest, or an issuance log checkpoint's root.
+type anchorLeaf struct {
+	id         uuid.UUID
+	checkpoint *loggedCheckpoint
+	digest     []byte
 }
 
 // merkleAssignment orders the credentials of one anchor transaction (id and SHA-256 digest of each, read by

@@ -103,6 +103,8 @@ func NewHandler(d Deps) http.Handler {
 	r.With(negotiated).Get("/issuers/{orgId}", h.handle(h.getIssuer))             // the document, or the organization's page
 	r.With(negotiated).Get("/achievements/{badgeId}", h.handle(h.getAchievement)) // the Achievement, or the badge's page
 	r.Get("/issuers/{orgId}/test", h.handle(h.getTestIssuer))
+	r.Get("/issuers/{orgId}/log/checkpoint", h.handle(h.getLogCheckpoint)) // the issuance log (C2SP), api/issuancelog.go
+	r.Get("/issuers/{orgId}/log/tile/*", h.handle(h.getLogTile))
 	r.With(negotiated).Get("/credentials/{assertionId}", h.handle(h.getCredential))
 	r.Get("/credentials/{assertionId}/image", h.handle(h.getCredentialImage))
 	r.Get("/credentials/{assertionId}/receipt", h.handle(h.getReceipt))

@@ -10,6 +10,11 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/chain"
+	"github.com/badged/badged/internal/issuancelog"
 )
 
 // ReceiptFinalityDepth is how many blocks must follow an anchor's block (its own included) before its receipt is
@@ -36,7 +41,11 @@ func (h *handler) getReceipt(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := json.Marshal(rec)
+	logged, err := h.receiptLog(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	body, err := json.Marshal(receiptWithLog{Receipt: rec, Log: logged})
 	if err != nil {
 		return err
 	}
@@ -72,4 +81,35 @@ func (h *handler) receiptFinal(ctx context.Context, block uint64) bool {
 	defer cancel()
 	head, err := hb.HeadBlock(ctx)
 	return err == nil && head+1 >= block+ReceiptFinalityDepth
+}
+
+// receiptWithLog is the public receipt: the anchor receipt (internal/chain) and, once the credential is in its
+// issuer's issuance log, its place there (internal/issuancelog); log is null for a credential issued before the log
+// and not yet backfilled, and for a wallet copy.
+type receiptWithLog struct {
+	chain.Receipt
+	Log *issuancelog.ReceiptLog `json:"log"`
+}
+
+// receiptLog proves an issued credential's entry in its organization's log against its batch's checkpoint; the
+// anchor proof of the checkpoint's root is given when that checkpoint rode in the credential's own anchor.
+func (h *handler) receiptLog(ctx context.Context, id uuid.UUID) (*issuancelog.ReceiptLog, error) {
+	a, err := h.db.GetPublicAssertion(ctx, id)
+	if db.IsNotFound(err) {
+		return nil, nil // a wallet copy's id
+	}
+	if err != nil {
+		return nil, err
+	}
+	as := a.Assertion
+	in, found, err := issuancelog.Prove(ctx, h.db.Queries, as.OrgID, h.issuer.CredentialID(id))
+	if err != nil || !found {
+		return nil, err
+	}
+	anchored := in.AnchorKey != nil && as.AnchorKey != nil && *in.AnchorKey == *as.AnchorKey
+	rl, err := issuancelog.NewReceiptLog(issuancelog.Origin(h.issuer.BaseURL, as.OrgID), in, anchored)
+	if err != nil {
+		return nil, err
+	}
+	return &rl, nil
 }

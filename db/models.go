@@ -193,6 +193,38 @@ type Issuance struct {
 	Renewal           bool
 }
 
+type IssuanceLog struct {
+	OrgID      uuid.UUID
+	TreeSize   int64
+	RootHash   []byte
+	Checkpoint *string
+	UpdatedAt  time.Time
+}
+
+type IssuanceLogCheckpoint struct {
+	OrgID       uuid.UUID
+	TreeSize    int64
+	RootHash    []byte
+	Note        string
+	AnchorKey   *string
+	AnchorProof []byte
+	CreatedAt   time.Time
+}
+
+type IssuanceLogEntry struct {
+	OrgID        uuid.UUID
+	Idx          int64
+	CredentialID string
+	Entry        []byte
+	CreatedAt    time.Time
+}
+
+type IssuanceLogHash struct {
+	OrgID uuid.UUID
+	Hidx  int64
+	Hash  []byte
+}
+
 type IssuanceRecipientSlice struct {
 	IssuanceID  uuid.UUID
 	FromSeq     int32

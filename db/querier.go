@@ -137,6 +137,7 @@ type Querier interface {
 	DeleteWebhookEndpointAnyOrg(ctx context.Context, id uuid.UUID) (int64, error)
 	DisableWebhookEndpoint(ctx context.Context, arg DisableWebhookEndpointParams) (int64, error)
 	EnableWebhookEndpoint(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
+	EnsureIssuanceLog(ctx context.Context, orgID uuid.UUID) error
 	// The offers the issue notifications of assertions of one organization carry, one per assertion: for each of
 	// assertion_ids, its offer, created with the id at the same index of ids on the first call and returned by every
 	// later one (a retried notify step links the same offers). The notify step sends one for a chunk (activities/notify.go
@@ -196,6 +197,10 @@ type Querier interface {
 	// The first (for a reissue, the only) assertion of an issuance: the answer of a reissue replay.
 	GetIssuanceAssertion(ctx context.Context, issuanceID uuid.UUID) (GetIssuanceAssertionRow, error)
 	GetIssuanceByKey(ctx context.Context, arg GetIssuanceByKeyParams) (Issuance, error)
+	GetIssuanceLog(ctx context.Context, orgID uuid.UUID) (IssuanceLog, error)
+	// The first checkpoint that holds entry idx: the one signed for its batch.
+	GetIssuanceLogCheckpointCovering(ctx context.Context, arg GetIssuanceLogCheckpointCoveringParams) (IssuanceLogCheckpoint, error)
+	GetIssuanceLogEntry(ctx context.Context, arg GetIssuanceLogEntryParams) (GetIssuanceLogEntryRow, error)
 	// The key of the organization's live or test issuer (issuer.Service: one issuer per mode).
 	GetIssuerKey(ctx context.Context, arg GetIssuerKeyParams) (IssuerKey, error)
 	// OpenID4VCI offers, codes, tokens, nonces and wallet copies (migration 0020; package wallet).
@@ -239,6 +244,9 @@ type Querier interface {
 	InsertAssertions(ctx context.Context, arg []InsertAssertionsParams) (int64, error)
 	InsertChainFiller(ctx context.Context, arg InsertChainFillerParams) error
 	InsertChainReservation(ctx context.Context, arg InsertChainReservationParams) error
+	InsertIssuanceLogCheckpoint(ctx context.Context, arg InsertIssuanceLogCheckpointParams) error
+	InsertIssuanceLogEntries(ctx context.Context, arg InsertIssuanceLogEntriesParams) error
+	InsertIssuanceLogHashes(ctx context.Context, arg InsertIssuanceLogHashesParams) error
 	InsertRecipientSlices(ctx context.Context, arg []InsertRecipientSlicesParams) (int64, error)
 	// A renewal's replacement: like InsertReplacement, with a new validity and renewal set.
 	InsertRenewal(ctx context.Context, arg InsertRenewalParams) error
@@ -285,6 +293,12 @@ type Querier interface {
 	ListFailedOfIssuance(ctx context.Context, issuanceID uuid.UUID) ([]ListFailedOfIssuanceRow, error)
 	// Recipients with an error code (FAILED, or ISSUED whose notification failed), in seq order.
 	ListIssuanceFailures(ctx context.Context, arg ListIssuanceFailuresParams) ([]ListIssuanceFailuresRow, error)
+	// The checkpoint roots an anchor transaction carries as leaves besides its credentials' digests.
+	ListIssuanceLogAnchorRoots(ctx context.Context, anchorKey string) ([][]byte, error)
+	// The signed live credentials among ids, what their log entries record. The anchor step appends them.
+	ListIssuanceLogCandidates(ctx context.Context, ids []uuid.UUID) ([]ListIssuanceLogCandidatesRow, error)
+	// Which of these credential ids the log holds already (a retried step appends nothing twice).
+	ListIssuanceLogPresent(ctx context.Context, arg ListIssuanceLogPresentParams) ([]string, error)
 	// Notification rows of an issuance that were not delivered, with whether an operator resend has been delivered since.
 	ListIssuanceUnsentNotifications(ctx context.Context, arg ListIssuanceUnsentNotificationsParams) ([]ListIssuanceUnsentNotificationsRow, error)
 	ListMediaFilesByIDs(ctx context.Context, arg ListMediaFilesByIDsParams) ([]MediaFile, error)
@@ -327,6 +341,8 @@ type Querier interface {
 	LockExpiringBefore(ctx context.Context, arg LockExpiringBeforeParams) ([]Assertion, error)
 	// Serialises re-drive commands of one issuance.
 	LockIssuance(ctx context.Context, id uuid.UUID) (Issuance, error)
+	// The sequencer's lock: one appender per organization at a time, until its transaction ends.
+	LockIssuanceLog(ctx context.Context, orgID uuid.UUID) (IssuanceLog, error)
 	// Serialises concurrent invocations of the same request for the transaction.
 	LockNotificationResend(ctx context.Context, arg LockNotificationResendParams) (NotificationResend, error)
 	// GetLiveOffer's row with the offer locked until the token endpoint's transaction ends: its tx_code check, the
@@ -385,6 +401,8 @@ type Querier interface {
 	PurgeWalletSecrets(ctx context.Context) (PurgeWalletSecretsRow, error)
 	// Stores a day's visitor key unless another process stored one first; the caller then reads the stored one.
 	PutVisitorKey(ctx context.Context, arg PutVisitorKeyParams) error
+	ReadIssuanceLogEntries(ctx context.Context, arg ReadIssuanceLogEntriesParams) ([]ReadIssuanceLogEntriesRow, error)
+	ReadIssuanceLogHashes(ctx context.Context, arg ReadIssuanceLogHashesParams) ([]ReadIssuanceLogHashesRow, error)
 	RecordAnchorMined(ctx context.Context, arg RecordAnchorMinedParams) (int64, error)
 	// A wrong tx_code on an offer (the caller holds LockOfferForToken's lock): counted across all the offer's codes;
 	// the max_failures-th suspends the offer. Returns the count and when it was suspended (NULL: not).
@@ -429,6 +447,9 @@ type Querier interface {
 	SetAssertionsBaked(ctx context.Context, arg SetAssertionsBakedParams) (int64, error)
 	SetAssertionsPublished(ctx context.Context, arg SetAssertionsPublishedParams) (int64, error)
 	SetBadgeExpiryReminders(ctx context.Context, arg SetBadgeExpiryRemindersParams) (Badge, error)
+	// The checkpoint root's inclusion proof in its anchor transaction's Merkle tree (JSON, as assertions.anchor_proof).
+	SetIssuanceLogCheckpointAnchorProof(ctx context.Context, arg SetIssuanceLogCheckpointAnchorProofParams) error
+	SetIssuanceLogHead(ctx context.Context, arg SetIssuanceLogHeadParams) error
 	SetIssuanceStatus(ctx context.Context, arg SetIssuanceStatusParams) (Issuance, error)
 	SetLockTimeout(ctx context.Context, timeout string) error
 	// bit_index is Postgres's numbering (LSB first within a byte); the caller converts from the W3C index.

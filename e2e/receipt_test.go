@@ -12,6 +12,7 @@ import (
 
 	"github.com/badged/badged/internal/chain"
 	"github.com/badged/badged/internal/chain/devchain"
+	"github.com/badged/badged/internal/issuancelog"
 	"github.com/badged/badged/internal/verifier"
 )
 
@@ -45,6 +46,16 @@ func TestIssuance_PublicReceipts(t *testing.T) {
 		require.EqualValues(t, devchain.ChainID, r.Chain.ChainID)
 		require.Equal(t, s.Chain.Address().Hex(), r.Chain.From)
 		require.NotNil(t, r.Merkle)
+		// The issuance log (issue 28): the receipt proves the credential's entry, and the checkpoint's root rides in
+		// the same anchor transaction.
+		var withLog struct {
+			Log *issuancelog.ReceiptLog `json:"log"`
+		}
+		require.NoError(t, json.Unmarshal(res.Raw, &withLog))
+		require.NotNil(t, withLog.Log, string(res.Raw))
+		require.EqualValues(t, 3, withLog.Log.TreeSize)
+		require.NotNil(t, withLog.Log.Anchor)
+		require.Equal(t, r.Merkle.Root, withLog.Log.Anchor.Root)
 
 		cred := s.get(t, credURL, "", "").Raw
 		rep, err := verifier.Verify(context.Background(), cred, verifier.Options{RPCURL: s.Chain.URL()})
@@ -54,7 +65,7 @@ func TestIssuance_PublicReceipts(t *testing.T) {
 			lines = append(lines, c.Name+": "+c.Result+" ("+c.Detail+")")
 		}
 		require.True(t, rep.Valid(), strings.Join(lines, "\n"))
-		for _, name := range []string{"signature", "anchor", "anchor digest", "anchor proof", "anchor transaction", "anchor sender"} {
+		for _, name := range []string{"signature", "anchor", "anchor digest", "anchor proof", "anchor transaction", "anchor sender", "issuance log"} {
 			require.Contains(t, lines, findLine(lines, name+": ok ("), "check %s", name)
 		}
 	}

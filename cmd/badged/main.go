@@ -6,6 +6,7 @@
 //	badged migrate   apply database migrations
 //	badged admin …   organizations, API keys and credits (JSON on stdout)
 //	badged credential verify|unbake FILE   verify or extract a credential
+//	badged log verify --issuer URL         monitor an issuer's issuance log
 //
 // As the top of the tree it may import every package of the module; the embedded Temporal server and dev chain only
 // in dev.go, which production builds (-tags production) leave out. It parses flags and configuration and calls
@@ -64,6 +65,9 @@ commands:
                              1 INVALID, 3 COULD NOT CHECK, 2 nothing verified (see credential -h)
   credential unbake [--raw] FILE
                              print the credential baked into a PNG or SVG
+  log verify --issuer URL [--state FILE]
+                             monitor an issuer's issuance log: checkpoint signature, tiles, consistency with the
+                             last run, the entries added since; exit 0 VERIFIED, 1 not (see log -h)
 
 configuration is read from the environment; see README.md.
 `
@@ -182,6 +186,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runAdmin(ctx, cfg, args[1:], stdout)
 	case "credential":
 		return runCredential(ctx, args[1:], stdout)
+	case "log":
+		return runLog(ctx, args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

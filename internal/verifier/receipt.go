@@ -67,6 +67,7 @@ func checkAnchor(ctx context.Context, cred []byte, rep *Report, opts Options, fe
 		c.Result, c.Failed, c.Detail = ResultFailed, true, "receipt from "+src+": "+err.Error()
 		return []Check{c}
 	}
+	rep.receipt = raw
 	c.Result, c.Detail = ResultOK, fmt.Sprintf("receipt %s v%d from %s", r.Type, r.Version, src)
 	if r.CredentialID != rep.ID {
 		c.Result, c.Failed, c.Detail = ResultFailed, true, fmt.Sprintf("the receipt from %s is for %s, not %s", src, r.CredentialID, rep.ID)

@@ -71,6 +71,8 @@ type Report struct {
 	// the live issuer it stands beside. Such a credential is a test, never valid, whatever its other checks say.
 	TestIssuerOf string
 	Checks       []Check
+
+	receipt []byte // the anchor receipt checkAnchor read, for checkLog
 }
 
 // Test reports whether the credential comes from a test issuer.
@@ -135,6 +137,9 @@ func Verify(ctx context.Context, input []byte, opts Options) (*Report, error) {
 		checkValidity(doc, opts.Now),
 		checkStatus(ctx, cred, doc, resolver, fetcher, opts.Now))
 	rep.Checks = append(rep.Checks, checkAnchor(ctx, cred, rep, opts, fetcher)...)
+	if c, ok := checkLog(cred, doc, rep, res); ok {
+		rep.Checks = append(rep.Checks, c)
+	}
 	return rep, nil
 }
 
