@@ -81,8 +81,6 @@ func BenchmarkOrgPage(b *testing.B) {
 				start := time.Now()
 				_, err := e.DB.GetOrganization(ctx, e.Org.ID)
 				require.NoError(b, err)
-				_, err = e.DB.CountOrgPagePrograms(ctx, e.Org.ID)
-				require.NoError(b, err)
 				progs, err := e.DB.ListOrgPagePrograms(ctx, db.ListOrgPageProgramsParams{OrgID: e.Org.ID, Lim: 50})
 				require.NoError(b, err)
 				ids := make([]uuid.UUID, len(progs))
