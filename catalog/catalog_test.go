@@ -81,8 +81,8 @@ func TestOrgPage_Negotiates(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, status)
 }
 
-// TestOrgPage_OnlyWhatIsShown: an invisible program and a draft never show, nor test-mode holders; a program
-// switched to invisible is gone from the very next request (no cache to wait for).
+// TestOrgPage_OnlyWhatIsShown: an invisible program never shows, nor test-mode holders; a program switched to
+// invisible is gone from the very next request, on every API process (no cache to wait for).
 func TestOrgPage_OnlyWhatIsShown(t *testing.T) {
 	e := apitest.New(t)
 	ctx := context.Background()
@@ -103,10 +103,24 @@ func TestOrgPage_OnlyWhatIsShown(t *testing.T) {
 	require.NotContains(t, page, "Hidden program")
 	require.Contains(t, page, "Holders now: 1", "the test-mode credential is not counted")
 
+	second := e.Server(t) // another API process of the deployment, which had shown the page too
+	res, err := http.Get(second.URL + path + "?lang=en")
+	require.NoError(t, err)
+	res.Body.Close()
 	e.MustOK(t, http.MethodPatch, "/public/v3/programs/"+e.Program(), e.Keys["manager"], `{"isVisibleAtOrganizationPage":false}`)
 	_, _, page = get(t, e, path, browser, "en")
 	require.NotContains(t, page, "Fixture program")
 	require.Contains(t, page, "This organization shows no programs yet.")
+	req, err := http.NewRequest(http.MethodGet, second.URL+path, nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", browser)
+	res, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.NotContains(t, string(body), "Fixture program", "gone on every process at once")
+	require.Equal(t, "no-cache", res.Header.Get("Cache-Control"))
 }
 
 // TestOrgPage_Pages: more than 50 visible programs are listed 50 a page, with a pager; past the last page is 404.

@@ -58,15 +58,10 @@ func (h *Handler) OrgPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	total, err := h.db.CountOrgPagePrograms(ctx, id)
-	if err != nil {
-		return err
-	}
-	pages := max(1, int((total+ProgramsPerPage-1)/ProgramsPerPage))
 	page := 1
 	if p := r.URL.Query().Get("page"); p != "" {
 		page, err = strconv.Atoi(p)
-		if err != nil || page < 1 || page > pages {
+		if err != nil || page < 1 || page > 1_000_000 {
 			return h.notFound(w, lang)
 		}
 	}
@@ -74,6 +69,14 @@ func (h *Handler) OrgPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if len(progs) == 0 && page > 1 { // past the last page
+		return h.notFound(w, lang)
+	}
+	var total int64
+	if len(progs) > 0 {
+		total = progs[0].Total
+	}
+	pages := max(1, int((total+ProgramsPerPage-1)/ProgramsPerPage))
 	ids := make([]uuid.UUID, len(progs))
 	for i, p := range progs {
 		ids[i] = p.ID

@@ -67,21 +67,6 @@ func (q *Queries) AddUniqueStats(ctx context.Context, arg AddUniqueStatsParams) 
 	return err
 }
 
-const countOrgPagePrograms = `-- name: CountOrgPagePrograms :one
-
-SELECT count(*) FROM programs
-WHERE org_id = $1 AND deleted_at IS NULL AND visible_on_org_page AND publish_status = 'PUBLISHED'
-`
-
-// The organization's page and the badge's page (package catalog). Only live, published, undeleted configuration
-// shows; test-mode credentials are never counted; no recipient is ever read.
-func (q *Queries) CountOrgPagePrograms(ctx context.Context, orgID uuid.UUID) (int64, error) {
-	row := q.db.QueryRow(ctx, countOrgPagePrograms, orgID)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
 const forgetVisitors = `-- name: ForgetVisitors :exec
 WITH k AS (DELETE FROM stats_visitor_keys WHERE day < $1::date)
 DELETE FROM stats_visits WHERE day < $1::date
@@ -175,7 +160,8 @@ func (q *Queries) ListBadgeVisiblePrograms(ctx context.Context, badgeID uuid.UUI
 }
 
 const listOrgPagePrograms = `-- name: ListOrgPagePrograms :many
-SELECT id, name, description, url, image_id FROM programs
+
+SELECT id, name, description, url, image_id, count(*) OVER ()::bigint AS total FROM programs
 WHERE org_id = $1 AND deleted_at IS NULL AND visible_on_org_page AND publish_status = 'PUBLISHED'
 ORDER BY created_at DESC, id DESC
 LIMIT $3 OFFSET $2
@@ -193,9 +179,13 @@ type ListOrgPageProgramsRow struct {
 	Description *string
 	Url         *string
 	ImageID     uuid.UUID
+	Total       int64
 }
 
-// One page of the organization's visible programs, newest first (programs_org_page_idx).
+// The organization's page and the badge's page (package catalog). Only live, published, undeleted configuration
+// shows; test-mode credentials are never counted; no recipient is ever read.
+// One page of the organization's visible programs, newest first (programs_org_page_idx), each row with how many
+// there are in all (one round trip for the page and its pager; a page past the last has no row).
 func (q *Queries) ListOrgPagePrograms(ctx context.Context, arg ListOrgPageProgramsParams) ([]ListOrgPageProgramsRow, error) {
 	rows, err := q.db.Query(ctx, listOrgPagePrograms, arg.OrgID, arg.Off, arg.Lim)
 	if err != nil {
@@ -211,6 +201,7 @@ func (q *Queries) ListOrgPagePrograms(ctx context.Context, arg ListOrgPageProgra
 			&i.Description,
 			&i.Url,
 			&i.ImageID,
+			&i.Total,
 		); err != nil {
 			return nil, err
 		}

@@ -76,9 +76,6 @@ type Querier interface {
 	CountLapsedAssertions(ctx context.Context, arg CountLapsedAssertionsParams) (int64, error)
 	CountLiveBadges(ctx context.Context, arg CountLiveBadgesParams) (int64, error)
 	CountLivePrograms(ctx context.Context, arg CountLiveProgramsParams) (int64, error)
-	// The organization's page and the badge's page (package catalog). Only live, published, undeleted configuration
-	// shows; test-mode credentials are never counted; no recipient is ever read.
-	CountOrgPagePrograms(ctx context.Context, orgID uuid.UUID) (int64, error)
 	CountProcessingOf(ctx context.Context, ids []uuid.UUID) (int64, error)
 	CountPrograms(ctx context.Context, arg CountProgramsParams) (int64, error)
 	CountWebhookDeliveries(ctx context.Context, endpointID uuid.UUID) (int64, error)
@@ -303,7 +300,10 @@ type Querier interface {
 	ListIssuanceUnsentNotifications(ctx context.Context, arg ListIssuanceUnsentNotificationsParams) ([]ListIssuanceUnsentNotificationsRow, error)
 	ListMediaFilesByIDs(ctx context.Context, arg ListMediaFilesByIDsParams) ([]MediaFile, error)
 	ListNotifications(ctx context.Context, ids []uuid.UUID) ([]Notification, error)
-	// One page of the organization's visible programs, newest first (programs_org_page_idx).
+	// The organization's page and the badge's page (package catalog). Only live, published, undeleted configuration
+	// shows; test-mode credentials are never counted; no recipient is ever read.
+	// One page of the organization's visible programs, newest first (programs_org_page_idx), each row with how many
+	// there are in all (one round trip for the page and its pager; a page past the last has no row).
 	ListOrgPagePrograms(ctx context.Context, arg ListOrgPageProgramsParams) ([]ListOrgPageProgramsRow, error)
 	ListOutcomeInputs(ctx context.Context, ids []uuid.UUID) ([]ListOutcomeInputsRow, error)
 	ListPendingDeliveriesOfEvent(ctx context.Context, eventID string) ([]uuid.UUID, error)

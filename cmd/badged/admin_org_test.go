@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -58,4 +59,35 @@ func TestAdminOrg_NameRule(t *testing.T) {
 	updated, err := admin("update", "--id", id, "--name", "한빛 평생교육원")
 	require.NoError(t, err)
 	require.Equal(t, "한빛 평생교육원", updated["name"])
+}
+
+// TestAdminOrg_Description: `admin org update --description` sets the organization page's description (lines kept,
+// trimmed), refuses control characters and more than 2,000 characters with the reason, and "" clears it.
+func TestAdminOrg_Description(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.New(t)
+	vars := map[string]string{"DATABASE_URL": dbtest.URL(t, d), "LOG_LEVEL": "error"}
+	env := func(k string) string { return vars[k] }
+	admin := func(args ...string) (map[string]any, error) {
+		var out bytes.Buffer
+		if err := run(ctx, append([]string{"admin", "org"}, args...), env, &out, &bytes.Buffer{}); err != nil {
+			return nil, err
+		}
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(out.Bytes(), &m), out.String())
+		return m, nil
+	}
+	org, err := admin("create", "--name", "Hanbit", "--credits", "1")
+	require.NoError(t, err)
+	id := org["id"].(string)
+	got, err := admin("update", "--id", id, "--description", "  We teach.\n현업 개발자를 위한 교육.  ")
+	require.NoError(t, err)
+	require.Equal(t, "We teach.\n현업 개발자를 위한 교육.", got["description"])
+	_, err = admin("update", "--id", id, "--description", "x \x1b[2J")
+	require.ErrorContains(t, err, "org update: --description")
+	_, err = admin("update", "--id", id, "--description", strings.Repeat("가", 2001))
+	require.ErrorContains(t, err, "at most 2000 characters")
+	got, err = admin("update", "--id", id, "--description", "")
+	require.NoError(t, err)
+	require.Nil(t, got["description"])
 }

@@ -1,13 +1,10 @@
 -- The organization's page and the badge's page (package catalog). Only live, published, undeleted configuration
 -- shows; test-mode credentials are never counted; no recipient is ever read.
 
--- name: CountOrgPagePrograms :one
-SELECT count(*) FROM programs
-WHERE org_id = $1 AND deleted_at IS NULL AND visible_on_org_page AND publish_status = 'PUBLISHED';
-
 -- name: ListOrgPagePrograms :many
--- One page of the organization's visible programs, newest first (programs_org_page_idx).
-SELECT id, name, description, url, image_id FROM programs
+-- One page of the organization's visible programs, newest first (programs_org_page_idx), each row with how many
+-- there are in all (one round trip for the page and its pager; a page past the last has no row).
+SELECT id, name, description, url, image_id, count(*) OVER ()::bigint AS total FROM programs
 WHERE org_id = sqlc.arg(org_id) AND deleted_at IS NULL AND visible_on_org_page AND publish_status = 'PUBLISHED'
 ORDER BY created_at DESC, id DESC
 LIMIT sqlc.arg(lim) OFFSET sqlc.arg(off);
