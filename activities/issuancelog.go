@@ -11,9 +11,6 @@ import (
 	"github.com/badged/badged/internal/issuancelog"
 )
 
-// credentialType is the type an issuance's credentials are logged under (credential.Build makes OpenBadgeCredentials).
-const credentialType = "OpenBadgeCredential"
-
 // loggedCheckpoint is a checkpoint the anchor step signed: its root rides in the batch's anchor transaction.
 type loggedCheckpoint struct {
 	org  uuid.UUID
@@ -37,7 +34,7 @@ func (a *Activities) logCredentials(ctx context.Context, q *db.Queries, ids []uu
 	slices.SortFunc(rows, func(x, y db.ListIssuanceLogCandidatesRow) int { return pos[x.ID] - pos[y.ID] })
 	byOrg := map[uuid.UUID][]issuancelog.Entry{}
 	for _, r := range rows {
-		e := issuancelog.Entry{CredentialID: a.Issuer.CredentialID(r.ID), Type: credentialType, ValidFrom: r.IssuedAt}
+		e := issuancelog.Entry{CredentialID: a.Issuer.CredentialID(r.ID), Type: issuancelog.CredentialType, ValidFrom: r.IssuedAt}
 		copy(e.SHA256[:], r.CredentialSha256)
 		byOrg[r.OrgID] = append(byOrg[r.OrgID], e)
 	}

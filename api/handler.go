@@ -13,6 +13,7 @@ import (
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/blob"
+	"github.com/badged/badged/internal/issuancelog"
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/media"
 	"github.com/badged/badged/internal/metrics"
@@ -57,10 +58,12 @@ type handler struct {
 	clock   func() time.Time
 	starter IssuanceStarter
 	issuer  *issuer.Service
-	chain   page.ChainVerifier // the receipt's finality (receipt.go); the page checks anchors with it too
-	metrics *metrics.Metrics
-	limiter *keyLimiter // nil: no rate limit
-	keys    *keyCache   // nil: every request reads its API key
+	// logTiles are the issuance logs' full tiles served so far (immutable: api/issuancelog.go).
+	logTiles *issuancelog.TileCache
+	chain    page.ChainVerifier // the receipt's finality (receipt.go); the page checks anchors with it too
+	metrics  *metrics.Metrics
+	limiter  *keyLimiter // nil: no rate limit
+	keys     *keyCache   // nil: every request reads its API key
 	// page answers the badge page and what is drawn from it (preview image, certificate, share redirect).
 	page        *page.Handler
 	catalog     *catalog.Handler // the organization's page and the badge's page (issuer id and achievement id)
@@ -74,7 +77,8 @@ type handler struct {
 func NewHandler(d Deps) http.Handler {
 	h := &handler{db: d.DB, blob: d.Blob, log: d.Log, loc: d.Location, baseURL: strings.TrimRight(d.PublicBaseURL, "/"),
 		images: media.NewProcessor(d.MediaLimits), clock: d.Clock, starter: d.Issuances,
-		issuer: d.Issuer, chain: d.Chain, metrics: d.Metrics, webhooks: d.Webhooks, webhookURLs: d.WebhookURLs, stats: d.Stats}
+		issuer: d.Issuer, chain: d.Chain, metrics: d.Metrics, webhooks: d.Webhooks, webhookURLs: d.WebhookURLs, stats: d.Stats,
+		logTiles: &issuancelog.TileCache{}}
 	if h.log == nil {
 		h.log = slog.Default()
 	}

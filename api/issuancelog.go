@@ -47,10 +47,16 @@ func (h *handler) getLogTile(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return newError(codeNotFound, "no such tile")
 	}
-	_, size, err := issuancelog.Head(r.Context(), h.db.Queries, org)
-	var data []byte
-	if err == nil {
-		data, err = issuancelog.ReadTile(r.Context(), h.db.Queries, org, tile, size)
+	data, cached := h.logTiles.Get(org, tile) // a full tile, once served, is served from memory for good
+	if !cached {
+		var size int64
+		_, size, err = issuancelog.Head(r.Context(), h.db.Queries, org)
+		if err == nil {
+			data, err = issuancelog.ReadTile(r.Context(), h.db.Queries, org, tile, size)
+		}
+		if err == nil {
+			h.logTiles.Put(org, tile, data)
+		}
 	}
 	if errors.Is(err, issuancelog.ErrNotFound) {
 		return newError(codeNotFound, "no such tile in the issuance log of issuer %s", org)

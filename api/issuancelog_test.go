@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/badged/badged/api/apitest"
@@ -150,4 +152,40 @@ func (r rewrite) RoundTrip(req *http.Request) (*http.Response, error) {
 	out := req.Clone(req.Context())
 	out.URL, out.Host = u, u.Host
 	return http.DefaultTransport.RoundTrip(out)
+}
+
+// TestIssuanceLog_Backfill: credentials issued before the log existed are appended once, in issuance order, with
+// the digest of their served bytes; a second run appends nothing; the log then verifies with the monitor.
+func TestIssuanceLog_Backfill(t *testing.T) {
+	e := apitest.New(t)
+	ctx := context.Background()
+	var ids []string
+	for i := range 3 {
+		id := e.IssueSigned(t, fmt.Sprintf("Recipient %d", i), fmt.Sprintf("r%d@example.com", i))
+		ids = append(ids, e.Issuer.CredentialID(id))
+		// The handler's clock is pinned: the three were accepted in this order, a second apart.
+		_, err := e.DB.Pool.Exec(ctx, "UPDATE assertions SET created_at = created_at + make_interval(secs => $2) WHERE id = $1", id, i)
+		require.NoError(t, err)
+	}
+	deps := issuancelog.BackfillDeps{BaseURL: e.Issuer.BaseURL, CredentialID: e.Issuer.CredentialID,
+		Key: func(ctx context.Context, org uuid.UUID) (ed25519.PrivateKey, error) {
+			return e.Issuer.Key(ctx, org, apikey.ModeLive)
+		}}
+	n, err := issuancelog.Backfill(ctx, e.DB, deps, e.Org.ID)
+	require.NoError(t, err)
+	require.EqualValues(t, 3, n)
+	n, err = issuancelog.Backfill(ctx, e.DB, deps, e.Org.ID)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	rows, err := e.DB.ReadIssuanceLogEntries(ctx, db.ReadIssuanceLogEntriesParams{OrgID: e.Org.ID, Lo: 0, Hi: 10})
+	require.NoError(t, err)
+	require.Len(t, rows, 3)
+	for i, r := range rows {
+		entry, err := issuancelog.ParseEntry(r.Entry)
+		require.NoError(t, err)
+		require.Equal(t, ids[i], entry.CredentialID, "issuance order")
+		served := e.Do(t, http.MethodGet, strings.TrimPrefix(entry.CredentialID, apitest.BaseURL), "", "")
+		require.Equal(t, http.StatusOK, served.Status)
+		require.Equal(t, sha256.Sum256(served.Raw), entry.SHA256, "the digest of the bytes as served")
+	}
 }

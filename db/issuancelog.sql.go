@@ -173,6 +173,50 @@ func (q *Queries) ListIssuanceLogAnchorRoots(ctx context.Context, anchorKey stri
 	return items, nil
 }
 
+const listIssuanceLogBackfill = `-- name: ListIssuanceLogBackfill :many
+SELECT a.id, a.credential_sha256, a.issued_at FROM assertions a
+WHERE a.org_id = $1 AND a.mode = 'live' AND a.credential_sha256 IS NOT NULL
+  AND a.state IN ('ISSUED', 'RECEIVED', 'REISSUED', 'REVOKED', 'EXPIRED')
+  AND NOT EXISTS (SELECT 1 FROM issuance_log_entries e
+                  WHERE e.org_id = a.org_id AND e.credential_id = $2::text || '/credentials/' || a.id::text)
+ORDER BY a.issued_at, a.created_at, a.seq, a.id
+LIMIT $3
+`
+
+type ListIssuanceLogBackfillParams struct {
+	OrgID   uuid.UUID
+	BaseUrl string
+	MaxRows int32
+}
+
+type ListIssuanceLogBackfillRow struct {
+	ID               uuid.UUID
+	CredentialSha256 []byte
+	IssuedAt         time.Time
+}
+
+// Backfill: an organization's live credentials signed and finished but not in its log (issued before the log
+// existed), oldest issue first; the credential id is the base URL's /credentials/<id>, as the issuer names it.
+func (q *Queries) ListIssuanceLogBackfill(ctx context.Context, arg ListIssuanceLogBackfillParams) ([]ListIssuanceLogBackfillRow, error) {
+	rows, err := q.db.Query(ctx, listIssuanceLogBackfill, arg.OrgID, arg.BaseUrl, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListIssuanceLogBackfillRow{}
+	for rows.Next() {
+		var i ListIssuanceLogBackfillRow
+		if err := rows.Scan(&i.ID, &i.CredentialSha256, &i.IssuedAt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listIssuanceLogCandidates = `-- name: ListIssuanceLogCandidates :many
 SELECT id, org_id, credential_sha256, issued_at FROM assertions
 WHERE id = ANY($1::uuid[]) AND mode = 'live' AND credential_sha256 IS NOT NULL
@@ -242,11 +286,36 @@ func (q *Queries) ListIssuanceLogPresent(ctx context.Context, arg ListIssuanceLo
 	return items, nil
 }
 
-const lockIssuanceLog = `-- name: LockIssuanceLog :one
-SELECT org_id, tree_size, root_hash, checkpoint, updated_at FROM issuance_logs WHERE org_id = $1 FOR UPDATE
+const listOrgsWithLiveCredentials = `-- name: ListOrgsWithLiveCredentials :many
+SELECT DISTINCT org_id FROM assertions WHERE mode = 'live' AND credential_sha256 IS NOT NULL ORDER BY org_id
 `
 
-// The sequencer's lock: one appender per organization at a time, until its transaction ends.
+func (q *Queries) ListOrgsWithLiveCredentials(ctx context.Context) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, listOrgsWithLiveCredentials)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var org_id uuid.UUID
+		if err := rows.Scan(&org_id); err != nil {
+			return nil, err
+		}
+		items = append(items, org_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const lockIssuanceLog = `-- name: LockIssuanceLog :one
+SELECT org_id, tree_size, root_hash, checkpoint, updated_at FROM issuance_logs WHERE org_id = $1 FOR NO KEY UPDATE
+`
+
+// The sequencer's lock: one appender per organization at a time, until its transaction ends. NO KEY UPDATE: the
+// rows that reference the log (entries, hashes, checkpoints) take KEY SHARE locks on it, which must not wait for it.
 func (q *Queries) LockIssuanceLog(ctx context.Context, orgID uuid.UUID) (IssuanceLog, error) {
 	row := q.db.QueryRow(ctx, lockIssuanceLog, orgID)
 	var i IssuanceLog

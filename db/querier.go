@@ -292,6 +292,9 @@ type Querier interface {
 	ListIssuanceFailures(ctx context.Context, arg ListIssuanceFailuresParams) ([]ListIssuanceFailuresRow, error)
 	// The checkpoint roots an anchor transaction carries as leaves besides its credentials' digests.
 	ListIssuanceLogAnchorRoots(ctx context.Context, anchorKey string) ([][]byte, error)
+	// Backfill: an organization's live credentials signed and finished but not in its log (issued before the log
+	// existed), oldest issue first; the credential id is the base URL's /credentials/<id>, as the issuer names it.
+	ListIssuanceLogBackfill(ctx context.Context, arg ListIssuanceLogBackfillParams) ([]ListIssuanceLogBackfillRow, error)
 	// The signed live credentials among ids, what their log entries record. The anchor step appends them.
 	ListIssuanceLogCandidates(ctx context.Context, ids []uuid.UUID) ([]ListIssuanceLogCandidatesRow, error)
 	// Which of these credential ids the log holds already (a retried step appends nothing twice).
@@ -305,6 +308,7 @@ type Querier interface {
 	// One page of the organization's visible programs, newest first (programs_org_page_idx), each row with how many
 	// there are in all (one round trip for the page and its pager; a page past the last has no row).
 	ListOrgPagePrograms(ctx context.Context, arg ListOrgPageProgramsParams) ([]ListOrgPageProgramsRow, error)
+	ListOrgsWithLiveCredentials(ctx context.Context) ([]uuid.UUID, error)
 	ListOutcomeInputs(ctx context.Context, ids []uuid.UUID) ([]ListOutcomeInputsRow, error)
 	ListPendingDeliveriesOfEvent(ctx context.Context, eventID string) ([]uuid.UUID, error)
 	// GetPipelineAssertion for a chunk, in seq order.
@@ -341,7 +345,8 @@ type Querier interface {
 	LockExpiringBefore(ctx context.Context, arg LockExpiringBeforeParams) ([]Assertion, error)
 	// Serialises re-drive commands of one issuance.
 	LockIssuance(ctx context.Context, id uuid.UUID) (Issuance, error)
-	// The sequencer's lock: one appender per organization at a time, until its transaction ends.
+	// The sequencer's lock: one appender per organization at a time, until its transaction ends. NO KEY UPDATE: the
+	// rows that reference the log (entries, hashes, checkpoints) take KEY SHARE locks on it, which must not wait for it.
 	LockIssuanceLog(ctx context.Context, orgID uuid.UUID) (IssuanceLog, error)
 	// Serialises concurrent invocations of the same request for the transaction.
 	LockNotificationResend(ctx context.Context, arg LockNotificationResendParams) (NotificationResend, error)

@@ -70,6 +70,12 @@ func TestIssuance_PublicReceipts(t *testing.T) {
 		}
 	}
 
+	var ids []uuid.UUID
+	for _, row := range s.assertionRows(t, id) {
+		ids = append(ids, row.ID)
+	}
+	requireLogIntact(t, s, tn.Org.ID, ids)
+
 	missing := s.get(t, "/credentials/"+uuid.NewString()+"/receipt", "", "")
 	require.Equal(t, http.StatusNotFound, missing.Status)
 	require.Equal(t, false, missing.Body["success"])

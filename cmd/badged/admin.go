@@ -93,6 +93,12 @@ func runAdmin(ctx context.Context, cfg config.Config, args []string, stdout io.W
 			return err
 		}
 		out, err = adminKeyringRewrap(ctx, cfg, d)
+	case "log backfill":
+		org := fs.String("org", "", "organization id (default: every organization with live credentials)")
+		if err := parseFlags(fs, args[2:]); err != nil {
+			return err
+		}
+		out, err = adminLogBackfill(ctx, cfg, d, *org)
 	case "credits grant":
 		org := fs.String("org", "", "organization id")
 		amount := fs.Int64("amount", 0, "credits to add (positive)")

@@ -43,6 +43,9 @@ commands:
   admin key revoke --id ID
   admin credits grant --org ID --amount N
   admin assertion copies --id ID  an assertion's wallet copies: format, holder DID, time, wallet event, anchor
+  admin log backfill [--org ID]
+                             append to the issuance logs the live credentials issued before the log existed, in
+                             issuance order (once each; safe to run again and while issuances run)
   admin keyring rewrap       re-seal every issuer key (Ed25519, RSA) with ISSUER_KEY_RING's first entry
   admin issuance inspect ID  an issuance: recipients by state and step, failures, undelivered notifications,
                              and what Temporal says of its workflow (never started: start it)

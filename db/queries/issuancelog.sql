@@ -2,8 +2,9 @@
 INSERT INTO issuance_logs (org_id) VALUES ($1) ON CONFLICT (org_id) DO NOTHING;
 
 -- name: LockIssuanceLog :one
--- The sequencer's lock: one appender per organization at a time, until its transaction ends.
-SELECT * FROM issuance_logs WHERE org_id = $1 FOR UPDATE;
+-- The sequencer's lock: one appender per organization at a time, until its transaction ends. NO KEY UPDATE: the
+-- rows that reference the log (entries, hashes, checkpoints) take KEY SHARE locks on it, which must not wait for it.
+SELECT * FROM issuance_logs WHERE org_id = $1 FOR NO KEY UPDATE;
 
 -- name: GetIssuanceLog :one
 SELECT * FROM issuance_logs WHERE org_id = $1;
@@ -56,3 +57,17 @@ WHERE id = ANY(sqlc.arg(ids)::uuid[]) AND mode = 'live' AND credential_sha256 IS
 -- The checkpoint root's inclusion proof in its anchor transaction's Merkle tree (JSON, as assertions.anchor_proof).
 UPDATE issuance_log_checkpoints SET anchor_proof = sqlc.arg(anchor_proof)::jsonb
 WHERE org_id = $1 AND tree_size = $2;
+
+-- name: ListIssuanceLogBackfill :many
+-- Backfill: an organization's live credentials signed and finished but not in its log (issued before the log
+-- existed), oldest issue first; the credential id is the base URL's /credentials/<id>, as the issuer names it.
+SELECT a.id, a.credential_sha256, a.issued_at FROM assertions a
+WHERE a.org_id = sqlc.arg(org_id) AND a.mode = 'live' AND a.credential_sha256 IS NOT NULL
+  AND a.state IN ('ISSUED', 'RECEIVED', 'REISSUED', 'REVOKED', 'EXPIRED')
+  AND NOT EXISTS (SELECT 1 FROM issuance_log_entries e
+                  WHERE e.org_id = a.org_id AND e.credential_id = sqlc.arg(base_url)::text || '/credentials/' || a.id::text)
+ORDER BY a.issued_at, a.created_at, a.seq, a.id
+LIMIT sqlc.arg(max_rows);
+
+-- name: ListOrgsWithLiveCredentials :many
+SELECT DISTINCT org_id FROM assertions WHERE mode = 'live' AND credential_sha256 IS NOT NULL ORDER BY org_id;

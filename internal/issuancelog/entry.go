@@ -25,6 +25,10 @@ type entryJSON struct {
 	ValidFrom string `json:"validFrom"`
 }
 
+// CredentialType is the type the pipeline's credentials are logged under (credential.Build makes
+// OpenBadgeCredentials; a wallet copy is one too).
+const CredentialType = "OpenBadgeCredential"
+
 // MaxEntrySize bounds an entry: C2SP entry bundles prefix each entry with a 16-bit length.
 const MaxEntrySize = 1<<16 - 1
 
