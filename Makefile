@@ -60,7 +60,7 @@ test-page: tools axe os-deps postgres ## the badge page in Chromium (valid, revo
 	$(GO) test -count=1 -run 'TestBadgePage|TestSharing_Browser' -v -timeout 15m ./e2e/
 
 screenshots: tools axe os-deps postgres ## refresh docs/screenshots/ from the browser test
-	BADGED_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestBadgePage_Browser -timeout 10m ./e2e/
+	BADGED_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestBadgePage_Browser|TestTemporalUI_FindsTrouble' -timeout 10m ./e2e/
 
 test-race: tools os-deps postgres
 	$(GO) test -race -count=1 -timeout 45m ./api/... ./wallet/... ./db/... ./internal/...

@@ -64,3 +64,59 @@ func (q *Queries) ListProcessingIssuances(ctx context.Context, arg ListProcessin
 	}
 	return items, nil
 }
+
+const listStartedProcessingIssuances = `-- name: ListStartedProcessingIssuances :many
+SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256, renewal FROM issuances
+WHERE processing_status = 'PROCESSING' AND workflow_started_at IS NOT NULL AND created_at < $1
+ORDER BY created_at
+LIMIT $2
+`
+
+type ListStartedProcessingIssuancesParams struct {
+	Before  time.Time
+	MaxRows int32
+}
+
+// Issuances still PROCESSING, committed before a moment, whose workflow start was recorded, oldest first: the
+// reconciler starts the workflow again of each one Temporal no longer has (its data was lost: docs/operators.md,
+// "When Temporal loses its data").
+func (q *Queries) ListStartedProcessingIssuances(ctx context.Context, arg ListStartedProcessingIssuancesParams) ([]Issuance, error) {
+	rows, err := q.db.Query(ctx, listStartedProcessingIssuances, arg.Before, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Issuance{}
+	for rows.Next() {
+		var i Issuance
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.BadgeID,
+			&i.ProgramID,
+			&i.ApiVersion,
+			&i.Mode,
+			&i.IdempotencyKey,
+			&i.RequestHash,
+			&i.IssuedAt,
+			&i.ExpiredAt,
+			&i.ProcessingStatus,
+			&i.AssertionCount,
+			&i.CreditsDebited,
+			&i.WorkflowID,
+			&i.Failure,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.WorkflowStartedAt,
+			&i.BodySha256,
+			&i.Renewal,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

@@ -73,7 +73,7 @@ func newCluster(tb testing.TB, o clusterOptions) *cluster {
 	defer cancel()
 	c := &cluster{stack: &stack{DB: dbtest.New(tb)}}
 	// The shipped retry policy runs in the processes, so the server keeps its own timer settings.
-	c.startTemporal(tb, ctx, nil)
+	c.startTemporal(tb, ctx, nil, false)
 	srv := c.Temporal
 
 	// The chain keeps its blocks in a directory, so it can be stopped and started again at the same address.

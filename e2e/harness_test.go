@@ -79,6 +79,7 @@ type stackOptions struct {
 	anchorWait       time.Duration       // activities.AnchorWait; 0 = testAnchorWait
 	anchorMinWait    time.Duration       // activities.AnchorMinWait
 	starter          api.IssuanceStarter // how the API starts workflows; nil = temporal.Starter on the stack's client
+	temporalUI       bool                // the embedded Temporal also serves its Web UI (stack.Temporal.UIAddr)
 	chainDir         string              // the dev chain's DataDir, so a test can restart it on its blocks (startChain); "" = in memory
 	// workerWebhookURLs is the worker's webhook URL policy; nil = testWebhookURLs, the API's. A stricter one plays
 	// a deployment whose policy was tightened after its endpoints were created.
@@ -128,7 +129,7 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	defer cancel()
 	s := &stack{DB: dbtest.New(tb)}
 
-	s.startTemporal(tb, ctx, map[string]any{timerShiftKey: timerShift})
+	s.startTemporal(tb, ctx, map[string]any{timerShiftKey: timerShift}, o.temporalUI)
 
 	var err error
 	s.startChain(tb, "127.0.0.1:0", o.chainDir)
@@ -197,13 +198,18 @@ func (s *stack) startChain(tb testing.TB, addr, dir string) {
 	s.Chain = c
 }
 
-// startTemporal starts the embedded Temporal server with the issuance search attributes and dials it; both stop
+// startTemporal starts the embedded Temporal server with the issuance search attributes (and its Web UI when ui is
+// set) and dials it; both stop
 // when the test ends.
-func (s *stack) startTemporal(tb testing.TB, ctx context.Context, dynamicConfig map[string]any) {
+func (s *stack) startTemporal(tb testing.TB, ctx context.Context, dynamicConfig map[string]any, ui bool) {
 	tb.Helper()
 	quiet := slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelError}))
+	uiAddr := ""
+	if ui {
+		uiAddr = "127.0.0.1:0" // a free port
+	}
 	srv, err := devserver.Start(ctx, devserver.Options{FrontendAddr: "127.0.0.1:0", SearchAttributes: workflows.SearchAttributeTypes(),
-		Logger: quiet, DynamicConfig: dynamicConfig})
+		Logger: quiet, DynamicConfig: dynamicConfig, UIAddr: uiAddr})
 	require.NoError(tb, err, "embedded temporal")
 	tb.Cleanup(func() { _ = srv.Stop() })
 	s.Temporal = srv

@@ -11,8 +11,10 @@ import (
 // Reconciler heals orphaned issuances. The API commits an issuance as PROCESSING and then starts its workflow; a
 // process that dies between the two leaves an issuance nothing would ever finish if the client never retries. Every
 // Grace/2, the Reconciler starts the workflow of each PROCESSING issuance older than Grace whose start was never
-// recorded and that has none. Starting is idempotent (the workflow id comes from the idempotency key), so any number
-// of workers may reconcile at once.
+// recorded and that has none. It also starts again the workflow of a PROCESSING issuance whose start was recorded
+// but that Temporal no longer has: Temporal lost its data (the persistence-loss drill, docs/operators.md); the new
+// run takes every recipient from the step Postgres says it reached. Starting is idempotent (the workflow id comes
+// from the idempotency key), so any number of workers may reconcile at once.
 type Reconciler struct {
 	DB      *db.DB
 	Starter Starter
@@ -46,7 +48,23 @@ func (r Reconciler) Once(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	lost, err := r.DB.Queries.ListStartedProcessingIssuances(ctx, db.ListStartedProcessingIssuancesParams{
+		Before: time.Now().Add(-r.Grace), MaxRows: reconcileBatch})
+	if err != nil {
+		return nil, err
+	}
 	var started []string
+	for _, iss := range lost {
+		ok, err := StartOrphan(ctx, r.Starter, iss)
+		if err != nil {
+			return started, err
+		}
+		if ok {
+			r.Log.Error("started again the workflow of an issuance Temporal no longer has: was its data lost?",
+				"issuanceId", iss.ID, "workflowId", iss.WorkflowID, "committedAt", iss.CreatedAt)
+			started = append(started, iss.ID.String())
+		}
+	}
 	for _, iss := range rows {
 		ok, err := StartOrphan(ctx, r.Starter, iss)
 		if err != nil {

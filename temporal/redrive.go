@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/google/uuid"
 	"go.temporal.io/api/enums/v1"
@@ -21,29 +22,31 @@ import (
 // RedriveStarter starts (or finds running) the re-drive workflow with the given id.
 type RedriveStarter func(ctx context.Context, iss db.Issuance, workflowID string, in workflows.RedriveInput) error
 
-// ClientRedriveStarter starts re-drive workflows on c. A running workflow of the id is reused (USE_EXISTING); a
-// closed one is started again only if it failed (its recipients are then still PROCESSING), never after it
-// completed.
-func ClientRedriveStarter(c client.Client) RedriveStarter {
-	return func(ctx context.Context, iss db.Issuance, workflowID string, in workflows.RedriveInput) error {
-		_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-			ID:                       workflowID,
-			TaskQueue:                workflows.TaskQueue,
-			WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-			WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
-			TypedSearchAttributes: workflows.SearchAttributes(workflows.IssueBadgeInput{IssuanceID: iss.ID,
-				OrgID: iss.OrgID, BadgeID: iss.BadgeID, APIVersion: int(iss.ApiVersion), RecipientCount: len(in.AssertionIDs)}),
-			Memo: map[string]any{"issuanceId": iss.ID.String(), "orgId": iss.OrgID.String(), "redrive": true},
-		}, workflows.RedriveIssuance, in)
-		var started *serviceerror.WorkflowExecutionAlreadyStarted
-		if errors.As(err, &started) {
-			return nil // completed already: its recipients have their outcomes
-		}
-		if err != nil {
-			return fmt.Errorf("start workflow: %w", err)
-		}
-		return nil
+// StartRedrive starts a re-drive workflow. A running workflow of the id is reused (USE_EXISTING); a closed one is
+// started again only if it failed (its recipients are then still PROCESSING), never after it completed.
+func (s Starter) StartRedrive(ctx context.Context, iss db.Issuance, workflowID string, in workflows.RedriveInput) error {
+	names := s.names(ctx, iss)
+	in.Total = int(iss.AssertionCount)
+	_, err := s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       workflowID,
+		TaskQueue:                workflows.TaskQueue,
+		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
+		TypedSearchAttributes: workflows.StartSearchAttributes(workflows.IssueBadgeInput{IssuanceID: iss.ID,
+			OrgID: iss.OrgID, BadgeID: iss.BadgeID, APIVersion: int(iss.ApiVersion), RecipientCount: len(in.AssertionIDs)},
+			iss.Mode, time.Now()),
+		Memo:          map[string]any{"issuanceId": iss.ID.String(), "orgId": iss.OrgID.String(), "redrive": true},
+		StaticSummary: redriveSummary(iss, names, workflowID, len(in.AssertionIDs)),
+		StaticDetails: s.redriveDetails(iss, names),
+	}, workflows.RedriveIssuance, in)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return nil // completed already: its recipients have their outcomes
 	}
+	if err != nil {
+		return fmt.Errorf("start workflow: %w", err)
+	}
+	return nil
 }
 
 // RedriveResult is what a re-drive did (the output of `badged admin issuance redrive`).

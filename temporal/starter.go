@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -17,6 +18,10 @@ import (
 // Reconciler and `badged admin issuance start` when that start never happened.
 type Starter struct {
 	Client client.Client
+	// DB, when set, names the badge and organization in the workflows' summaries (summary.go); BaseURL
+	// (PUBLIC_BASE_URL) links the API's resources in their details. Both are optional.
+	DB      *db.DB
+	BaseURL string
 }
 
 // StartIssuance implements api.IssuanceStarter. The workflow id is derived from the idempotency scope; a running
@@ -25,15 +30,18 @@ type Starter struct {
 func (s Starter) StartIssuance(ctx context.Context, iss db.Issuance) error {
 	in := workflows.IssueBadgeInput{IssuanceID: iss.ID, OrgID: iss.OrgID, BadgeID: iss.BadgeID,
 		APIVersion: int(iss.ApiVersion), RecipientCount: int(iss.AssertionCount)}
+	names := s.names(ctx, iss)
 	_, err := s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                       iss.WorkflowID,
 		TaskQueue:                workflows.TaskQueue,
 		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		TypedSearchAttributes:    workflows.SearchAttributes(in),
+		TypedSearchAttributes:    workflows.StartSearchAttributes(in, iss.Mode, time.Now()),
 		Memo: map[string]any{"issuanceId": iss.ID.String(), "orgId": iss.OrgID.String(),
 			"badgeId": iss.BadgeID.String(), "programId": iss.ProgramID.String(), "mode": iss.Mode,
 			"recipients": iss.AssertionCount},
+		StaticSummary: issuanceSummary(iss, names),
+		StaticDetails: s.issuanceDetails(iss, names),
 	}, workflows.IssueBadge, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {

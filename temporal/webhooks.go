@@ -19,12 +19,18 @@ import (
 
 // StartWebhookDelivery starts the workflow of one webhook delivery; one that already ran (or runs) is left alone.
 func (s Starter) StartWebhookDelivery(ctx context.Context, deliveryID uuid.UUID) error {
+	var del db.GetWebhookDeliveryRow // for the summary only: a failed read leaves the ids
+	if s.DB != nil {
+		del, _ = s.DB.GetWebhookDelivery(ctx, deliveryID)
+	}
 	_, err := s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                       workflows.WebhookWorkflowID(deliveryID),
 		TaskQueue:                workflows.TaskQueue,
 		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		Memo:                     map[string]any{"deliveryId": deliveryID.String()},
+		StaticSummary:            webhookSummary(deliveryID.String(), del),
+		StaticDetails:            webhookDetails(deliveryID.String(), del),
 	}, workflows.DeliverWebhook, activities.DeliverWebhookInput{DeliveryID: deliveryID})
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if err != nil && !errors.As(err, &started) {

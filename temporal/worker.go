@@ -84,9 +84,11 @@ func EnsureExpirySchedule(ctx context.Context, c client.Client) error {
 		Spec:    client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: workflows.ExpireInterval}}},
 		Overlap: enums.SCHEDULE_OVERLAP_POLICY_SKIP, // one run at a time
 		Action: &client.ScheduleWorkflowAction{
-			ID:        workflows.ExpireScheduleID,
-			Workflow:  workflows.ExpireAssertions,
-			TaskQueue: workflows.TaskQueue,
+			ID:            workflows.ExpireScheduleID,
+			Workflow:      workflows.ExpireAssertions,
+			TaskQueue:     workflows.TaskQueue,
+			StaticSummary: expirySummary,
+			StaticDetails: expiryDetails,
 		},
 	})
 	if errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
@@ -106,6 +108,8 @@ func EnsureReminderWorkflow(ctx context.Context, c client.Client) error {
 		TaskQueue:                workflows.TaskQueue,
 		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		StaticSummary:            reminderSummary,
+		StaticDetails:            reminderDetails,
 	}, workflows.RemindExpiring, workflows.RemindInput{})
 	if err != nil {
 		return fmt.Errorf("start expiry reminders: %w", err)

@@ -30,7 +30,7 @@ var floors = []struct {
 	// The HTTP edge names workflows (ids, inputs) and reads db; it never runs steps (activities) or Temporal's plumbing.
 	{"api", []string{"page", "catalog", "wallet", "workflows", "db", "internal/"}},
 	{"api/apitest", []string{"api", "db", "db/", "internal/"}}, // the whole API over a fresh database, for tests
-	{"wire", []string{"api", "page", "catalog", "wallet", "temporal", "workflows", "activities", "db", "internal/"}},
+	{"wire", []string{"api", "page", "catalog", "wallet", "temporal", "temporal/setup", "workflows", "activities", "db", "internal/"}},
 	{"deploy", nil},
 	{"deploy/", []string{"temporal/setup", "workflows", "internal/"}},
 	{"client/", []string{"api"}},

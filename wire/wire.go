@@ -72,7 +72,7 @@ func (p Parts) WorkerDB(ctx context.Context, url string, withAPI bool) (d *db.DB
 // API returns the HTTP API's dependencies on p, its issuer on p.DB; the caller adds its own settings (limits,
 // caches, the stats recorder). close releases the chain verifier.
 func (p Parts) API() (deps api.Deps, close func(), err error) {
-	starter := temporal.Starter{Client: p.Client}
+	starter := temporal.Starter{Client: p.Client, DB: p.DB, BaseURL: p.BaseURL}
 	deps = api.Deps{DB: p.DB, Blob: p.Blob, Log: p.Log, Location: p.Location, PublicBaseURL: p.BaseURL,
 		Issuances: starter, Issuer: p.Issuer(p.DB), Metrics: p.Metrics, Webhooks: starter, WebhookURLs: p.WebhookURLs}
 	close = func() {}

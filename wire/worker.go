@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/badged/badged/internal/chain/pgstore"
 	"github.com/badged/badged/internal/metrics"
 	"github.com/badged/badged/temporal"
+	"github.com/badged/badged/temporal/setup"
 	"github.com/badged/badged/workflows"
 )
 
@@ -29,6 +31,9 @@ type Worker struct {
 	// sweep. The e2e stack leaves it off: its tests start those they exercise, on their own terms.
 	Housekeeping bool
 	OrphanAfter  time.Duration
+	// Namespace is the Temporal namespace of p.Client ("" = default), where StartWorker checks the search
+	// attributes the workflows set.
+	Namespace string
 }
 
 // Running is a started worker.
@@ -77,13 +82,14 @@ func StartWorker(ctx context.Context, p Parts, w Worker) (_ *Running, err error)
 	if a.Notifier != nil {
 		r.stops = append(r.stops, func() { _ = a.Notifier.Close() }) // after the worker stops: ends idle SMTP sessions
 	}
+	checkSearchAttributes(ctx, p, w.Namespace)
 	tw := temporal.NewWorker(p.Client, a, w.Options)
 	if err := tw.Start(); err != nil {
 		return nil, fmt.Errorf("start worker: %w", err)
 	}
 	r.StopTemporal = sync.OnceFunc(tw.Stop) // waits for running activities to finish or time out
 	r.stops = append(r.stops, r.StopTemporal)
-	starter := temporal.Starter{Client: p.Client}
+	starter := temporal.Starter{Client: p.Client, DB: w.DB, BaseURL: p.BaseURL}
 	if w.Housekeeping {
 		if err := temporal.EnsureExpirySchedule(ctx, p.Client); err != nil {
 			return nil, err
@@ -116,5 +122,23 @@ func Background(ctx context.Context, loop func(context.Context)) (stop func()) {
 	return func() {
 		cancel()
 		<-done
+	}
+}
+
+// checkSearchAttributes says once, at start, which of the workflows' search attributes the namespace lacks: the
+// workflows upsert them at every stage, and an upsert of an unregistered one fails the workflow task until an
+// operator registers it (docs/deployment.md#search-attributes). The worker starts anyway: registering them is
+// the fix, and the runs resume then.
+func checkSearchAttributes(ctx context.Context, p Parts, namespace string) {
+	if namespace == "" {
+		namespace = "default"
+	}
+	missing, err := setup.MissingSearchAttributes(ctx, p.Client, namespace, workflows.SearchAttributeTypes())
+	switch {
+	case err != nil:
+		p.Log.Warn("could not check the Temporal search attributes", "namespace", namespace, "err", err)
+	case len(missing) > 0:
+		p.Log.Error("Temporal namespace lacks search attributes the workflows set: issuances stall until they are "+
+			"registered (docs/deployment.md#search-attributes)", "namespace", namespace, "missing", strings.Join(missing, ","))
 	}
 }

@@ -60,6 +60,25 @@ func IssueBadge(ctx workflow.Context, in IssueBadgeInput) (IssueBadgeResult, err
 		return p, err
 	}
 	log.Info("issuance started", "issuanceId", in.IssuanceID, "orgId", in.OrgID, "recipients", in.RecipientCount)
+	view := workflow.GetVersion(ctx, operatorViewChange, workflow.DefaultVersion, 1) == 1
+	title := "Issuance " + in.IssuanceID.String()
+	batches := (in.RecipientCount + BatchSize - 1) / BatchSize
+	// observe tells the operator where the issuance is: its search attributes (once per stage and per batch) and
+	// its current details.
+	lastStage := StageAccepted // as the starter sets it
+	observe := func(stage string) {
+		if !view {
+			return
+		}
+		newStage := stage != lastStage
+		lastStage = stage
+		workflow.SetCurrentDetails(ctx, progressDetails(title, stage, in.RecipientCount, p.Tally,
+			slices.Sorted(maps.Keys(running))))
+		if err := upsertProgress(ctx, stage, newStage, p.Tally); err != nil {
+			log.Warn("upsert search attributes", "error", err)
+		}
+	}
+	observe(StageSigning)
 
 	var batchErrs []error // every failed batch's error, in the order they failed
 	sem := workflow.NewSemaphore(ctx, MaxConcurrentBatches)
@@ -69,10 +88,16 @@ func IssueBadge(ctx workflow.Context, in IssueBadgeInput) (IssueBadgeResult, err
 			return p, err
 		}
 		batch := IssueBatchInput{IssuanceID: in.IssuanceID, FromSeq: from, ToSeq: min(from+BatchSize, in.RecipientCount)}
-		childID := fmt.Sprintf("%s/batch-%05d", workflow.GetInfo(ctx).WorkflowExecution.ID, from/BatchSize)
+		parentID := workflow.GetInfo(ctx).WorkflowExecution.ID
+		childID := fmt.Sprintf("%s/batch-%05d", parentID, from/BatchSize)
 		// Batches carry the issuance's search attributes, so a search by IssuanceId in the UI finds them too.
-		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: childID,
-			TypedSearchAttributes: workflow.GetTypedSearchAttributes(ctx)})
+		co := workflow.ChildWorkflowOptions{WorkflowID: childID, TypedSearchAttributes: workflow.GetTypedSearchAttributes(ctx)}
+		if view {
+			batch.Total = in.RecipientCount
+			co.StaticSummary = batchSummary(from/BatchSize+1, batches, batch, in.RecipientCount)
+			co.StaticDetails = batchDetails(parentID, batch)
+		}
+		cctx := workflow.WithChildOptions(ctx, co)
 		running[childID] = true
 		wg.Add(1)
 		workflow.Go(ctx, func(gctx workflow.Context) {
@@ -87,9 +112,11 @@ func IssueBadge(ctx workflow.Context, in IssueBadgeInput) (IssueBadgeResult, err
 				return
 			}
 			p.Add(res)
+			observe(StageSigning)
 		})
 	}
 	wg.Wait(ctx)
+	observe(StageDone)
 
 	runErr := errors.Join(batchErrs...)
 	done := activities.CompleteIssuanceInput{IssuanceID: in.IssuanceID}

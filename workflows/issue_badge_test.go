@@ -92,9 +92,9 @@ func TestIssueBadgeSplitsIntoBatches(t *testing.T) {
 	require.NoError(t, env.GetWorkflowError())
 
 	require.ElementsMatch(t, []IssueBatchInput{
-		{IssuanceID: in.IssuanceID, FromSeq: 0, ToSeq: BatchSize},
-		{IssuanceID: in.IssuanceID, FromSeq: BatchSize, ToSeq: 2 * BatchSize},
-		{IssuanceID: in.IssuanceID, FromSeq: 2 * BatchSize, ToSeq: n},
+		{IssuanceID: in.IssuanceID, FromSeq: 0, ToSeq: BatchSize, Total: n},
+		{IssuanceID: in.IssuanceID, FromSeq: BatchSize, ToSeq: 2 * BatchSize, Total: n},
+		{IssuanceID: in.IssuanceID, FromSeq: 2 * BatchSize, ToSeq: n, Total: n},
 	}, kids.inputs)
 	require.ElementsMatch(t, []string{parentID + "/batch-00000", parentID + "/batch-00001", parentID + "/batch-00002"}, kids.ids)
 

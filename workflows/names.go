@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"go.temporal.io/api/enums/v1"
@@ -50,6 +51,21 @@ func SearchAttributes(in IssueBadgeInput) temporal.SearchAttributes {
 	)
 }
 
+// StartSearchAttributes are the search attributes an issuance workflow (or a re-drive) starts with: those of
+// SearchAttributes, its mode, and Stage accepted since now (the workflow moves it on, operator.go).
+func StartSearchAttributes(in IssueBadgeInput, mode string, now time.Time) temporal.SearchAttributes {
+	return temporal.NewSearchAttributes(
+		IssuanceIDKey.ValueSet(in.IssuanceID.String()),
+		OrgIDKey.ValueSet(in.OrgID.String()),
+		BadgeIDKey.ValueSet(in.BadgeID.String()),
+		APIVersionKey.ValueSet(fmt.Sprintf("v%d", in.APIVersion)),
+		RecipientCountKey.ValueSet(int64(in.RecipientCount)),
+		ModeKey.ValueSet(mode),
+		StageKey.ValueSet(StageAccepted),
+		StageSinceKey.ValueSet(now),
+	)
+}
+
 // SearchAttributeTypes are the custom search attributes of every issuance workflow with their index types, as a
 // server must register them (the embedded server does at start; a cluster once, with the operator CLI).
 func SearchAttributeTypes() map[string]enums.IndexedValueType {
@@ -59,5 +75,12 @@ func SearchAttributeTypes() map[string]enums.IndexedValueType {
 		BadgeIDKey.GetName():        enums.INDEXED_VALUE_TYPE_KEYWORD,
 		APIVersionKey.GetName():     enums.INDEXED_VALUE_TYPE_KEYWORD,
 		RecipientCountKey.GetName(): enums.INDEXED_VALUE_TYPE_INT,
+		// The operator's (operator.go): what stage a run is in since when, and what failed.
+		StageKey.GetName():       enums.INDEXED_VALUE_TYPE_KEYWORD,
+		StageSinceKey.GetName():  enums.INDEXED_VALUE_TYPE_DATETIME,
+		IssuedCountKey.GetName(): enums.INDEXED_VALUE_TYPE_INT,
+		FailedCountKey.GetName(): enums.INDEXED_VALUE_TYPE_INT,
+		FailedCodesKey.GetName(): enums.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+		ModeKey.GetName():        enums.INDEXED_VALUE_TYPE_KEYWORD,
 	}
 }

@@ -23,6 +23,8 @@ type step struct {
 	done  string       // the assertion step recorded when the stage completes
 	run   stepActivity // the activity method, on the nil *Activities the workflows name activities by
 	local bool         // a short step: run as a local activity (see options.go)
+	verb  string       // what the step does, for the activity's summary in the UI ("sign 1–100 of 500")
+	stage string       // the Stage search attribute of a run whose earliest unfinished recipient waits for this step
 }
 
 // stepActivity is the signature of every step activity; Temporal names the activity after the method. An alias:
@@ -32,12 +34,12 @@ type stepActivity = func(context.Context, activities.StepBatch) (activities.Step
 // pipeline is the ordered per-recipient chain. Each entry runs once its predecessors have completed for the
 // recipient; the step reached is recorded in Postgres by the activity itself, so a re-run skips what is done.
 var pipeline = []step{
-	{activities.StepChecked, a.CheckRecipients, true},
-	{activities.StepSigned, a.SignCredentials, true},
-	{activities.StepAnchored, a.AnchorCredentials, false},
-	{activities.StepBaked, a.BakeBadges, true},
-	{activities.StepPublished, a.PublishCredentials, true},
-	{activities.StepNotified, a.NotifyRecipients, false},
+	{activities.StepChecked, a.CheckRecipients, true, "check", StageSigning},
+	{activities.StepSigned, a.SignCredentials, true, "sign", StageSigning},
+	{activities.StepAnchored, a.AnchorCredentials, false, "anchor", StageAnchoring},
+	{activities.StepBaked, a.BakeBadges, true, "bake", StageBaking},
+	{activities.StepPublished, a.PublishCredentials, true, "publish", StagePublishing},
+	{activities.StepNotified, a.NotifyRecipients, false, "notify", StageNotifying},
 }
 
 // runner moves the recipients of one workflow through the pipeline in groups. A group is at most ChunkSize
@@ -50,12 +52,13 @@ type runner struct {
 	progress BatchProgress // what the progress query answers
 	result   BatchResult
 	wg       workflow.WaitGroup
-	fatal    error // recording an outcome failed for good: the run as a whole fails
+	fatal    error    // recording an outcome failed for good: the run as a whole fails
+	view     *runView // the operator's view (operator.go); nil for runs started before operatorViewChange
 }
 
-func newRunner(ctx workflow.Context, issuance uuid.UUID) *runner {
+func newRunner(ctx workflow.Context, issuance uuid.UUID, view *runView) *runner {
 	res := activities.NewTally()
-	return &runner{issuance: issuance, result: res, wg: workflow.NewWaitGroup(ctx),
+	return &runner{issuance: issuance, result: res, wg: workflow.NewWaitGroup(ctx), view: view,
 		progress: BatchProgress{ByStep: map[string]int{}, FailedByCode: res.FailedByCode}}
 }
 
@@ -70,7 +73,12 @@ func (r *runner) run(ctx workflow.Context, refs []activities.RecipientRef) (Batc
 		}
 		i := stepIndex(ref.Step)
 		byStep[i] = append(byStep[i], ref.AssertionID)
+		if r.view != nil {
+			r.view.seq[ref.AssertionID] = ref.Seq
+			r.view.at[i]++
+		}
 	}
+	r.observe(ctx)
 	for i, ids := range byStep {
 		for chunk := range slices.Chunk(ids, ChunkSize) {
 			r.spawn(ctx, func(ctx workflow.Context) { r.advance(ctx, i, 1, chunk) })
@@ -99,14 +107,31 @@ func (r *runner) advance(ctx workflow.Context, at, attempt int, ids []uuid.UUID)
 			// The activity itself failed past its own retries (a timeout, a step that never answered): every
 			// recipient of the group leaves with the code of that failure.
 			r.finishAll(ctx, ids, failureCode(err), st.done)
+			r.move(ctx, at, -1, len(ids))
 			return
 		}
+		before := len(ids)
 		ids = r.split(ctx, at, attempt, ids, res)
 		if len(ids) == 0 {
+			r.move(ctx, at, -1, before-r.waiting(res))
 			return
 		}
+		r.move(ctx, at, at+1, len(ids))
+		r.move(ctx, at, -1, before-len(ids)-r.waiting(res))
 	}
 	r.finishAll(ctx, ids, "", "")
+	r.move(ctx, len(pipeline), -1, len(ids))
+}
+
+// waiting counts the recipients of res that wait to retry their step: they stay at it.
+func (r *runner) waiting(res activities.StepResult) int {
+	n := 0
+	for _, f := range res.Failed {
+		if f.Retry {
+			n++
+		}
+	}
+	return n
 }
 
 // split returns the recipients of ids that completed step at, starts the retries of those that may try again,
@@ -154,9 +179,13 @@ func (r *runner) execute(ctx workflow.Context, st step, in activities.StepBatch)
 	var res activities.StepResult
 	var f workflow.Future
 	if st.local {
-		f = workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, localStepOptions), st.run, in)
+		o := localStepOptions
+		o.Summary = r.summary(st, in.Assertions)
+		f = workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, o), st.run, in)
 	} else {
-		f = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, stepOptions), st.run, in)
+		o := stepOptions
+		o.Summary = r.summary(st, in.Assertions)
+		f = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), st.run, in)
 	}
 	err := f.Get(ctx, &res)
 	return res, err

@@ -17,6 +17,7 @@ const MaxRedriveRecipients = BatchSize
 type RedriveInput struct {
 	IssuanceID   uuid.UUID
 	AssertionIDs []uuid.UUID
+	Total        int // recipients of the issuance, for the operator's summaries; 0 in runs started before them
 }
 
 // RedriveWorkflowID is the id of an issuance's n-th re-drive run.
@@ -32,6 +33,10 @@ func RedriveIssuance(ctx workflow.Context, in RedriveInput) (BatchResult, error)
 	if len(ids) > MaxRedriveRecipients {
 		ids = ids[:MaxRedriveRecipients]
 	}
+	var view *runView
+	if workflow.GetVersion(ctx, operatorViewChange, workflow.DefaultVersion, 1) == 1 {
+		view = newRunView("Re-drive of "+Count(len(ids))+" recipients of issuance "+in.IssuanceID.String(), in.Total)
+	}
 	return runLoaded(ctx, in.IssuanceID, a.LoadRecipients,
-		activities.LoadRecipientsInput{IssuanceID: in.IssuanceID, AssertionIDs: ids})
+		activities.LoadRecipientsInput{IssuanceID: in.IssuanceID, AssertionIDs: ids}, view)
 }

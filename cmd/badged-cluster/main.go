@@ -8,7 +8,7 @@
 //	badged-cluster start|stop|kill NAME   one process (temporal-history, worker1, …)
 //	badged-cluster mail              the messages the SMTP server accepted
 //
-// It also serves the cluster's own processes: serve-smtp, serve-chain and serve-lb.
+// It also serves the cluster's own processes: serve-smtp, serve-chain, serve-lb and serve-ui (the Temporal UI).
 //
 // It imports deploy/cluster and the test servers it runs as processes (internal/blob/s3test,
 // internal/chain/devchain, internal/notify/smtptest).
@@ -120,6 +120,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return serveChain(ctx, fs, args, stdout)
 	case "serve-lb":
 		return serveLB(ctx, fs, args)
+	case "serve-ui":
+		return serveUI(ctx, fs, args, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -174,10 +176,11 @@ func up(ctx context.Context, fs *flag.FlagSet, sel *selector, args []string, std
 	fmt.Fprintf(stdout, `
 API (balancer over the APIs):   %s   e.g. curl %s/readyz
 Temporal frontend:              %s   namespace %s   (TEMPORAL_ADDRESS=%s, temporal --address %s)
+Temporal UI:                    %s
 Postgres databases:             %s, %s, %s on %s
 Mail accepted by SMTP:          %s (badged-cluster mail)
 Logs: %s/logs   pids: %s/pids   stop everything: %s
-`, c.BaseURL(), c.BaseURL(), c.FrontendAddr(), c.Namespace, c.FrontendAddr(), c.FrontendAddr(),
+`, c.BaseURL(), c.BaseURL(), c.FrontendAddr(), c.Namespace, c.FrontendAddr(), c.FrontendAddr(), c.UIURL(),
 		c.BadgedDB, c.TemporalDB, c.VisibilityDB, redact(c.Postgres), c.MailJournal(), c.Dir, c.Dir, stop)
 	return nil
 }

@@ -23,7 +23,7 @@ func adminRedrive(ctx context.Context, cfg config.Config, d *db.DB, id string) (
 		return redriveOut{}, err
 	}
 	defer tc.Close()
-	return redriveIssuance(ctx, d, cfg, policy, temporal.ClientRedriveStarter(tc), id)
+	return redriveIssuance(ctx, d, cfg, policy, temporal.Starter{Client: tc, DB: d, BaseURL: cfg.PublicBaseURL}.StartRedrive, id)
 }
 
 // redriveOut is the output of `admin issuance redrive`: what the re-drive did and where to watch its workflow.

@@ -44,7 +44,7 @@ func adminStart(ctx context.Context, cfg config.Config, d *db.DB, id string) (st
 		return startOut{}, err
 	}
 	defer tc.Close()
-	started, err := temporal.StartOrphan(ctx, temporal.Starter{Client: tc}, iss)
+	started, err := temporal.StartOrphan(ctx, temporal.Starter{Client: tc, DB: d, BaseURL: cfg.PublicBaseURL}, iss)
 	if err != nil {
 		return startOut{}, err
 	}

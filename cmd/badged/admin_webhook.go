@@ -303,7 +303,7 @@ func adminRedeliver(ctx context.Context, cfg config.Config, d *db.DB, s string) 
 	defer tc.Close()
 	var started []string
 	for _, id := range of {
-		del, err := temporal.Redeliver(ctx, d, temporal.Starter{Client: tc}, id)
+		del, err := temporal.Redeliver(ctx, d, temporal.Starter{Client: tc, DB: d, BaseURL: cfg.PublicBaseURL}, id)
 		if err != nil {
 			return nil, err
 		}

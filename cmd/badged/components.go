@@ -155,7 +155,7 @@ func newWorker(cfg config.Config, wd *db.DB) (wire.Worker, error) {
 			DisableAfter: cfg.WebhookDisableAfter, DisableAfterFailures: cfg.WebhookDisableAfterFailures}}
 	return wire.Worker{DB: wd, Acts: acts, Options: temporal.WorkerOptions{MaxConcurrentActivities: cfg.WorkerActivities,
 		StopTimeout: cfg.ShutdownTimeout}, DispatchInterval: cfg.WebhookDispatchInterval, WebhookRetention: cfg.WebhookRetention,
-		Housekeeping: true, OrphanAfter: cfg.OrphanAfter}, nil
+		Housekeeping: true, OrphanAfter: cfg.OrphanAfter, Namespace: cfg.TemporalNamespace}, nil
 }
 
 // webhookURLs is what webhook endpoint URLs may point at, checked at creation (API, admin) and at delivery.

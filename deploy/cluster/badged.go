@@ -37,6 +37,7 @@ func (c *Cluster) badgedEnv() []string {
 		"PUBLIC_BASE_URL=" + c.BaseURL(),
 		"TEMPORAL_ADDRESS=" + c.FrontendAddr(),
 		"TEMPORAL_NAMESPACE=" + c.Namespace,
+		"TEMPORAL_UI_URL=" + c.UIURL(), // the links badged prints open the cluster's own UI
 		"ISSUER_KEY_RING=" + strings.TrimSpace(string(ring)),
 		"CHAIN_RPC_URL=" + c.ChainURL(),
 		"CHAIN_PRIVATE_KEY=" + hex.EncodeToString(crypto.FromECDSA(key)),
@@ -79,6 +80,10 @@ func (c *Cluster) badgedProcs() []*Process {
 	}
 	procs = append(procs, c.newProcess(portLB, roleBadged, c.BaseURL(), c.Bin.Tool,
 		append([]string{"serve-lb", "--addr", c.addr(portLB)}, backends...), nil, httpOK(c.BaseURL()+"/readyz")))
+	// The console: started with the APIs, once Temporal's frontend answers.
+	procs = append(procs, c.newProcess(portUI, roleBadged, c.UIURL(), c.Bin.Tool,
+		[]string{"serve-ui", "--addr", c.addr(portUI), "--frontend", c.FrontendAddr(), "--namespace", c.Namespace}, nil,
+		httpOK(c.UIURL()+"/healthz")))
 	return procs
 }
 

@@ -64,6 +64,7 @@ const (
 	portSMTP      = "smtp"
 	portChain     = "chain"
 	portFrontHTTP = "temporal-frontend.http"
+	portUI        = "temporal-ui"
 )
 
 // temporalServices are Temporal's services, each a process of its own, in the order they start.
@@ -71,7 +72,7 @@ var temporalServices = []string{"history", "matching", "frontend", "worker"}
 
 // conventional is the usual port of each part; DefaultPorts adds an offset to them.
 var conventional = map[string]int{
-	portLB: 8080, portS3: 7070, portSMTP: 1025, portChain: 8545, portFrontHTTP: 7243,
+	portLB: 8080, portS3: 7070, portSMTP: 1025, portChain: 8545, portFrontHTTP: 7243, portUI: 8233,
 	"temporal-frontend": 7233, "temporal-history": 7234, "temporal-matching": 7235, "temporal-worker": 7239,
 	"temporal-frontend.membership": 6933, "temporal-history.membership": 6934,
 	"temporal-matching.membership": 6935, "temporal-worker.membership": 6939,
@@ -253,6 +254,9 @@ func (c Config) FrontendAddr() string { return c.addr("temporal-frontend") }
 
 // BaseURL is the balancer in front of the APIs: the cluster's PUBLIC_BASE_URL.
 func (c Config) BaseURL() string { return "http://" + c.addr(portLB) }
+
+// UIURL is the Temporal UI of the cluster (badged-cluster serve-ui): the badged processes' TEMPORAL_UI_URL.
+func (c Config) UIURL() string { return "http://" + c.addr(portUI) }
 
 // S3Endpoint is the S3 server's URL.
 func (c Config) S3Endpoint() string { return "http://" + c.addr(portS3) }

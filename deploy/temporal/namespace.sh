@@ -39,6 +39,13 @@ search_attribute OrgId Keyword
 search_attribute BadgeId Keyword
 search_attribute ApiVersion Keyword
 search_attribute RecipientCount Int
+# What operators search by in the UI (docs/operators.md#the-temporal-ui), kept current by the workflows.
+search_attribute Stage Keyword
+search_attribute StageSince Datetime
+search_attribute IssuedCount Int
+search_attribute FailedCount Int
+search_attribute FailedCodes KeywordList
+search_attribute Mode Keyword
 
 temporal operator search-attribute list --address "$addr" --namespace "$ns"
 echo "temporal-setup: namespace $ns ready"

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"go.temporal.io/api/enums/v1"
@@ -75,4 +76,21 @@ func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 		return fmt.Errorf("add search attributes: %w", err)
 	}
 	return nil
+}
+
+// MissingSearchAttributes lists, sorted, the attributes of want the namespace lacks or has with another type: a
+// workflow that upserts one fails its workflow task until it is registered.
+func MissingSearchAttributes(ctx context.Context, c client.Client, namespace string, want map[string]enums.IndexedValueType) ([]string, error) {
+	have, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
+	if err != nil {
+		return nil, fmt.Errorf("list search attributes: %w", err)
+	}
+	var missing []string
+	for name, typ := range want {
+		if got, ok := have.GetCustomAttributes()[name]; !ok || got != typ {
+			missing = append(missing, name)
+		}
+	}
+	slices.Sort(missing)
+	return missing, nil
 }

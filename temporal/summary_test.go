@@ -1,0 +1,28 @@
+package temporal
+
+import (
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/badged/badged/db"
+)
+
+func TestIssuanceSummary(t *testing.T) {
+	iss := db.Issuance{ID: uuid.New(), OrgID: uuid.New(), BadgeID: uuid.New(), ApiVersion: 3, Mode: "live", AssertionCount: 10_000}
+	n := issuanceNames{badge: "Gopher", org: "Acme\nUniversity"}
+	require.Equal(t, "Issue «Gopher» to 10,000 recipients · Acme University · v3 live", issuanceSummary(iss, n))
+	iss.Renewal, iss.AssertionCount, iss.Mode = true, 1, "test"
+	require.Equal(t, "Renew «Gopher» to 1 recipient · Acme University · v3 test", issuanceSummary(iss, n))
+	require.Equal(t, "Renew badge "+iss.BadgeID.String()+" to 1 recipient · org "+iss.OrgID.String()+" · v3 test",
+		issuanceSummary(iss, issuanceNames{}))
+
+	d := Starter{BaseURL: "https://badges.example/"}.issuanceDetails(iss, n)
+	require.Contains(t, d, "https://badges.example/public/v3/issuances/"+iss.ID.String())
+	require.Contains(t, d, "https://badges.example/public/v3/badges/"+iss.BadgeID.String())
+	require.Contains(t, d, "badged admin issuance inspect "+iss.ID.String())
+
+	require.Equal(t, "Re-drive 37 recipients · run 2 · Renew «Gopher» to 1 recipient · Acme University · v3 test",
+		redriveSummary(iss, n, "issuance/live/x/y/z/redrive-2", 37))
+}
