@@ -48,9 +48,10 @@ type AddUniqueStatsParams struct {
 	IssuanceIds  []uuid.UUID
 }
 
-// Adds one flush of events, each counted only when its visitor was not yet counted that day for that assertion and
-// kind (stats_visits); the rest of the statement is AddAssertionStats. The caller sorts rows by key and sends each
-// (day, assertion, kind, visitor) once, so two processes lock rows in one order and agree on who counts.
+// Adds the recorder's events of one flush (internal/stats), each counted only when its visitor was not yet counted
+// that day for that assertion and kind (stats_visits), to the daily counters. The caller sorts rows by key and sends
+// each (day, assertion, kind, visitor) once, so two processes lock rows in one order, never deadlock, and agree on
+// who counts. Days are UTC calendar dates (YYYY-MM-DD).
 func (q *Queries) AddUniqueStats(ctx context.Context, arg AddUniqueStatsParams) error {
 	_, err := q.db.Exec(ctx, addUniqueStats,
 		arg.AssertionIds,

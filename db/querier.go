@@ -13,13 +13,10 @@ import (
 )
 
 type Querier interface {
-	// What happened to each badge (internal/stats, api/stats.go, README "What happened to each badge").
-	// Adds the recorder's counts of one flush. The caller sorts the rows by key, so two processes flushing the same
-	// keys lock them in the same order and never deadlock. Days are UTC calendar dates (YYYY-MM-DD).
-	AddAssertionStats(ctx context.Context, arg AddAssertionStatsParams) error
-	// Adds one flush of events, each counted only when its visitor was not yet counted that day for that assertion and
-	// kind (stats_visits); the rest of the statement is AddAssertionStats. The caller sorts rows by key and sends each
-	// (day, assertion, kind, visitor) once, so two processes lock rows in one order and agree on who counts.
+	// Adds the recorder's events of one flush (internal/stats), each counted only when its visitor was not yet counted
+	// that day for that assertion and kind (stats_visits), to the daily counters. The caller sorts rows by key and sends
+	// each (day, assertion, kind, visitor) once, so two processes lock rows in one order, never deadlock, and agree on
+	// who counts. Days are UTC calendar dates (YYYY-MM-DD).
 	AddUniqueStats(ctx context.Context, arg AddUniqueStatsParams) error
 	// Records a completed step for the assertions still at from_step.
 	AdvanceAssertions(ctx context.Context, arg AdvanceAssertionsParams) (int64, error)
@@ -463,6 +460,7 @@ type Querier interface {
 	SetLockTimeout(ctx context.Context, timeout string) error
 	// bit_index is Postgres's numbering (LSB first within a byte); the caller converts from the W3C index.
 	SetStatusBit(ctx context.Context, arg SetStatusBitParams) error
+	// What happened to each badge (internal/stats, api/stats.go, README "What happened to each badge").
 	// The counters of the assertions of one subject, by UTC day, kind and bot, days from_day..to_day inclusive. The
 	// subject is one of: a badge or a program (with org_id and mode), an issuance or an assertion (whose org and mode
 	// the caller has checked); the other filters are NULL. The pool plans each call with its values (plan_cache_mode

@@ -11,50 +11,6 @@ import (
 	"github.com/google/uuid"
 )
 
-const addAssertionStats = `-- name: AddAssertionStats :exec
-
-INSERT INTO assertion_stats_daily (assertion_id, kind, day, bot, n, org_id, mode, badge_id, program_id, issuance_id)
-SELECT u.assertion_id, u.kind, u.day::date, u.bot, u.n, u.org_id, u.mode, u.badge_id, u.program_id, u.issuance_id
-FROM (SELECT unnest($1::uuid[]) AS assertion_id, unnest($2::text[]) AS kind,
-             unnest($3::text[]) AS day, unnest($4::boolean[]) AS bot, unnest($5::bigint[]) AS n,
-             unnest($6::uuid[]) AS org_id, unnest($7::text[]) AS mode,
-             unnest($8::uuid[]) AS badge_id, unnest($9::uuid[]) AS program_id,
-             unnest($10::uuid[]) AS issuance_id) AS u
-ON CONFLICT (assertion_id, kind, day, bot) DO UPDATE SET n = assertion_stats_daily.n + EXCLUDED.n
-`
-
-type AddAssertionStatsParams struct {
-	AssertionIds []uuid.UUID
-	Kinds        []string
-	Days         []string
-	Bots         []bool
-	Ns           []int64
-	OrgIds       []uuid.UUID
-	Modes        []string
-	BadgeIds     []uuid.UUID
-	ProgramIds   []uuid.UUID
-	IssuanceIds  []uuid.UUID
-}
-
-// What happened to each badge (internal/stats, api/stats.go, README "What happened to each badge").
-// Adds the recorder's counts of one flush. The caller sorts the rows by key, so two processes flushing the same
-// keys lock them in the same order and never deadlock. Days are UTC calendar dates (YYYY-MM-DD).
-func (q *Queries) AddAssertionStats(ctx context.Context, arg AddAssertionStatsParams) error {
-	_, err := q.db.Exec(ctx, addAssertionStats,
-		arg.AssertionIds,
-		arg.Kinds,
-		arg.Days,
-		arg.Bots,
-		arg.Ns,
-		arg.OrgIds,
-		arg.Modes,
-		arg.BadgeIds,
-		arg.ProgramIds,
-		arg.IssuanceIds,
-	)
-	return err
-}
-
 const outcomesByDay = `-- name: OutcomesByDay :many
 SELECT to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD')::text AS day, e.kind::text AS kind, count(*)::bigint AS n
 FROM assertions a
@@ -128,6 +84,7 @@ func (q *Queries) OutcomesByDay(ctx context.Context, arg OutcomesByDayParams) ([
 }
 
 const statsByDay = `-- name: StatsByDay :many
+
 SELECT to_char(day, 'YYYY-MM-DD')::text AS day, kind, bot, sum(n)::bigint AS n
 FROM assertion_stats_daily
 WHERE ($1::uuid IS NULL OR org_id = $1)
@@ -159,6 +116,7 @@ type StatsByDayRow struct {
 	N    int64
 }
 
+// What happened to each badge (internal/stats, api/stats.go, README "What happened to each badge").
 // The counters of the assertions of one subject, by UTC day, kind and bot, days from_day..to_day inclusive. The
 // subject is one of: a badge or a program (with org_id and mode), an issuance or an assertion (whose org and mode
 // the caller has checked); the other filters are NULL. The pool plans each call with its values (plan_cache_mode

@@ -52,9 +52,10 @@ WITH k AS (DELETE FROM stats_visitor_keys WHERE day < sqlc.arg(since)::date)
 DELETE FROM stats_visits WHERE day < sqlc.arg(since)::date;
 
 -- name: AddUniqueStats :exec
--- Adds one flush of events, each counted only when its visitor was not yet counted that day for that assertion and
--- kind (stats_visits); the rest of the statement is AddAssertionStats. The caller sorts rows by key and sends each
--- (day, assertion, kind, visitor) once, so two processes lock rows in one order and agree on who counts.
+-- Adds the recorder's events of one flush (internal/stats), each counted only when its visitor was not yet counted
+-- that day for that assertion and kind (stats_visits), to the daily counters. The caller sorts rows by key and sends
+-- each (day, assertion, kind, visitor) once, so two processes lock rows in one order, never deadlock, and agree on
+-- who counts. Days are UTC calendar dates (YYYY-MM-DD).
 WITH u AS (
     SELECT unnest(sqlc.arg(assertion_ids)::uuid[]) AS assertion_id, unnest(sqlc.arg(kinds)::text[]) AS kind,
            unnest(sqlc.arg(days)::text[])::date AS day, unnest(sqlc.arg(bots)::boolean[]) AS bot,

@@ -1,17 +1,5 @@
 -- What happened to each badge (internal/stats, api/stats.go, README "What happened to each badge").
 
--- name: AddAssertionStats :exec
--- Adds the recorder's counts of one flush. The caller sorts the rows by key, so two processes flushing the same
--- keys lock them in the same order and never deadlock. Days are UTC calendar dates (YYYY-MM-DD).
-INSERT INTO assertion_stats_daily (assertion_id, kind, day, bot, n, org_id, mode, badge_id, program_id, issuance_id)
-SELECT u.assertion_id, u.kind, u.day::date, u.bot, u.n, u.org_id, u.mode, u.badge_id, u.program_id, u.issuance_id
-FROM (SELECT unnest(sqlc.arg(assertion_ids)::uuid[]) AS assertion_id, unnest(sqlc.arg(kinds)::text[]) AS kind,
-             unnest(sqlc.arg(days)::text[]) AS day, unnest(sqlc.arg(bots)::boolean[]) AS bot, unnest(sqlc.arg(ns)::bigint[]) AS n,
-             unnest(sqlc.arg(org_ids)::uuid[]) AS org_id, unnest(sqlc.arg(modes)::text[]) AS mode,
-             unnest(sqlc.arg(badge_ids)::uuid[]) AS badge_id, unnest(sqlc.arg(program_ids)::uuid[]) AS program_id,
-             unnest(sqlc.arg(issuance_ids)::uuid[]) AS issuance_id) AS u
-ON CONFLICT (assertion_id, kind, day, bot) DO UPDATE SET n = assertion_stats_daily.n + EXCLUDED.n;
-
 -- name: StatsByDay :many
 -- The counters of the assertions of one subject, by UTC day, kind and bot, days from_day..to_day inclusive. The
 -- subject is one of: a badge or a program (with org_id and mode), an issuance or an assertion (whose org and mode
