@@ -1,7 +1,6 @@
 package activities
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -98,18 +97,13 @@ func (a *Activities) settleAnchor(ctx context.Context, key string) error {
 		}
 		// The tree's leaves are the credentials' digests and the roots of the issuance log checkpoints signed with
 		// them (assignAnchor), in byte order: the order merkleAssignment gave their proofs in.
-		roots, err := a.DB.ListIssuanceLogAnchorRoots(ctx, key)
-		if err != nil {
+		digests := make([][32]byte, len(members))
+		for i, m := range members {
+			copy(digests[i][:], m.CredentialSha256)
+		}
+		if digests, err = withCheckpointRoots(ctx, a.DB.Queries, key, digests); err != nil {
 			return nil, fmt.Errorf("load issuance log checkpoints of the anchor: %w", err)
 		}
-		digests := make([][32]byte, 0, len(members)+len(roots))
-		for _, m := range members {
-			digests = append(digests, [32]byte(m.CredentialSha256))
-		}
-		for _, r := range roots {
-			digests = append(digests, [32]byte(r))
-		}
-		slices.SortFunc(digests, func(x, y [32]byte) int { return bytes.Compare(x[:], y[:]) })
 		b, err := a.Anchor.AnchorBatch(ctx, key, digests)
 		if err != nil {
 			return nil, err

@@ -94,21 +94,9 @@ func (a *Activities) assignAnchor(ctx context.Context, key string, ids []uuid.UU
 		for i := range checkpoints {
 			leaves = append(leaves, anchorLeaf{checkpoint: &checkpoints[i], digest: checkpoints[i].root[:]})
 		}
-		leafIDs, proofs, err := merkleAssignment(leaves, func(l anchorLeaf) (uuid.UUID, []byte) { return l.id, l.digest })
-		if err != nil {
-			return err
-		}
 		params := db.AssignAnchorParams{AnchorKey: key}
-		for i := range leaves {
-			if cp := leaves[i].checkpoint; cp != nil {
-				if err := q.SetIssuanceLogCheckpointAnchorProof(ctx, db.SetIssuanceLogCheckpointAnchorProofParams{
-					OrgID: cp.org, TreeSize: cp.size, AnchorProof: []byte(proofs[i])}); err != nil {
-					return err
-				}
-				continue
-			}
-			params.Ids = append(params.Ids, leafIDs[i])
-			params.Proofs = append(params.Proofs, proofs[i])
+		if params.Ids, params.Proofs, err = assignLeaves(ctx, q, leaves); err != nil {
+			return err
 		}
 		n, err := q.AssignAnchor(ctx, params)
 		if err == nil && int(n) != len(rows) {
@@ -116,13 +104,6 @@ func (a *Activities) assignAnchor(ctx context.Context, key string, ids []uuid.UU
 		}
 		return err
 	})
-}
-
-// anchorLeaf is one leaf of an issuance anchor's tree: a credential's digest, or an issuance log checkpoint's root.
-type anchorLeaf struct {
-	id         uuid.UUID
-	checkpoint *loggedCheckpoint
-	digest     []byte
 }
 
 // merkleAssignment orders the credentials of one anchor transaction (id and SHA-256 digest of each, read by

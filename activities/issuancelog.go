@@ -3,12 +3,14 @@ package activities
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/issuancelog"
+	"github.com/badged/badged/internal/issuer"
 )
 
 // loggedCheckpoint is a checkpoint the anchor step signed: its root rides in the batch's anchor transaction.
@@ -18,10 +20,20 @@ type loggedCheckpoint struct {
 	root [32]byte
 }
 
+// logRow is one signed credential to log: its organization and entry.
+type logRow struct {
+	org   uuid.UUID
+	entry issuancelog.Entry
+}
+
+func newLogRow(org uuid.UUID, credentialID string, sha []byte, validFrom time.Time) logRow {
+	r := logRow{org: org, entry: issuancelog.Entry{CredentialID: credentialID, Type: issuancelog.CredentialType, ValidFrom: validFrom}}
+	copy(r.entry.SHA256[:], sha)
+	return r
+}
+
 // logCredentials appends the signed live credentials among ids to their organizations' issuance logs, in the
-// order of ids (the batch's order), inside the caller's transaction q: one checkpoint per organization, signed with
-// its live issuer key and naming anchorKey (nil: not anchored). Organizations are locked in id order, so two
-// batches that share organizations cannot deadlock. Credentials already logged (a retried step) are skipped.
+// order of ids (the batch's order), inside the caller's transaction q (see appendToLogs).
 func (a *Activities) logCredentials(ctx context.Context, q *db.Queries, ids []uuid.UUID, anchorKey *string) ([]loggedCheckpoint, error) {
 	rows, err := q.ListIssuanceLogCandidates(ctx, ids)
 	if err != nil || len(rows) == 0 {
@@ -32,11 +44,21 @@ func (a *Activities) logCredentials(ctx context.Context, q *db.Queries, ids []uu
 		pos[id] = i
 	}
 	slices.SortFunc(rows, func(x, y db.ListIssuanceLogCandidatesRow) int { return pos[x.ID] - pos[y.ID] })
+	logRows := make([]logRow, len(rows))
+	for i, r := range rows {
+		logRows[i] = newLogRow(r.OrgID, a.Issuer.CredentialID(r.ID), r.CredentialSha256, r.IssuedAt)
+	}
+	return appendToLogs(ctx, q, a.Issuer, logRows, anchorKey)
+}
+
+// appendToLogs appends rows, in their order, to their organizations' issuance logs inside the caller's transaction
+// q: one checkpoint per organization, signed with its live issuer key and naming anchorKey (nil: not anchored).
+// Organizations are locked in id order, so two batches that share organizations cannot deadlock. Credentials
+// already logged (a retried step) are skipped; it returns the checkpoints it signed.
+func appendToLogs(ctx context.Context, q *db.Queries, iss *issuer.Service, rows []logRow, anchorKey *string) ([]loggedCheckpoint, error) {
 	byOrg := map[uuid.UUID][]issuancelog.Entry{}
 	for _, r := range rows {
-		e := issuancelog.Entry{CredentialID: a.Issuer.CredentialID(r.ID), Type: issuancelog.CredentialType, ValidFrom: r.IssuedAt}
-		copy(e.SHA256[:], r.CredentialSha256)
-		byOrg[r.OrgID] = append(byOrg[r.OrgID], e)
+		byOrg[r.org] = append(byOrg[r.org], r.entry)
 	}
 	orgs := make([]uuid.UUID, 0, len(byOrg))
 	for org := range byOrg {
@@ -45,11 +67,11 @@ func (a *Activities) logCredentials(ctx context.Context, q *db.Queries, ids []uu
 	slices.SortFunc(orgs, func(x, y uuid.UUID) int { return slices.Compare(x[:], y[:]) })
 	var out []loggedCheckpoint
 	for _, org := range orgs {
-		key, err := a.Issuer.Key(ctx, org, apikey.ModeLive)
+		key, err := iss.Key(ctx, org, apikey.ModeLive)
 		if err != nil {
 			return nil, err
 		}
-		res, err := issuancelog.Append(ctx, q, issuancelog.Origin(a.Issuer.BaseURL, org), org, key, byOrg[org], anchorKey)
+		res, err := issuancelog.Append(ctx, q, issuancelog.Origin(iss.BaseURL, org), org, key, byOrg[org], anchorKey)
 		if err != nil {
 			return nil, persistErr("append to issuance log", err)
 		}
@@ -58,4 +80,48 @@ func (a *Activities) logCredentials(ctx context.Context, q *db.Queries, ids []uu
 		}
 	}
 	return out, nil
+}
+
+// anchorLeaf is one leaf of an anchor's tree: a credential's digest, or an issuance log checkpoint's root.
+type anchorLeaf struct {
+	id         uuid.UUID
+	checkpoint *loggedCheckpoint
+	digest     []byte
+}
+
+// assignLeaves orders an anchor's leaves (credentials and checkpoint roots) as merkleAssignment does, stores each
+// checkpoint root's proof and returns the credentials' ids and proofs, for the assignment query.
+func assignLeaves(ctx context.Context, q *db.Queries, leaves []anchorLeaf) ([]uuid.UUID, []string, error) {
+	leafIDs, proofs, err := merkleAssignment(leaves, func(l anchorLeaf) (uuid.UUID, []byte) { return l.id, l.digest })
+	if err != nil {
+		return nil, nil, err
+	}
+	var ids []uuid.UUID
+	var out []string
+	for i := range leaves {
+		if cp := leaves[i].checkpoint; cp != nil {
+			if err := q.SetIssuanceLogCheckpointAnchorProof(ctx, db.SetIssuanceLogCheckpointAnchorProofParams{
+				OrgID: cp.org, TreeSize: cp.size, AnchorProof: []byte(proofs[i])}); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		ids = append(ids, leafIDs[i])
+		out = append(out, proofs[i])
+	}
+	return ids, out, nil
+}
+
+// withCheckpointRoots adds the roots of the checkpoints signed with an anchor to its credentials' digests, in the
+// byte order of the tree's leaves (assignLeaves).
+func withCheckpointRoots(ctx context.Context, q *db.Queries, key string, digests [][32]byte) ([][32]byte, error) {
+	roots, err := q.ListIssuanceLogAnchorRoots(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range roots {
+		digests = append(digests, [32]byte(r))
+	}
+	slices.SortFunc(digests, func(x, y [32]byte) int { return slices.Compare(x[:], y[:]) })
+	return digests, nil
 }

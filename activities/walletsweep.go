@@ -10,6 +10,7 @@ import (
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/anchorpool"
+	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/metrics"
 )
 
@@ -29,8 +30,10 @@ const (
 // chain), and it deletes expired pre-authorized codes, access tokens and nonces. Several workers may run it: the
 // copies are taken with SKIP LOCKED, the deletes are idempotent.
 type WalletSweep struct {
-	DB             *db.DB
-	Anchor         Anchorer // nil: copies are not anchored (as issuances are not)
+	DB     *db.DB
+	Anchor Anchorer // nil: copies are not anchored (as issuances are not)
+	// Issuer signs the issuance log checkpoints of the copies anchored (nil: copies are not logged).
+	Issuer         *issuer.Service
 	Log            *slog.Logger
 	Metrics        *metrics.Metrics
 	AnchorInterval time.Duration // DefaultWalletAnchorInterval when zero
@@ -139,11 +142,19 @@ func (s WalletSweep) assign(ctx context.Context, key string) (int, error) {
 		if err != nil || len(rows) == 0 {
 			return err
 		}
-		p := db.AssignWalletAnchorParams{AnchorKey: key}
-		p.Ids, p.Proofs, err = merkleAssignment(rows, func(r db.LockPendingWalletCopiesRow) (uuid.UUID, []byte) {
-			return r.ID, r.CredentialSha256
-		})
+		checkpoints, err := s.logCopies(ctx, q, rows, key)
 		if err != nil {
+			return err
+		}
+		leaves := make([]anchorLeaf, 0, len(rows)+len(checkpoints))
+		for _, r := range rows {
+			leaves = append(leaves, anchorLeaf{id: r.ID, digest: r.CredentialSha256})
+		}
+		for i := range checkpoints {
+			leaves = append(leaves, anchorLeaf{checkpoint: &checkpoints[i], digest: checkpoints[i].root[:]})
+		}
+		p := db.AssignWalletAnchorParams{AnchorKey: key}
+		if p.Ids, p.Proofs, err = assignLeaves(ctx, q, leaves); err != nil {
 			return err
 		}
 		n, err := q.AssignWalletAnchor(ctx, p)
@@ -170,6 +181,9 @@ func (s WalletSweep) send(ctx context.Context, key string) (int, error) {
 	for i, m := range members {
 		copy(digests[i][:], m.CredentialSha256)
 	}
+	if digests, err = withCheckpointRoots(ctx, s.DB.Queries, key, digests); err != nil {
+		return 0, fmt.Errorf("load issuance log checkpoints of the wallet anchor: %w", err)
+	}
 	b, err := s.Anchor.AnchorBatch(ctx, key, digests)
 	if err != nil {
 		return 0, fmt.Errorf("anchor wallet copies (%s): %w", key, err)
@@ -177,4 +191,26 @@ func (s WalletSweep) send(ctx context.Context, key string) (int, error) {
 	s.Log.InfoContext(ctx, "wallet copies anchored", "anchorKey", key, "copies", len(members), "txHash", b.TxHash,
 		"block", b.BlockNumber)
 	return len(members), nil
+}
+
+// logCopies appends the live copies of an anchor batch to their organizations' issuance logs, in claim order, in
+// the assignment's transaction (as the anchor step does for issuances): a copy is signed with the organization's
+// key too. Its entry's id is the copy's urn:uuid id.
+func (s WalletSweep) logCopies(ctx context.Context, q *db.Queries, rows []db.LockPendingWalletCopiesRow, key string) ([]loggedCheckpoint, error) {
+	if s.Issuer == nil {
+		return nil, nil
+	}
+	ids := make([]uuid.UUID, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	copies, err := q.ListWalletLogCandidates(ctx, ids)
+	if err != nil || len(copies) == 0 {
+		return nil, err
+	}
+	logRows := make([]logRow, len(copies))
+	for i, c := range copies {
+		logRows[i] = newLogRow(c.OrgID, "urn:uuid:"+c.ID.String(), c.CredentialSha256, c.IssuedAt)
+	}
+	return appendToLogs(ctx, q, s.Issuer, logRows, &key)
 }

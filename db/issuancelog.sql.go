@@ -310,6 +310,46 @@ func (q *Queries) ListOrgsWithLiveCredentials(ctx context.Context) ([]uuid.UUID,
 	return items, nil
 }
 
+const listWalletLogCandidates = `-- name: ListWalletLogCandidates :many
+SELECT w.id, w.org_id, w.credential_sha256, a.issued_at FROM wallet_credentials w JOIN assertions a ON a.id = w.assertion_id
+WHERE w.id = ANY($1::uuid[]) AND a.mode = 'live'
+ORDER BY w.created_at, w.id
+`
+
+type ListWalletLogCandidatesRow struct {
+	ID               uuid.UUID
+	OrgID            uuid.UUID
+	CredentialSha256 []byte
+	IssuedAt         time.Time
+}
+
+// The live wallet copies among ids, what their log entries record (a copy keeps its assertion's validFrom), in claim
+// order. The wallet sweep appends them when it assigns their anchor.
+func (q *Queries) ListWalletLogCandidates(ctx context.Context, ids []uuid.UUID) ([]ListWalletLogCandidatesRow, error) {
+	rows, err := q.db.Query(ctx, listWalletLogCandidates, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListWalletLogCandidatesRow{}
+	for rows.Next() {
+		var i ListWalletLogCandidatesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.CredentialSha256,
+			&i.IssuedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const lockIssuanceLog = `-- name: LockIssuanceLog :one
 SELECT org_id, tree_size, root_hash, checkpoint, updated_at FROM issuance_logs WHERE org_id = $1 FOR NO KEY UPDATE
 `

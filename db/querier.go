@@ -336,6 +336,9 @@ type Querier interface {
 	// `badged admin assertion copies`: every copy of an assertion with its anchor.
 	ListWalletCopiesForAdmin(ctx context.Context, assertionID uuid.UUID) ([]ListWalletCopiesForAdminRow, error)
 	ListWalletCredentials(ctx context.Context, assertionID uuid.UUID) ([]ListWalletCredentialsRow, error)
+	// The live wallet copies among ids, what their log entries record (a copy keeps its assertion's validFrom), in claim
+	// order. The wallet sweep appends them when it assigns their anchor.
+	ListWalletLogCandidates(ctx context.Context, ids []uuid.UUID) ([]ListWalletLogCandidatesRow, error)
 	ListWebhookAttempts(ctx context.Context, ids []uuid.UUID) ([]WebhookAttempt, error)
 	ListWebhookDeliveries(ctx context.Context, arg ListWebhookDeliveriesParams) ([]ListWebhookDeliveriesRow, error)
 	ListWebhookEndpoints(ctx context.Context, orgID uuid.UUID) ([]WebhookEndpoint, error)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -158,6 +159,13 @@ func requireAnchorRoots(tb testing.TB, d *db.DB, rpcURL string) {
 		for i, m := range members {
 			copy(digests[i][:], m.CredentialSha256)
 		}
+		// The issuance log checkpoints signed with the batch are leaves too (internal/issuancelog).
+		roots, err := d.ListIssuanceLogAnchorRoots(ctx, tx.Key)
+		require.NoError(tb, err)
+		for _, r := range roots {
+			digests = append(digests, [32]byte(r))
+		}
+		slices.SortFunc(digests, func(x, y [32]byte) int { return bytes.Compare(x[:], y[:]) })
 		root, _ := chain.BuildMerkle(digests)
 		sent, _, err := ec.TransactionByHash(ctx, common.HexToHash(tx.Hash))
 		require.NoError(tb, err, "transaction %s", tx.Hash)

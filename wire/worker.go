@@ -104,7 +104,7 @@ func StartWorker(ctx context.Context, p Parts, w Worker) (_ *Running, err error)
 		Interval: w.DispatchInterval, Retention: w.WebhookRetention}.Run))
 	if w.Housekeeping {
 		// Anchors wallet copies (claimed inline by the API) and purges expired wallet codes, tokens and nonces.
-		r.stops = append(r.stops, Background(ctx, activities.WalletSweep{DB: w.DB, Anchor: a.Anchor, Log: p.Log,
+		r.stops = append(r.stops, Background(ctx, activities.WalletSweep{DB: w.DB, Anchor: a.Anchor, Issuer: a.Issuer, Log: p.Log,
 			Metrics: p.Metrics}.Run))
 	}
 	p.Log.Info("worker running", "task_queue", workflows.TaskQueue)

@@ -71,3 +71,10 @@ LIMIT sqlc.arg(max_rows);
 
 -- name: ListOrgsWithLiveCredentials :many
 SELECT DISTINCT org_id FROM assertions WHERE mode = 'live' AND credential_sha256 IS NOT NULL ORDER BY org_id;
+
+-- name: ListWalletLogCandidates :many
+-- The live wallet copies among ids, what their log entries record (a copy keeps its assertion's validFrom), in claim
+-- order. The wallet sweep appends them when it assigns their anchor.
+SELECT w.id, w.org_id, w.credential_sha256, a.issued_at FROM wallet_credentials w JOIN assertions a ON a.id = w.assertion_id
+WHERE w.id = ANY(sqlc.arg(ids)::uuid[]) AND a.mode = 'live'
+ORDER BY w.created_at, w.id;
