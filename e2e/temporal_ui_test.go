@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/waitfor"
@@ -106,6 +108,30 @@ func TestTemporalUI_FindsTrouble(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, details, "badged admin issuance inspect "+u.failed.ID.String())
 	require.Contains(t, details, u.s.BaseURL+"/public/v3/issuances/"+u.failed.ID.String())
+
+	// The batch child's summary, and its chunk activities' ("anchor 1–3 of 3"), as the timeline shows them.
+	batchWF := u.failedWF + "/batch-00000"
+	bdesc, err := u.s.Client.DescribeWorkflow(context.Background(), batchWF, "")
+	require.NoError(t, err)
+	bsum, err := bdesc.GetStaticSummary()
+	require.NoError(t, err)
+	require.Equal(t, "Batch 1 of 1 · recipients 1–3 of 3 · issuance "+u.failed.ID.String(), bsum)
+	var activities []string
+	it := u.s.Client.GetWorkflowHistory(context.Background(), batchWF, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		if ev.GetEventType() == enums.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED {
+			var s string
+			require.NoError(t, converter.GetDefaultDataConverter().FromPayload(ev.GetUserMetadata().GetSummary(), &s))
+			activities = append(activities, s)
+		}
+	}
+	// The duplicate left at the check: two recipients (which two depends on which the check saw first) go on to
+	// anchor and notify, one activity each.
+	require.Len(t, activities, 2)
+	require.Regexp(t, `^anchor (1–2|2–3|1–3) of 3( \(2 recipients\))?$`, activities[0])
+	require.Regexp(t, `^notify (1–2|2–3|1–3) of 3( \(2 recipients\))?$`, activities[1])
 
 	checkUIInBrowser(t, u, summary)
 }

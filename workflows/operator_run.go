@@ -1,8 +1,17 @@
 package workflows
 
 import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/badged/badged/activities"
 )
 
 // runView is what a batch or re-drive run keeps for the operator (operator.go): where its recipients are, so its
@@ -14,10 +23,23 @@ type runView struct {
 	seq   map[uuid.UUID]int // each recipient's seq
 	at    []int             // unfinished recipients by the pipeline step they have still to run (len(pipeline): none, only their outcome)
 	stage string            // the Stage last upserted
+	// retries is what the retry table did in this run, by step and errorCode: the SRE's view of the policy each
+	// step actually ran with (the activity decides from the worker's table; the workflow sees the outcome).
+	retries map[retryKey]*retryTally
+}
+
+type retryKey struct{ verb, code string }
+
+// retryTally counts the failures of one step and code: retried (with the longest delay the class gave) or given up.
+type retryTally struct {
+	retried, gaveUp int
+	maxDelay        time.Duration
+	maxAttempt      int
 }
 
 func newRunView(title string, total int) *runView {
-	return &runView{title: title, total: total, seq: map[uuid.UUID]int{}, at: make([]int, len(pipeline)+1)}
+	return &runView{title: title, total: total, seq: map[uuid.UUID]int{}, at: make([]int, len(pipeline)+1),
+		retries: map[retryKey]*retryTally{}}
 }
 
 // move counts n recipients that left step from for step to (-1: they finished), and notes a stage boundary.
@@ -72,7 +94,49 @@ func (r *runner) done(ctx workflow.Context) {
 }
 
 func (r *runner) details(ctx workflow.Context) {
-	workflow.SetCurrentDetails(ctx, progressDetails(r.view.title, r.view.stage, r.view.total, r.result, nil))
+	workflow.SetCurrentDetails(ctx, progressDetails(r.view.title, r.view.stage, r.view.total, r.result, nil)+
+		retryDetails(r.view.retries))
+}
+
+// noteFailures counts the per-recipient failures of one attempt of step st for the retry view, and refreshes the
+// current details when there were any (no command: details are answered from memory).
+func (r *runner) noteFailures(ctx workflow.Context, st step, attempt int, failed []activities.StepFailure) {
+	if r.view == nil || len(failed) == 0 {
+		return
+	}
+	for _, f := range failed {
+		k := retryKey{st.verb, f.Code}
+		t := r.view.retries[k]
+		if t == nil {
+			t = &retryTally{}
+			r.view.retries[k] = t
+		}
+		if f.Retry {
+			t.retried++
+			t.maxDelay = max(t.maxDelay, f.Delay)
+		} else {
+			t.gaveUp++
+		}
+		t.maxAttempt = max(t.maxAttempt, attempt)
+	}
+	r.details(ctx)
+}
+
+// retryDetails is the Markdown table of what the retry table did, by step and errorCode.
+func retryDetails(m map[retryKey]*retryTally) string {
+	if len(m) == 0 {
+		return ""
+	}
+	keys := slices.SortedFunc(maps.Keys(m), func(a, b retryKey) int {
+		return cmp.Or(cmp.Compare(a.verb, b.verb), cmp.Compare(a.code, b.code))
+	})
+	var b strings.Builder
+	b.WriteString("\n| step | errorCode | retried | longest delay | gave up | attempts reached |\n|---|---|---|---|---|---|\n")
+	for _, k := range keys {
+		t := m[k]
+		fmt.Fprintf(&b, "| %s | `%s` | %d | %s | %d | %d |\n", k.verb, k.code, t.retried, t.maxDelay, t.gaveUp, t.maxAttempt)
+	}
+	return b.String()
 }
 
 // summary is the activity summary of step st on the recipients ids; "" for runs before operatorViewChange.

@@ -2,10 +2,12 @@ package workflows
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/sdk/v1"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/badged/badged/activities"
@@ -65,4 +67,32 @@ func TestChunkSummary(t *testing.T) {
 	require.Equal(t, "notify 1", chunkSummary("notify", []int{0}, 0))
 	require.Equal(t, "1,234,567", Count(1234567))
 	require.Equal(t, "999", Count(999))
+}
+
+// A batch's current details say what the retry table did: the step and code retried, its longest delay, the
+// attempts reached, and what gave up.
+func TestIssueBatchRetryDetails(t *testing.T) {
+	env := newEnv(t)
+	rs := refs(3)
+	mockPipeline(env, rs, func(step string, id uuid.UUID, attempt int) *activities.StepFailure {
+		switch {
+		case step == activities.StepNotified && id == rs[0].AssertionID && attempt < 3:
+			return &activities.StepFailure{Code: string(errcode.EmailServerError), Retry: true, Delay: 5 * time.Second}
+		case step == activities.StepChecked && id == rs[1].AssertionID:
+			return &activities.StepFailure{Code: string(errcode.DuplicateIssuance)}
+		}
+		return nil
+	})
+	env.OnUpsertTypedSearchAttributes(mock.Anything).Return(nil)
+	env.ExecuteWorkflow(IssueBatch, IssueBatchInput{IssuanceID: uuid.New(), FromSeq: 0, ToSeq: 3, Total: 3})
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError())
+	v, err := env.QueryWorkflow("__temporal_workflow_metadata")
+	require.NoError(t, err)
+	var md sdk.WorkflowMetadata
+	require.NoError(t, v.Get(&md))
+	d := md.GetCurrentDetails()
+	require.Contains(t, d, "stage **done** · 3 of 3 recipients finished")
+	require.Contains(t, d, "| notify | `EMAIL_SERVER_ERROR` | 2 | 5s | 0 | 2 |")
+	require.Contains(t, d, "| check | `DUPLICATE_ISSUANCE` | 0 | 0s | 1 | 1 |")
 }

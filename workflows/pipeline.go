@@ -111,6 +111,7 @@ func (r *runner) advance(ctx workflow.Context, at, attempt int, ids []uuid.UUID)
 			return
 		}
 		before := len(ids)
+		r.noteFailures(ctx, st, attempt, res.Failed)
 		ids = r.split(ctx, at, attempt, ids, res)
 		if len(ids) == 0 {
 			r.move(ctx, at, -1, before-r.waiting(res))
