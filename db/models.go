@@ -147,6 +147,27 @@ type CredentialOffer struct {
 	SuspendedAt     *time.Time
 }
 
+type EarnerBadgePref struct {
+	AssertionID   uuid.UUID
+	Email         string
+	ShowOnProfile bool
+	PagePrivate   bool
+	UpdatedAt     time.Time
+}
+
+type EarnerEventsDaily struct {
+	Day   pgtype.Date
+	Kind  string
+	Count int64
+}
+
+type EarnerProfile struct {
+	Email     string
+	Handle    *string
+	Public    bool
+	UpdatedAt time.Time
+}
+
 type ExchangeChallenge struct {
 	ChallengeHash []byte
 	OfferID       uuid.UUID

@@ -16,6 +16,7 @@ type Querier interface {
 	// Adds the recorder's counts of one flush. The caller sorts the rows by key, so two processes flushing the same
 	// keys lock them in the same order and never deadlock. Days are UTC calendar dates (YYYY-MM-DD).
 	AddAssertionStats(ctx context.Context, arg AddAssertionStatsParams) error
+	AddEarnerEvents(ctx context.Context, arg AddEarnerEventsParams) error
 	// Records a completed step for the assertions still at from_step.
 	AdvanceAssertions(ctx context.Context, arg AdvanceAssertionsParams) (int64, error)
 	// Assigns credentials to the anchor transaction stored under anchor_key, with each one's Merkle inclusion proof.
@@ -135,6 +136,7 @@ type Querier interface {
 	DeleteWebhookEndpoint(ctx context.Context, arg DeleteWebhookEndpointParams) (int64, error)
 	DeleteWebhookEndpointAnyOrg(ctx context.Context, id uuid.UUID) (int64, error)
 	DisableWebhookEndpoint(ctx context.Context, arg DisableWebhookEndpointParams) (int64, error)
+	EarnerHasCredentials(ctx context.Context, email string) (bool, error)
 	EnableWebhookEndpoint(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
 	// The offers the issue notifications of assertions of one organization carry, one per assertion: for each of
 	// assertion_ids, its offer, created with the id at the same index of ids on the first call and returned by every
@@ -184,6 +186,7 @@ type Querier interface {
 	GetChainTx(ctx context.Context, anchorKey string) (ChainTx, error)
 	// Everything one attempt needs.
 	GetDeliveryToSend(ctx context.Context, id uuid.UUID) (GetDeliveryToSendRow, error)
+	GetEarnerProfile(ctx context.Context, email string) (EarnerProfile, error)
 	// An issuance as the API reads it: in the key's organization and mode (api/modes.go).
 	GetIssuance(ctx context.Context, arg GetIssuanceParams) (Issuance, error)
 	// For the workflow, which is handed ids it created itself.
@@ -214,6 +217,7 @@ type Querier interface {
 	GetProgramForUpdate(ctx context.Context, arg GetProgramForUpdateParams) (Program, error)
 	// The public verification routes: an assertion by its (random) id with what the page shows.
 	GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPublicAssertionRow, error)
+	GetPublicProfile(ctx context.Context, handle *string) (EarnerProfile, error)
 	GetReminder(ctx context.Context, arg GetReminderParams) (ExpiryReminder, error)
 	// The key of an organization's serial numbers (internal/serial), for serials of counters reserved earlier (the
 	// staged recipients of a large issuance).
@@ -242,6 +246,7 @@ type Querier interface {
 	InsertRenewals(ctx context.Context, arg InsertRenewalsParams) error
 	// The replacement: the original's recipient, badge, program, dates and mode, in a new issuance of one recipient.
 	InsertReplacement(ctx context.Context, arg InsertReplacementParams) error
+	IsBadgePagePrivate(ctx context.Context, assertionID uuid.UUID) (bool, error)
 	LinkProgramBadge(ctx context.Context, arg LinkProgramBadgeParams) error
 	ListAllWebhookEndpoints(ctx context.Context) ([]WebhookEndpoint, error)
 	// Every credential assigned to an anchor transaction, in the order of the Merkle leaves (digest bytes), whatever
@@ -275,6 +280,9 @@ type Querier interface {
 	ListChainUnsettled(ctx context.Context, arg ListChainUnsettledParams) ([]ListChainUnsettledRow, error)
 	// The latest delivery of an event to each endpoint.
 	ListDeliveriesOfEvent(ctx context.Context, eventID string) ([]WebhookDelivery, error)
+	// Every live credential issued to an address, across organizations, in the states the collection may show (the
+	// display filter in Go picks the section; PROCESSING and FAILED never have a credential to show).
+	ListEarnerCredentials(ctx context.Context, arg ListEarnerCredentialsParams) ([]ListEarnerCredentialsRow, error)
 	ListFailedOfIssuance(ctx context.Context, issuanceID uuid.UUID) ([]ListFailedOfIssuanceRow, error)
 	// Recipients with an error code (FAILED, or ISSUED whose notification failed), in seq order.
 	ListIssuanceFailures(ctx context.Context, arg ListIssuanceFailuresParams) ([]ListIssuanceFailuresRow, error)
@@ -289,6 +297,8 @@ type Querier interface {
 	// Issuances still PROCESSING, committed before a moment, whose workflow start was never recorded, oldest first: the
 	// reconciler starts the workflow of each one that has none (the process died between the commit and the start).
 	ListProcessingIssuances(ctx context.Context, arg ListProcessingIssuancesParams) ([]Issuance, error)
+	// The badges an earner shows on their public profile: live, shown, and still valid-looking states only.
+	ListProfileCredentials(ctx context.Context, email string) ([]ListProfileCredentialsRow, error)
 	ListProgramIDsOfBadges(ctx context.Context, arg ListProgramIDsOfBadgesParams) ([]ListProgramIDsOfBadgesRow, error)
 	// sort1..sort3 are the sort fields in order (createdAt, updatedAt, name; empty = unused) with their directions, and id
 	// breaks the remaining ties (api/query.go normalizes the list). Each CASE not chosen is NULL for every row, which
@@ -415,6 +425,10 @@ type Querier interface {
 	SetAssertionsBaked(ctx context.Context, arg SetAssertionsBakedParams) (int64, error)
 	SetAssertionsPublished(ctx context.Context, arg SetAssertionsPublishedParams) (int64, error)
 	SetBadgeExpiryReminders(ctx context.Context, arg SetBadgeExpiryRemindersParams) (Badge, error)
+	// Sets one badge's choices, only for a live credential of that address: no row means not theirs.
+	SetEarnerBadgePrefs(ctx context.Context, arg SetEarnerBadgePrefsParams) (uuid.UUID, error)
+	// Sets the handle and whether the profile is public; a handle taken by another address is a unique violation.
+	SetEarnerProfile(ctx context.Context, arg SetEarnerProfileParams) (EarnerProfile, error)
 	SetIssuanceStatus(ctx context.Context, arg SetIssuanceStatusParams) (Issuance, error)
 	SetLockTimeout(ctx context.Context, timeout string) error
 	// bit_index is Postgres's numbering (LSB first within a byte); the caller converts from the W3C index.
