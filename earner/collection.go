@@ -2,6 +2,7 @@ package earner
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/signin"
@@ -25,7 +26,12 @@ type collectionView struct {
 	Active, Inactive   []badgeView
 	Handle, ProfileURL string
 	Public             bool
+	Prev, Next         string // the pager's links; "" when none
 }
+
+// pageSize is how many badges one page of the collection shows: an earner with a thousand badges gets a page
+// that renders in a few milliseconds, and the pager for the rest.
+const pageSize = 100
 
 // load reads the earner's credentials and sorts them into the display filter's sections.
 func (h *Handler) load(r *http.Request, email string) (active, inactive []db.ListEarnerCredentialsRow, err error) {
@@ -57,11 +63,21 @@ func (h *Handler) collection(w http.ResponseWriter, r *http.Request, sess signin
 	if formErr != "" {
 		v.Error = f.T[formErr]
 	}
-	for _, row := range active {
-		v.Active = append(v.Active, h.badgeView(row, f, sess.CSRF))
+	// One page of the whole list, active first, each row keeping its section.
+	n := pageNumber(r)
+	from, to := min((n-1)*pageSize, len(active)+len(inactive)), min(n*pageSize, len(active)+len(inactive))
+	for i := from; i < to; i++ {
+		if i < len(active) {
+			v.Active = append(v.Active, h.badgeView(active[i], f, sess.CSRF))
+		} else {
+			v.Inactive = append(v.Inactive, h.badgeView(inactive[i-len(active)], f, sess.CSRF))
+		}
 	}
-	for _, row := range inactive {
-		v.Inactive = append(v.Inactive, h.badgeView(row, f, sess.CSRF))
+	if n > 1 {
+		v.Prev = Prefix + "?page=" + strconv.Itoa(n-1) + "&lang=" + f.Lang
+	}
+	if to < len(active)+len(inactive) {
+		v.Next = Prefix + "?page=" + strconv.Itoa(n+1) + "&lang=" + f.Lang
 	}
 	p, err := h.d.DB.GetEarnerProfile(r.Context(), sess.Email)
 	if err != nil && !db.IsNotFound(err) {
@@ -78,6 +94,15 @@ func (h *Handler) collection(w http.ResponseWriter, r *http.Request, sess signin
 	}
 	h.d.Tally.Add(stats.EarnerCollectionView)
 	return nil
+}
+
+// pageNumber is the ?page= of the collection: 1 unless a number from 1 to 1000.
+func pageNumber(r *http.Request) int {
+	n, err := strconv.Atoi(r.URL.Query().Get("page"))
+	if err != nil || n < 1 || n > 1000 {
+		return 1
+	}
+	return n
 }
 
 func (h *Handler) badgeView(row db.ListEarnerCredentialsRow, f frame, csrf string) badgeView {

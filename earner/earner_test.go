@@ -36,7 +36,7 @@ type stack struct {
 	tally *stats.Tally
 }
 
-func newStack(t *testing.T, perAddress int) *stack {
+func newStack(t testing.TB, perAddress int) *stack {
 	t.Helper()
 	env := apitest.New(t)
 	st := &stack{env: env, smtp: smtptest.Start(t, smtptest.Options{}), tally: stats.NewTally(env.DB, nil, nil)}
@@ -58,7 +58,7 @@ func newStack(t *testing.T, perAddress int) *stack {
 }
 
 // browser is a client with its own cookies that does not follow redirects.
-func browser(t *testing.T) *http.Client {
+func browser(t testing.TB) *http.Client {
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
 	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -70,7 +70,7 @@ type answer struct {
 	header http.Header
 }
 
-func do(t *testing.T, c *http.Client, method, u string, form url.Values) answer {
+func do(t testing.TB, c *http.Client, method, u string, form url.Values) answer {
 	t.Helper()
 	var body io.Reader
 	if form != nil {
@@ -95,7 +95,7 @@ var (
 )
 
 // tokens are the sign-in tokens mailed to address so far.
-func (st *stack) tokens(t *testing.T, address string) []string {
+func (st *stack) tokens(t testing.TB, address string) []string {
 	var out []string
 	for _, m := range st.smtp.Messages() {
 		if len(m.To) != 1 || m.To[0] != address {
@@ -113,7 +113,7 @@ func (st *stack) tokens(t *testing.T, address string) []string {
 }
 
 // signIn asks for a link on server 0, follows it on server 1 and returns the browser and its CSRF token.
-func (st *stack) signIn(t *testing.T, address string) (*http.Client, string) {
+func (st *stack) signIn(t testing.TB, address string) (*http.Client, string) {
 	t.Helper()
 	c := browser(t)
 	before := len(st.tokens(t, address))

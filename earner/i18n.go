@@ -30,7 +30,7 @@ var messages = map[string]map[string]string{
 		"prof_badges": "Badges", "prof_none": "No badges shown yet.",
 		"err_csrf": "This form expired. Reload the page and try again.", "err_notfound": "Not found",
 		"err_notfound_lead": "There is no such profile, or it is not public.", "err_form": "The form could not be read.",
-		"home": "Back to your badges",
+		"home": "Back to your badges", "pager": "Pages", "pager_prev": "Previous page", "pager_next": "Next page",
 	},
 	pagekit.LangKO: {
 		"skip": "본문으로 건너뛰기", "languages": "언어", "brand": "badged", "footer": "badged로 발급된 나의 배지.",
@@ -57,7 +57,7 @@ var messages = map[string]map[string]string{
 		"prof_badges": "배지", "prof_none": "아직 표시한 배지가 없습니다.",
 		"err_csrf": "양식이 만료되었습니다. 페이지를 새로 고친 뒤 다시 시도하세요.", "err_notfound": "찾을 수 없음",
 		"err_notfound_lead": "그런 프로필이 없거나 공개되지 않았습니다.", "err_form": "양식을 읽을 수 없습니다.",
-		"home": "나의 배지로 돌아가기",
+		"home": "나의 배지로 돌아가기", "pager": "페이지", "pager_prev": "이전 페이지", "pager_next": "다음 페이지",
 	},
 }
 
