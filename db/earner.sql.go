@@ -43,6 +43,42 @@ func (q *Queries) EarnerHasCredentials(ctx context.Context, email string) (bool,
 	return column_1, err
 }
 
+const earnerWalletOffer = `-- name: EarnerWalletOffer :one
+WITH found AS (
+    SELECT o.id FROM credential_offers o
+    WHERE o.assertion_id = $1 AND o.mode = 'live' AND o.used_at IS NULL AND o.withdrawn_at IS NULL
+      AND o.tx_code_hash IS NULL AND o.expires_at > now() + interval '1 day'
+    ORDER BY o.created_at DESC LIMIT 1
+), made AS (
+    INSERT INTO credential_offers (id, assertion_id, org_id, mode, expires_at)
+    SELECT $2, $1, $3, 'live', now() + $4::int * interval '1 second'
+    WHERE NOT EXISTS (SELECT 1 FROM found)
+    RETURNING id
+)
+SELECT id FROM found UNION ALL SELECT id FROM made
+`
+
+type EarnerWalletOfferParams struct {
+	AssertionID uuid.UUID
+	NewID       uuid.UUID
+	OrgID       uuid.UUID
+	TtlSeconds  int32
+}
+
+// The earner's wallet offer of one of their credentials: a live, unused, unwithdrawn offer without tx_code that has
+// a day left, else a new one; so pressing "add to a wallet" again makes no new row.
+func (q *Queries) EarnerWalletOffer(ctx context.Context, arg EarnerWalletOfferParams) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, earnerWalletOffer,
+		arg.AssertionID,
+		arg.NewID,
+		arg.OrgID,
+		arg.TtlSeconds,
+	)
+	var id uuid.UUID
+	err := row.Scan(&id)
+	return id, err
+}
+
 const getEarnerProfile = `-- name: GetEarnerProfile :one
 SELECT email, handle, public, updated_at FROM earner_profiles WHERE email = $1
 `

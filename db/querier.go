@@ -137,6 +137,9 @@ type Querier interface {
 	DeleteWebhookEndpointAnyOrg(ctx context.Context, id uuid.UUID) (int64, error)
 	DisableWebhookEndpoint(ctx context.Context, arg DisableWebhookEndpointParams) (int64, error)
 	EarnerHasCredentials(ctx context.Context, email string) (bool, error)
+	// The earner's wallet offer of one of their credentials: a live, unused, unwithdrawn offer without tx_code that has
+	// a day left, else a new one; so pressing "add to a wallet" again makes no new row.
+	EarnerWalletOffer(ctx context.Context, arg EarnerWalletOfferParams) (uuid.UUID, error)
 	EnableWebhookEndpoint(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
 	// The offers the issue notifications of assertions of one organization carry, one per assertion: for each of
 	// assertion_ids, its offer, created with the id at the same index of ids on the first call and returned by every

@@ -4,7 +4,8 @@
 // made private), an opt-in public profile at /earners/{handle}, and one zip of everything.
 //
 // Routes (Routes; api mounts them): GET /earner, POST /earner/sign-in, GET and POST /earner/sign-in/{token},
-// POST /earner/sign-out, POST /earner/sign-out-everywhere, POST /earner/badges/{id}, POST /earner/profile,
+// POST /earner/sign-out, POST /earner/sign-out-everywhere, POST /earner/badges/{id}, POST /earner/badges/{id}/wallet,
+// POST /earner/profile,
 // GET /earner/badges/{id}/credential.json, GET /earner/export.zip, GET /earners/{handle}.
 //
 // Every state-changing form carries the session's CSRF token, checked before anything is written. Pages look as

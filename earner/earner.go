@@ -85,6 +85,7 @@ func (h *Handler) Routes() []Route {
 		{http.MethodPost, Prefix + "/sign-out", h.signOut},
 		{http.MethodPost, Prefix + "/sign-out-everywhere", h.signOutEverywhere},
 		{http.MethodPost, Prefix + "/badges/{assertionId}", h.setBadgePrefs},
+		{http.MethodPost, Prefix + "/badges/{assertionId}/wallet", h.walletOffer},
 		{http.MethodPost, Prefix + "/profile", h.setProfile},
 		{http.MethodGet, Prefix + "/badges/{assertionId}/credential.json", h.credentialJSON},
 		{http.MethodGet, Prefix + "/export.zip", h.export},

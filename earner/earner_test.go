@@ -257,6 +257,18 @@ func TestEarner_CSRFPrivacyAndProfile(t *testing.T) {
 	a = do(t, c2, http.MethodPost, base+"/earner/profile", url.Values{"csrf": {csrf2}, "handle": {"jane-doe"}, "public": {"1"}})
 	require.Equal(t, http.StatusConflict, a.status)
 
+	// A wallet offer on demand: its landing page; pressing again reuses it.
+	a = do(t, c, http.MethodPost, base+"/earner/badges/"+id.String()+"/wallet", url.Values{"csrf": {csrf}})
+	require.Equal(t, http.StatusSeeOther, a.status, a.body)
+	loc := a.header.Get("Location")
+	require.Contains(t, loc, "/offers/")
+	a = do(t, c, http.MethodPost, base+"/earner/badges/"+id.String()+"/wallet", url.Values{"csrf": {csrf}})
+	require.Equal(t, loc, a.header.Get("Location"))
+	page = do(t, browser(t), http.MethodGet, strings.Replace(loc, apitest.BaseURL, st.srv[1].URL, 1), nil)
+	require.Equal(t, http.StatusOK, page.status)
+	require.Contains(t, page.body, "openid-credential-offer://")
+	require.Equal(t, http.StatusNotFound, do(t, c, http.MethodPost, base+"/earner/badges/"+other.String()+"/wallet", url.Values{"csrf": {csrf}}).status)
+
 	// The zip holds the JSON credential.
 	a = do(t, c, http.MethodGet, base+"/earner/export.zip", nil)
 	require.Equal(t, http.StatusOK, a.status)

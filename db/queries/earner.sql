@@ -62,3 +62,19 @@ LIMIT 1000;
 INSERT INTO earner_events_daily (day, kind, count)
 SELECT unnest(sqlc.arg(days)::date[]), unnest(sqlc.arg(kinds)::text[]), unnest(sqlc.arg(counts)::bigint[])
 ON CONFLICT (day, kind) DO UPDATE SET count = earner_events_daily.count + excluded.count;
+
+-- name: EarnerWalletOffer :one
+-- The earner's wallet offer of one of their credentials: a live, unused, unwithdrawn offer without tx_code that has
+-- a day left, else a new one; so pressing "add to a wallet" again makes no new row.
+WITH found AS (
+    SELECT o.id FROM credential_offers o
+    WHERE o.assertion_id = sqlc.arg(assertion_id) AND o.mode = 'live' AND o.used_at IS NULL AND o.withdrawn_at IS NULL
+      AND o.tx_code_hash IS NULL AND o.expires_at > now() + interval '1 day'
+    ORDER BY o.created_at DESC LIMIT 1
+), made AS (
+    INSERT INTO credential_offers (id, assertion_id, org_id, mode, expires_at)
+    SELECT sqlc.arg(new_id), sqlc.arg(assertion_id), sqlc.arg(org_id), 'live', now() + sqlc.arg(ttl_seconds)::int * interval '1 second'
+    WHERE NOT EXISTS (SELECT 1 FROM found)
+    RETURNING id
+)
+SELECT id FROM found UNION ALL SELECT id FROM made;
