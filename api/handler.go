@@ -17,6 +17,7 @@ import (
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/media"
 	"github.com/badged/badged/internal/metrics"
+	"github.com/badged/badged/internal/signin"
 	"github.com/badged/badged/internal/stats"
 	"github.com/badged/badged/internal/webhook"
 	"github.com/badged/badged/page"
@@ -46,6 +47,18 @@ type Deps struct {
 	// Stats counts page views, API verifications, PDF downloads and share clicks (internal/stats); nil: nothing
 	// is counted (the stats routes still answer what the database holds).
 	Stats *stats.Recorder
+	// SignIn is the earner's mail-link sign-in (package earner's pages at /earner); a nil Mailer leaves the
+	// earner's pages unmounted (404).
+	SignIn SignIn
+}
+
+// SignIn configures the earner's sign-in: the process's mailer (cmd/badged runs it) and the limits, zero for
+// internal/signin's defaults (SIGNIN_PER_ADDRESS, SIGNIN_PER_CLIENT).
+type SignIn struct {
+	Mailer                *signin.Mailer
+	PerAddress, PerClient int
+	// Tally counts earner sign-ins and collection views; nil: one of the handler's own on DB.
+	Tally *stats.Tally
 }
 
 type handler struct {
@@ -124,6 +137,10 @@ func NewHandler(d Deps) http.Handler {
 		Metrics: d.Metrics, Handle: func(fn func(http.ResponseWriter, *http.Request) error) http.HandlerFunc { return h.handle(fn) }})
 	for _, rt := range h.wallet.Routes() {
 		r.Method(rt.Method, rt.Pattern, rt.Handler)
+	}
+
+	if err := h.mountEarner(r, d); err != nil {
+		h.log.Error("earner pages not mounted", "err", err)
 	}
 
 	// Real time, not h.clock: tests pin the handler clock, which would never refill a bucket.

@@ -147,6 +147,27 @@ type CredentialOffer struct {
 	SuspendedAt     *time.Time
 }
 
+type EarnerBadgePref struct {
+	AssertionID   uuid.UUID
+	Email         string
+	ShowOnProfile bool
+	PagePrivate   bool
+	UpdatedAt     time.Time
+}
+
+type EarnerEventsDaily struct {
+	Day   pgtype.Date
+	Kind  string
+	Count int64
+}
+
+type EarnerProfile struct {
+	Email     string
+	Handle    *string
+	Public    bool
+	UpdatedAt time.Time
+}
+
 type ExchangeChallenge struct {
 	ChallengeHash []byte
 	OfferID       uuid.UUID
@@ -338,6 +359,31 @@ type ProgramBadge struct {
 	ProgramID uuid.UUID
 	BadgeID   uuid.UUID
 	CreatedAt time.Time
+}
+
+type SigninLimit struct {
+	KeyHash     []byte
+	WindowStart time.Time
+	Hits        int32
+}
+
+type SigninLink struct {
+	TokenHash []byte
+	Audience  string
+	Email     string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedAt    *time.Time
+}
+
+type SigninSession struct {
+	IDHash     []byte
+	Audience   string
+	Email      string
+	Csrf       string
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
 }
 
 type StatsVisit struct {

@@ -13,6 +13,7 @@ import (
 )
 
 type Querier interface {
+	AddEarnerEvents(ctx context.Context, arg AddEarnerEventsParams) error
 	// Adds the recorder's events of one flush (internal/stats), each counted only when its visitor was not yet counted
 	// that day for that assertion and kind (stats_visits), to the daily counters. The caller sorts rows by key and sends
 	// each (day, assertion, kind, visitor) once, so two processes lock rows in one order, never deadlock, and agree on
@@ -75,6 +76,9 @@ type Querier interface {
 	CountLivePrograms(ctx context.Context, arg CountLiveProgramsParams) (int64, error)
 	CountProcessingOf(ctx context.Context, ids []uuid.UUID) (int64, error)
 	CountPrograms(ctx context.Context, arg CountProgramsParams) (int64, error)
+	// Counts one hit against key in a fixed window starting at the first hit; a window older than window_seconds
+	// starts over. Returns the hits in the current window, this one included.
+	CountSigninHit(ctx context.Context, arg CountSigninHitParams) (int32, error)
 	CountWebhookDeliveries(ctx context.Context, endpointID uuid.UUID) (int64, error)
 	CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (ApiKey, error)
 	CreateBadge(ctx context.Context, arg CreateBadgeParams) (Badge, error)
@@ -108,6 +112,8 @@ type Querier interface {
 	// A manual delivery of an earlier delivery's event to the same endpoint: the event id (webhook-id) is the same.
 	CreateRedelivery(ctx context.Context, arg CreateRedeliveryParams) (WebhookDelivery, error)
 	CreateRedrive(ctx context.Context, arg CreateRedriveParams) (IssuanceRedriveRun, error)
+	CreateSigninLink(ctx context.Context, arg CreateSigninLinkParams) error
+	CreateSigninSession(ctx context.Context, arg CreateSigninSessionParams) error
 	CreateStatusList(ctx context.Context, arg CreateStatusListParams) (StatusList, error)
 	CreateWalletAccessToken(ctx context.Context, arg CreateWalletAccessTokenParams) error
 	// A fresh c_nonce given to client (web.ClientAddr), unless the client holds max_live unused, unexpired ones: then
@@ -127,9 +133,15 @@ type Querier interface {
 	DeleteOldWebhookEvents(ctx context.Context, before time.Time) (int64, error)
 	DeleteProgram(ctx context.Context, arg DeleteProgramParams) (int64, error)
 	DeleteRecipientSlice(ctx context.Context, arg DeleteRecipientSliceParams) error
+	DeleteSigninSession(ctx context.Context, arg DeleteSigninSessionParams) error
+	DeleteSigninSessionsOf(ctx context.Context, arg DeleteSigninSessionsOfParams) (int64, error)
 	DeleteWebhookEndpoint(ctx context.Context, arg DeleteWebhookEndpointParams) (int64, error)
 	DeleteWebhookEndpointAnyOrg(ctx context.Context, id uuid.UUID) (int64, error)
 	DisableWebhookEndpoint(ctx context.Context, arg DisableWebhookEndpointParams) (int64, error)
+	EarnerHasCredentials(ctx context.Context, email string) (bool, error)
+	// The earner's wallet offer of one of their credentials: a live, unused, unwithdrawn offer without tx_code that has
+	// a day left, else a new one; so pressing "add to a wallet" again makes no new row.
+	EarnerWalletOffer(ctx context.Context, arg EarnerWalletOfferParams) (uuid.UUID, error)
 	EnableWebhookEndpoint(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
 	EnsureIssuanceLog(ctx context.Context, orgID uuid.UUID) error
 	// The offers the issue notifications of assertions of one organization carry, one per assertion: for each of
@@ -184,6 +196,7 @@ type Querier interface {
 	GetChainTx(ctx context.Context, anchorKey string) (ChainTx, error)
 	// Everything one attempt needs.
 	GetDeliveryToSend(ctx context.Context, id uuid.UUID) (GetDeliveryToSendRow, error)
+	GetEarnerProfile(ctx context.Context, email string) (EarnerProfile, error)
 	// An issuance as the API reads it: in the key's organization and mode (api/modes.go).
 	GetIssuance(ctx context.Context, arg GetIssuanceParams) (Issuance, error)
 	// For the workflow, which is handed ids it created itself.
@@ -218,6 +231,7 @@ type Querier interface {
 	GetProgramForUpdate(ctx context.Context, arg GetProgramForUpdateParams) (Program, error)
 	// The public verification routes: an assertion by its (random) id with what the page shows.
 	GetPublicAssertion(ctx context.Context, id uuid.UUID) (GetPublicAssertionRow, error)
+	GetPublicProfile(ctx context.Context, handle *string) (EarnerProfile, error)
 	GetReminder(ctx context.Context, arg GetReminderParams) (ExpiryReminder, error)
 	// The key of an organization's serial numbers (internal/serial), for serials of counters reserved earlier (the
 	// staged recipients of a large issuance).
@@ -249,6 +263,7 @@ type Querier interface {
 	InsertRenewals(ctx context.Context, arg InsertRenewalsParams) error
 	// The replacement: the original's recipient, badge, program, dates and mode, in a new issuance of one recipient.
 	InsertReplacement(ctx context.Context, arg InsertReplacementParams) error
+	IsBadgePagePrivate(ctx context.Context, assertionID uuid.UUID) (bool, error)
 	LinkProgramBadge(ctx context.Context, arg LinkProgramBadgeParams) error
 	ListAllWebhookEndpoints(ctx context.Context) ([]WebhookEndpoint, error)
 	// Every credential assigned to an anchor transaction, in the order of the Merkle leaves (digest bytes), whatever
@@ -284,6 +299,9 @@ type Querier interface {
 	ListChainUnsettled(ctx context.Context, arg ListChainUnsettledParams) ([]ListChainUnsettledRow, error)
 	// The latest delivery of an event to each endpoint.
 	ListDeliveriesOfEvent(ctx context.Context, eventID string) ([]WebhookDelivery, error)
+	// Every live credential issued to an address, across organizations, in the states the collection may show (the
+	// display filter in Go picks the section; PROCESSING and FAILED never have a credential to show).
+	ListEarnerCredentials(ctx context.Context, arg ListEarnerCredentialsParams) ([]ListEarnerCredentialsRow, error)
 	ListFailedOfIssuance(ctx context.Context, issuanceID uuid.UUID) ([]ListFailedOfIssuanceRow, error)
 	// Recipients with an error code (FAILED, or ISSUED whose notification failed), in seq order.
 	ListIssuanceFailures(ctx context.Context, arg ListIssuanceFailuresParams) ([]ListIssuanceFailuresRow, error)
@@ -313,6 +331,8 @@ type Querier interface {
 	// Issuances still PROCESSING, committed before a moment, whose workflow start was never recorded, oldest first: the
 	// reconciler starts the workflow of each one that has none (the process died between the commit and the start).
 	ListProcessingIssuances(ctx context.Context, arg ListProcessingIssuancesParams) ([]Issuance, error)
+	// The badges an earner shows on their public profile: live, shown, and still valid-looking states only.
+	ListProfileCredentials(ctx context.Context, email string) ([]ListProfileCredentialsRow, error)
 	ListProgramIDsOfBadges(ctx context.Context, arg ListProgramIDsOfBadgesParams) ([]ListProgramIDsOfBadgesRow, error)
 	// The published badges of the given programs, each with how many hold it now (live credentials issued or received
 	// and not expired; assertions_holders_idx, read alone). A badge in two programs comes once for each.
@@ -456,6 +476,10 @@ type Querier interface {
 	SetAssertionsBaked(ctx context.Context, arg SetAssertionsBakedParams) (int64, error)
 	SetAssertionsPublished(ctx context.Context, arg SetAssertionsPublishedParams) (int64, error)
 	SetBadgeExpiryReminders(ctx context.Context, arg SetBadgeExpiryRemindersParams) (Badge, error)
+	// Sets one badge's choices, only for a live credential of that address: no row means not theirs.
+	SetEarnerBadgePrefs(ctx context.Context, arg SetEarnerBadgePrefsParams) (uuid.UUID, error)
+	// Sets the handle and whether the profile is public; a handle taken by another address is a unique violation.
+	SetEarnerProfile(ctx context.Context, arg SetEarnerProfileParams) (EarnerProfile, error)
 	// The checkpoint root's inclusion proof in its anchor transaction's Merkle tree (JSON, as assertions.anchor_proof).
 	SetIssuanceLogCheckpointAnchorProof(ctx context.Context, arg SetIssuanceLogCheckpointAnchorProofParams) error
 	SetIssuanceLogHead(ctx context.Context, arg SetIssuanceLogHeadParams) error
@@ -477,6 +501,8 @@ type Querier interface {
 	// The total of a list filtered by nothing but badge, program and state, from the trigger-kept counters.
 	// hidden_state is a state the version's list leaves out (api/version.go listHiddenState).
 	SumAssertionCounts(ctx context.Context, arg SumAssertionCountsParams) (int64, error)
+	// Removes what can no longer be used: expired links, ended sessions, windows long past.
+	SweepSignin(ctx context.Context, arg SweepSigninParams) error
 	// Claimed reminders whose (next) attempt is due and whose lease is free, leased to owner: rows an attempt claimed
 	// and did not send (a dead worker's, once its lease ran out; the same owner's, a retry of the activity that
 	// claimed them, at once), retries (a failed attempt frees the lease), and rows claimed before leases existed.
@@ -484,6 +510,9 @@ type Querier interface {
 	TakePendingReminders(ctx context.Context, arg TakePendingRemindersParams) ([]TakePendingRemindersRow, error)
 	// Takes n consecutive entries of a list; the caller takes no more than the list has left.
 	TakeStatusIndexes(ctx context.Context, arg TakeStatusIndexesParams) (int32, error)
+	// Returns the live session and records the activity: a session idle for idle_seconds, or past its absolute end,
+	// is not returned (and is deleted by the sweep).
+	TouchSigninSession(ctx context.Context, arg TouchSigninSessionParams) (TouchSigninSessionRow, error)
 	// Removes the badge's links to programs not in keep (all of them when keep is empty).
 	UnlinkBadgePrograms(ctx context.Context, arg UnlinkBadgeProgramsParams) error
 	// Removes the program's links to badges not in keep (all of them when keep is empty).
@@ -493,6 +522,9 @@ type Querier interface {
 	// description.
 	UpdateOrganizationProfile(ctx context.Context, arg UpdateOrganizationProfileParams) (Organization, error)
 	UpdateProgram(ctx context.Context, arg UpdateProgramParams) (Program, error)
+	// Marks the link used and returns it, in one statement: of two processes redeeming the same link at once, one
+	// gets the row and the other none (single use across processes).
+	UseSigninLink(ctx context.Context, arg UseSigninLinkParams) (string, error)
 	// The visitor key of a UTC day, as stored; no row before any process drew it (PutVisitorKey).
 	VisitorKey(ctx context.Context, day pgtype.Date) ([]byte, error)
 	WithdrawCredentialOffer(ctx context.Context, arg WithdrawCredentialOfferParams) (CredentialOffer, error)

@@ -173,6 +173,9 @@ var pageMessages = map[string]map[string]string{
 		"criteria.OTHER":                    "Other",
 		"notfound.title":                    "Badge not found",
 		"notfound.heading":                  "We could not find this badge",
+		"private.title":                     "This badge is private",
+		"private.heading":                   "This badge is private",
+		"private.detail":                    "Its earner chose not to show this page. The credential itself can still be verified by whoever holds it.",
 		"notfound.detail":                   "No issued badge has this address. Check that the link is complete; if it came from a recipient, ask them for it again.",
 	},
 	LangKO: {
@@ -286,6 +289,9 @@ var pageMessages = map[string]map[string]string{
 		"criteria.OTHER":                    "기타",
 		"notfound.title":                    "배지를 찾을 수 없음",
 		"notfound.heading":                  "이 배지를 찾을 수 없습니다",
+		"private.title":                     "비공개 배지",
+		"private.heading":                   "비공개 배지입니다",
+		"private.detail":                    "배지 소유자가 이 페이지를 공개하지 않기로 했습니다. 자격 증명 자체는 가진 사람이 여전히 검증할 수 있습니다.",
 		"notfound.detail":                   "이 주소로 발급된 배지가 없습니다. 링크가 완전한지 확인하고, 수령인에게서 받은 링크라면 다시 요청하세요.",
 	},
 }

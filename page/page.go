@@ -87,6 +87,12 @@ func (h *Handler) BadgePage(w http.ResponseWriter, r *http.Request) error {
 	if !found {
 		return h.notFound(w, lang)
 	}
+	if private, err := h.db.IsBadgePagePrivate(r.Context(), row.Assertion.ID); err != nil || private {
+		if err != nil {
+			return err
+		}
+		return h.privatePage(w, lang)
+	}
 	view := h.buildPage(row, h.assess(r.Context(), row.Assertion), lang)
 	if err := h.addWalletSince(r.Context(), &view, row.Assertion.ID, lang); err != nil {
 		return err
@@ -127,6 +133,15 @@ func (h *Handler) notFound(w http.ResponseWriter, lang string) error {
 		Chrome: pagekit.Chrome{Lang: lang, Title: msg(lang, "notfound.title"), Skip: msg(lang, "page.skip"),
 			LanguagesLabel: msg(lang, "page.languages"), Languages: pagekit.LanguageLinks(lang, nil), Footer: msg(lang, "notfound.footer")},
 		Kind: "notfound", Heading: msg(lang, "notfound.heading"), Detail: msg(lang, "notfound.detail"), NoIndex: true})
+}
+
+// privatePage is what others see of a badge whose earner made its page private (package earner): a neutral page
+// that says only that (200, not indexed). The credential JSON, its status and its verification keep answering.
+func (h *Handler) privatePage(w http.ResponseWriter, lang string) error {
+	return h.renderPage(w, http.StatusOK, "notice", pagekit.Notice{
+		Chrome: pagekit.Chrome{Lang: lang, Title: msg(lang, "private.title"), Skip: msg(lang, "page.skip"),
+			LanguagesLabel: msg(lang, "page.languages"), Languages: pagekit.LanguageLinks(lang, nil), Footer: msg(lang, "notfound.footer")},
+		Kind: "notfound", Heading: msg(lang, "private.heading"), Detail: msg(lang, "private.detail"), NoIndex: true})
 }
 
 // addWalletSince adds "in a wallet since <date>" to the issuer's records when a wallet holds a copy of the

@@ -44,6 +44,12 @@ func (h *Handler) SharePreview(w http.ResponseWriter, r *http.Request) error {
 	if !found {
 		return web.NotFound("no such badge")
 	}
+	if private, err := h.db.IsBadgePagePrivate(r.Context(), row.Assertion.ID); err != nil || private {
+		if err != nil {
+			return err
+		}
+		return web.NotFound("no such badge") // a private page has no preview to share
+	}
 	in, badgeImage := h.previewInput(row, h.assess(r.Context(), row.Assertion), certificateLang(r, row))
 	key, digest, err := previewKey(row.Assertion.ID, in, badgeImage)
 	if err != nil {

@@ -106,7 +106,17 @@ func (e *Env) Badge() string   { return e.badge }
 // deployment would run: what one answers from the database, the other must too.
 func (e *Env) Server(tb testing.TB) *httptest.Server {
 	tb.Helper()
-	srv := httptest.NewUnstartedServer(api.NewHandler(e.deps))
+	return e.ServerWith(tb, nil)
+}
+
+// ServerWith is Server with the dependencies as edit changes them (a sign-in mailer for the earner's pages).
+func (e *Env) ServerWith(tb testing.TB, edit func(*api.Deps)) *httptest.Server {
+	tb.Helper()
+	deps := e.deps
+	if edit != nil {
+		edit(&deps)
+	}
+	srv := httptest.NewUnstartedServer(api.NewHandler(deps))
 	srv.Config.MaxHeaderBytes = api.ServerMaxHeaderBytes
 	srv.Listener = api.GuardListener(srv.Listener, nil)
 	srv.Start()

@@ -16,6 +16,8 @@ import (
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/media"
 	"github.com/badged/badged/internal/metrics"
+	"github.com/badged/badged/internal/notify"
+	"github.com/badged/badged/internal/signin"
 	"github.com/badged/badged/internal/stats"
 	"github.com/badged/badged/wire"
 )
@@ -102,7 +104,21 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 		rec := stats.NewRecorder(d, stats.Options{Interval: cfg.StatsFlushInterval, Log: log, Metrics: m})
 		stopStats := wire.Background(context.WithoutCancel(ctx), rec.Run) // not ctx: the signal must not end it before the drain
 		defer stopStats()
-		srv, closeAPI, err := newHTTPServer(ctx, cfg, p, rec)
+		// The sign-in mails of the earner's pages leave from this process (internal/signin): the same senders as
+		// the worker's notifications (SMTP, or the outbox under `make run`), a bounded queue drained here.
+		notifier, _, _, err := newSenders(cfg)
+		if err != nil {
+			return startFailed("sign-in mail", "SMTP_HOST", err)
+		}
+		defer notifier.Close()
+		letters, ok := notifier.Email.(notify.LetterSender)
+		if !ok {
+			return startFailed("sign-in mail", "SMTP_HOST", fmt.Errorf("the mail sender %T cannot send letters", notifier.Email))
+		}
+		mailer := signin.NewMailer(letters, log, m)
+		stopMailer := wire.Background(context.WithoutCancel(ctx), mailer.Run) // stopped after the HTTP server drained
+		defer stopMailer()
+		srv, closeAPI, err := newHTTPServer(ctx, cfg, p, rec, mailer)
 		if err != nil {
 			return startFailed("api", "", err)
 		}
@@ -154,7 +170,7 @@ func anchorAccount(ctx context.Context, cfg config.Config, log *slog.Logger) *is
 }
 
 // newHTTPServer returns the API's server on p; closeAPI releases its chain verifier after the server has stopped.
-func newHTTPServer(ctx context.Context, cfg config.Config, p wire.Parts, rec *stats.Recorder) (_ *http.Server, closeAPI func(), err error) {
+func newHTTPServer(ctx context.Context, cfg config.Config, p wire.Parts, rec *stats.Recorder, mailer *signin.Mailer) (_ *http.Server, closeAPI func(), err error) {
 	deps, closeAPI, err := p.API()
 	if err != nil {
 		return nil, nil, err
@@ -163,6 +179,7 @@ func newHTTPServer(ctx context.Context, cfg config.Config, p wire.Parts, rec *st
 	deps.RateLimit = api.RateLimit{PerSecond: float64(cfg.RateLimitRPS), Burst: cfg.RateLimitBurst}
 	deps.KeyCacheTTL = cfg.KeyCacheTTL
 	deps.Stats = rec
+	deps.SignIn = api.SignIn{Mailer: mailer, PerAddress: cfg.SignInPerAddress, PerClient: cfg.SignInPerClient}
 	return &http.Server{
 		Addr:              cfg.HTTPAddr,
 		Handler:           api.NewHandler(deps),

@@ -15,24 +15,26 @@ import (
 
 // Config is every setting of the service, with its environment variable and default.
 type Config struct {
-	HTTPAddr        string         // HTTP_ADDR, default ":8080"
-	PublicBaseURL   string         // PUBLIC_BASE_URL, default "http://localhost<HTTP_ADDR port>"
-	DatabaseURL     string         // DATABASE_URL, default the local Postgres, database badged
-	TimeZone        *time.Location // TIME_ZONE, default Asia/Seoul (v2 datetimes, expiry calendar)
-	DataDir         string         // DATA_DIR, default ".data": the embedded default keeps its files here
-	BlobDir         string         // BLOB_DIR, default DATA_DIR/blobs
-	MediaMaxBytes   int            // MEDIA_MAX_BYTES, default 5 MiB
-	MediaMaxPixels  int            // MEDIA_MAX_PIXELS, default 40,000,000
-	MediaDecodeMem  int64          // MEDIA_DECODE_BUDGET_BYTES: bytes all image decodes may hold at once, default 256 MiB
-	ShutdownTimeout time.Duration  // SHUTDOWN_TIMEOUT, default 20s
-	LogLevel        slog.Level     // LOG_LEVEL: debug, info, warn, error; default info
-	LogFormat       string         // LOG_FORMAT: json or text; default json
-	MetricsAddr     string         // METRICS_ADDR: the /metrics listener of every command, default "127.0.0.1:9090" (never the API's port)
-	StuckAfter      time.Duration  // STUCK_ISSUANCE_AFTER: PROCESSING longer than this counts as stuck, default 30m
-	OrphanAfter     time.Duration  // ORPHAN_AFTER: a PROCESSING issuance without a workflow this long gets one, default 1m
-	RateLimitRPS    int            // RATE_LIMIT_RPS: requests per second per API key, default 50; 0 turns the limit off
-	RateLimitBurst  int            // RATE_LIMIT_BURST: requests a key may send at once, default 100
-	KeyCacheTTL     time.Duration  // API_KEY_CACHE_TTL: API-key rows reused this long, so a revoked key works up to this long; default 5s, 0 off
+	HTTPAddr         string         // HTTP_ADDR, default ":8080"
+	PublicBaseURL    string         // PUBLIC_BASE_URL, default "http://localhost<HTTP_ADDR port>"
+	DatabaseURL      string         // DATABASE_URL, default the local Postgres, database badged
+	TimeZone         *time.Location // TIME_ZONE, default Asia/Seoul (v2 datetimes, expiry calendar)
+	DataDir          string         // DATA_DIR, default ".data": the embedded default keeps its files here
+	BlobDir          string         // BLOB_DIR, default DATA_DIR/blobs
+	MediaMaxBytes    int            // MEDIA_MAX_BYTES, default 5 MiB
+	MediaMaxPixels   int            // MEDIA_MAX_PIXELS, default 40,000,000
+	MediaDecodeMem   int64          // MEDIA_DECODE_BUDGET_BYTES: bytes all image decodes may hold at once, default 256 MiB
+	ShutdownTimeout  time.Duration  // SHUTDOWN_TIMEOUT, default 20s
+	LogLevel         slog.Level     // LOG_LEVEL: debug, info, warn, error; default info
+	LogFormat        string         // LOG_FORMAT: json or text; default json
+	MetricsAddr      string         // METRICS_ADDR: the /metrics listener of every command, default "127.0.0.1:9090" (never the API's port)
+	StuckAfter       time.Duration  // STUCK_ISSUANCE_AFTER: PROCESSING longer than this counts as stuck, default 30m
+	OrphanAfter      time.Duration  // ORPHAN_AFTER: a PROCESSING issuance without a workflow this long gets one, default 1m
+	RateLimitRPS     int            // RATE_LIMIT_RPS: requests per second per API key, default 50; 0 turns the limit off
+	RateLimitBurst   int            // RATE_LIMIT_BURST: requests a key may send at once, default 100
+	KeyCacheTTL      time.Duration  // API_KEY_CACHE_TTL: API-key rows reused this long, so a revoked key works up to this long; default 5s, 0 off
+	SignInPerAddress int            // SIGNIN_PER_ADDRESS: sign-in links one address may get per hour, default 5
+	SignInPerClient  int            // SIGNIN_PER_CLIENT: sign-in requests one client address may make per hour, default 30
 
 	TemporalAddress   string // TEMPORAL_ADDRESS; empty under `dev` starts the embedded server
 	TemporalNamespace string // TEMPORAL_NAMESPACE, default "default"
@@ -143,6 +145,8 @@ func Load(getenv func(string) string) (Config, error) {
 	c.MetricsAddr = env("METRICS_ADDR", "127.0.0.1:9090")
 	c.RateLimitRPS = intEnv(env, "RATE_LIMIT_RPS", 50, 0, 1_000_000, &errs)
 	c.RateLimitBurst = intEnv(env, "RATE_LIMIT_BURST", 100, 1, 1_000_000, &errs)
+	c.SignInPerAddress = intEnv(env, "SIGNIN_PER_ADDRESS", 5, 1, 1000, &errs)
+	c.SignInPerClient = intEnv(env, "SIGNIN_PER_CLIENT", 30, 1, 1_000_000, &errs)
 	c.KeyCacheTTL, err = time.ParseDuration(env("API_KEY_CACHE_TTL", "5s"))
 	if err != nil || c.KeyCacheTTL < 0 || c.KeyCacheTTL > time.Minute {
 		errs = append(errs, fmt.Errorf("API_KEY_CACHE_TTL %q: must be a duration from 0 (off) to 1m, such as 5s", env("API_KEY_CACHE_TTL", "")))
@@ -308,6 +312,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Duration("orphan_after", c.OrphanAfter),
 		slog.Int("rate_limit_rps", c.RateLimitRPS), slog.Int("rate_limit_burst", c.RateLimitBurst),
 		slog.Duration("api_key_cache_ttl", c.KeyCacheTTL),
+		slog.Int("signin_per_address", c.SignInPerAddress), slog.Int("signin_per_client", c.SignInPerClient),
 		slog.String("temporal_address", orDefault(c.TemporalAddress, "(embedded)")),
 		slog.String("temporal_namespace", c.TemporalNamespace), slog.Bool("temporal_tls", c.TemporalTLS()),
 		slog.Bool("temporal_mtls", c.TemporalTLSCertFile != ""), slog.Bool("temporal_api_key_set", c.TemporalAPIKey != ""),
