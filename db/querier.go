@@ -16,8 +16,11 @@ type Querier interface {
 	// Adds the recorder's counts of one flush. The caller sorts the rows by key, so two processes flushing the same
 	// keys lock them in the same order and never deadlock. Days are UTC calendar dates (YYYY-MM-DD).
 	AddAssertionStats(ctx context.Context, arg AddAssertionStatsParams) error
+	// Adds the person with role, or leaves an existing membership as it is (an invitation never changes a role).
+	AddMembership(ctx context.Context, arg AddMembershipParams) (Membership, error)
 	// Records a completed step for the assertions still at from_step.
 	AdvanceAssertions(ctx context.Context, arg AdvanceAssertionsParams) (int64, error)
+	AppendAudit(ctx context.Context, arg AppendAuditParams) error
 	// Assigns credentials to the anchor transaction stored under anchor_key, with each one's Merkle inclusion proof.
 	AssignAnchor(ctx context.Context, arg AssignAnchorParams) (int64, error)
 	// Assigns pending copies to the anchor transaction stored under anchor_key, each with its Merkle inclusion proof.
@@ -71,6 +74,7 @@ type Querier interface {
 	CountLapsedAssertions(ctx context.Context, arg CountLapsedAssertionsParams) (int64, error)
 	CountLiveBadges(ctx context.Context, arg CountLiveBadgesParams) (int64, error)
 	CountLivePrograms(ctx context.Context, arg CountLiveProgramsParams) (int64, error)
+	CountOwners(ctx context.Context, orgID uuid.UUID) (int64, error)
 	CountProcessingOf(ctx context.Context, ids []uuid.UUID) (int64, error)
 	CountPrograms(ctx context.Context, arg CountProgramsParams) (int64, error)
 	CountWebhookDeliveries(ctx context.Context, endpointID uuid.UUID) (int64, error)
@@ -93,6 +97,7 @@ type Querier interface {
 	// Of concurrent first uses exactly one key is kept; the others read it.
 	CreateIssuerRSAKey(ctx context.Context, arg CreateIssuerRSAKeyParams) error
 	CreateMediaFile(ctx context.Context, arg CreateMediaFileParams) (MediaFile, error)
+	CreateNamedAPIKey(ctx context.Context, arg CreateNamedAPIKeyParams) (CreateNamedAPIKeyRow, error)
 	CreateNotification(ctx context.Context, arg CreateNotificationParams) error
 	CreateNotificationResend(ctx context.Context, arg CreateNotificationResendParams) error
 	CreateNotifications(ctx context.Context, arg CreateNotificationsParams) error
@@ -196,11 +201,13 @@ type Querier interface {
 	GetMediaFile(ctx context.Context, arg GetMediaFileParams) (MediaFile, error)
 	// Public image serving: media URLs carry no key, only the random id.
 	GetMediaFileAnyOrg(ctx context.Context, id uuid.UUID) (MediaFile, error)
+	GetMembership(ctx context.Context, arg GetMembershipParams) (Membership, error)
 	GetNotification(ctx context.Context, assertionID uuid.UUID) (Notification, error)
 	GetOpenStatusList(ctx context.Context, arg GetOpenStatusListParams) (StatusList, error)
 	GetOrganization(ctx context.Context, id uuid.UUID) (Organization, error)
 	// The replacement of an original still in the pipeline, if any.
 	GetPendingReplacement(ctx context.Context, reissuedFrom *uuid.UUID) (GetPendingReplacementRow, error)
+	GetPersonByEmail(ctx context.Context, email string) (Person, error)
 	// Everything a pipeline step reads about one assertion, in one round trip.
 	GetPipelineAssertion(ctx context.Context, id uuid.UUID) (GetPipelineAssertionRow, error)
 	GetProgram(ctx context.Context, arg GetProgramParams) (Program, error)
@@ -251,6 +258,8 @@ type Querier interface {
 	// backwards; mixed directions take an Incremental Sort over the same index (only rows sharing one created_at are
 	// sorted); id alone walks the primary key.
 	ListAssertions(ctx context.Context, arg ListAssertionsParams) ([]ListAssertionsRow, error)
+	// Newest first, by keyset: the rows below before_id (0: from the newest).
+	ListAudit(ctx context.Context, arg ListAuditParams) ([]AuditEvent, error)
 	// Joins the badge so that a link racing a badge delete never shows a deleted badge.
 	ListBadgeIDsOfPrograms(ctx context.Context, arg ListBadgeIDsOfProgramsParams) ([]ListBadgeIDsOfProgramsRow, error)
 	// sort1..sort3 are the sort fields in order (createdAt, updatedAt, name; empty = unused) with their directions, and id
@@ -266,15 +275,26 @@ type Querier interface {
 	ListChainReservations(ctx context.Context, arg ListChainReservationsParams) ([]ListChainReservationsRow, error)
 	// Ages come from the database clock, the one created_at was set by, so workers' clocks need not agree.
 	ListChainUnsettled(ctx context.Context, arg ListChainUnsettledParams) ([]ListChainUnsettledRow, error)
+	// One mode's issuances of an organization, newest first, after the keyset cursor (created_at, id); the filters
+	// are optional (NULL: any).
+	ListConsoleIssuances(ctx context.Context, arg ListConsoleIssuancesParams) ([]ListConsoleIssuancesRow, error)
 	// The latest delivery of an event to each endpoint.
 	ListDeliveriesOfEvent(ctx context.Context, eventID string) ([]WebhookDelivery, error)
 	ListFailedOfIssuance(ctx context.Context, issuanceID uuid.UUID) ([]ListFailedOfIssuanceRow, error)
 	// Recipients with an error code (FAILED, or ISSUED whose notification failed), in seq order.
 	ListIssuanceFailures(ctx context.Context, arg ListIssuanceFailuresParams) ([]ListIssuanceFailuresRow, error)
+	// One page of an issuance's recipients in order, after seq; state and error code are optional filters.
+	ListIssuanceRecipients(ctx context.Context, arg ListIssuanceRecipientsParams) ([]ListIssuanceRecipientsRow, error)
 	// Notification rows of an issuance that were not delivered, with whether an operator resend has been delivered since.
 	ListIssuanceUnsentNotifications(ctx context.Context, arg ListIssuanceUnsentNotificationsParams) ([]ListIssuanceUnsentNotificationsRow, error)
 	ListMediaFilesByIDs(ctx context.Context, arg ListMediaFilesByIDsParams) ([]MediaFile, error)
+	ListMembers(ctx context.Context, orgID uuid.UUID) ([]ListMembersRow, error)
+	// The organizations a person may pick, by name.
+	ListMembershipsOfPerson(ctx context.Context, personID uuid.UUID) ([]ListMembershipsOfPersonRow, error)
 	ListNotifications(ctx context.Context, ids []uuid.UUID) ([]Notification, error)
+	ListOrgAPIKeys(ctx context.Context, orgID uuid.UUID) ([]ListOrgAPIKeysRow, error)
+	// The credit history's debits: each issuance and what it took, newest first.
+	ListOrgDebits(ctx context.Context, arg ListOrgDebitsParams) ([]ListOrgDebitsRow, error)
 	ListOutcomeInputs(ctx context.Context, ids []uuid.UUID) ([]ListOutcomeInputsRow, error)
 	ListPendingDeliveriesOfEvent(ctx context.Context, eventID string) ([]uuid.UUID, error)
 	// GetPipelineAssertion for a chunk, in seq order.
@@ -314,6 +334,8 @@ type Querier interface {
 	// count of wrong tx_codes (RecordTxCodeFailure) and the suspension are decided one request at a time per offer,
 	// on every API process, so no guess is judged against a count another request is about to change.
 	LockOfferForToken(ctx context.Context, id uuid.UUID) (LockOfferForTokenRow, error)
+	// Serialises changes of one organization's members, so two owners demoting each other cannot both succeed.
+	LockOrgMembers(ctx context.Context, orgID uuid.UUID) error
 	// Live copies waiting for an anchor transaction, oldest first, locked until their assignment commits (another
 	// worker's sweep skips them).
 	LockPendingWalletCopies(ctx context.Context, maxCopies int32) ([]LockPendingWalletCopiesRow, error)
@@ -379,6 +401,7 @@ type Querier interface {
 	ReleaseChainReservation(ctx context.Context, arg ReleaseChainReservationParams) (int64, error)
 	// For `badged admin reminders status`: the reminders by state, the oldest pending attempt, the last one sent.
 	ReminderCounts(ctx context.Context) ([]ReminderCountsRow, error)
+	RemoveMember(ctx context.Context, arg RemoveMemberParams) (int64, error)
 	// The originals of replacements among ids that were just issued (ISSUED or RECEIVED, credential in place) turn
 	// REISSUED and name their replacement; an original no longer ISSUED or RECEIVED (revoked, expired meanwhile) is
 	// left as it is. Returns what the caller needs to set the originals' status bits and record assertion.reissued.
@@ -397,6 +420,8 @@ type Querier interface {
 	RevokeAPIKey(ctx context.Context, id uuid.UUID) (ApiKey, error)
 	// Cancels an issued, unexpired assertion of the key's mode; no row means its state forbids it.
 	RevokeAssertion(ctx context.Context, arg RevokeAssertionParams) (Assertion, error)
+	// Another organization's key is not found.
+	RevokeOrgAPIKey(ctx context.Context, arg RevokeOrgAPIKeyParams) (RevokeOrgAPIKeyRow, error)
 	// Compare and swap: a key changed since it was read (nothing else changes one today) is left for the next run.
 	RewrapIssuerKey(ctx context.Context, arg RewrapIssuerKeyParams) (int64, error)
 	RewrapIssuerRSAKey(ctx context.Context, arg RewrapIssuerRSAKeyParams) (int64, error)
@@ -410,6 +435,7 @@ type Querier interface {
 	SetBadgeExpiryReminders(ctx context.Context, arg SetBadgeExpiryRemindersParams) (Badge, error)
 	SetIssuanceStatus(ctx context.Context, arg SetIssuanceStatusParams) (Issuance, error)
 	SetLockTimeout(ctx context.Context, timeout string) error
+	SetMemberRole(ctx context.Context, arg SetMemberRoleParams) (Membership, error)
 	// bit_index is Postgres's numbering (LSB first within a byte); the caller converts from the W3C index.
 	SetStatusBit(ctx context.Context, arg SetStatusBitParams) error
 	// The counters of the assertions of one subject, by UTC day, kind and bot, days from_day..to_day inclusive. The
@@ -432,6 +458,8 @@ type Querier interface {
 	TakePendingReminders(ctx context.Context, arg TakePendingRemindersParams) ([]TakePendingRemindersRow, error)
 	// Takes n consecutive entries of a list; the caller takes no more than the list has left.
 	TakeStatusIndexes(ctx context.Context, arg TakeStatusIndexesParams) (int32, error)
+	// The key's last use, at most once a minute (the rest of the minute's uses change nothing).
+	TouchAPIKey(ctx context.Context, id uuid.UUID) error
 	// Removes the badge's links to programs not in keep (all of them when keep is empty).
 	UnlinkBadgePrograms(ctx context.Context, arg UnlinkBadgeProgramsParams) error
 	// Removes the program's links to badges not in keep (all of them when keep is empty).
@@ -440,6 +468,8 @@ type Querier interface {
 	// Each field is changed only when given (NULL keeps it); the empty string clears website_url and renewal_url.
 	UpdateOrganizationProfile(ctx context.Context, arg UpdateOrganizationProfileParams) (Organization, error)
 	UpdateProgram(ctx context.Context, arg UpdateProgramParams) (Program, error)
+	// The person of an address, made on first use (admin member add, an invitation).
+	UpsertPerson(ctx context.Context, arg UpsertPersonParams) (Person, error)
 	WithdrawCredentialOffer(ctx context.Context, arg WithdrawCredentialOfferParams) (CredentialOffer, error)
 }
 
