@@ -3,7 +3,7 @@
 // counting share redirect. It checks the badge as a verifier would (assess.go; the signature and anchor checks are
 // kept per credential, the status and expiry decided on every request: proofs.go), shows the facts the credential
 // signs (facts.go), decides what to say first (view.go), says it in English or Korean (i18n.go) and renders the
-// templates in templates/. The certificate and the preview render in bounded slots that a failing renderer
+// templates in templates/ over the common look of every page (internal/pagekit). The certificate and the preview render in bounded slots that a failing renderer
 // always gives back (render.go).
 //
 // It may import db, the domain libraries under internal/ (internal/web for what it shares with the API) and the

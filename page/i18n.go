@@ -3,57 +3,24 @@ package page
 import (
 	"fmt"
 	"net/http"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/badged/badged/internal/pagekit"
 )
 
-// The badge page speaks English and Korean. Every string it shows is in pageMessages, one table per language, so a
-// translator edits one place and TestPageMessages_SameKeys keeps the tables in step with the templates.
+// The badge page speaks English and Korean (pagekit's languages). Every string it shows is in pageMessages, one
+// table per language, so a translator edits one place and TestPageMessages_SameKeys keeps the tables in step with
+// the templates.
 const (
-	LangEN = "en"
-	LangKO = "ko"
+	LangEN = pagekit.LangEN
+	LangKO = pagekit.LangKO
 )
 
 // pageLangs are the page's languages in the order the language switch lists them; the first is the default.
-var pageLangs = []string{LangEN, LangKO}
+var pageLangs = pagekit.Langs
 
-// PickLang chooses the page language: ?lang= when it names a supported language, else the Accept-Language entry
-// of highest weight that is one, else English (the default for a page shared with anyone).
-func PickLang(r *http.Request) string {
-	if q := strings.ToLower(r.URL.Query().Get("lang")); q == LangEN || q == LangKO {
-		return q
-	}
-	type pref struct {
-		lang string
-		q    float64
-	}
-	var prefs []pref
-	for i, part := range strings.Split(r.Header.Get("Accept-Language"), ",") {
-		if i >= 20 { // a header is not a place for a long list; the first entries decide
-			break
-		}
-		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		primary, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(tag)), "-")
-		q := 1.0
-		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil || f < 0 || f > 1 {
-				continue
-			}
-			q = f
-		}
-		if (primary == LangEN || primary == LangKO) && q > 0 {
-			prefs = append(prefs, pref{primary, q})
-		}
-	}
-	sort.SliceStable(prefs, func(i, j int) bool { return prefs[i].q > prefs[j].q })
-	if len(prefs) > 0 {
-		return prefs[0].lang
-	}
-	return LangEN
-}
+// PickLang chooses the page language: ?lang=, then Accept-Language, else English (pagekit.PickLang).
+func PickLang(r *http.Request) string { return pagekit.PickLang(r) }
 
 // msg returns the message key of lang formatted with args. A key missing from the table shows as itself, which
 // the tests catch.

@@ -1,14 +1,10 @@
 package page
 
 import (
-	"bytes"
 	"context"
 	"embed"
-	"html/template"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -17,6 +13,7 @@ import (
 	"github.com/badged/badged/internal/blob"
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/metrics"
+	"github.com/badged/badged/internal/pagekit"
 	"github.com/badged/badged/internal/stats"
 	"github.com/badged/badged/internal/web"
 )
@@ -24,8 +21,9 @@ import (
 //go:embed templates/*.html
 var pageFS embed.FS
 
-// pageTemplates are the badge page: layout.html holds the document, each partial one section of it.
-var pageTemplates = template.Must(template.ParseFS(pageFS, "templates/*.html"))
+// pageTemplates are the badge page over the common look (pagekit): layout.html holds the document, each partial
+// one section of it.
+var pageTemplates = pagekit.Parse(pageFS, "templates/*.html")
 
 // Deps are what the page needs; api's NewHandler passes its own (Log, Location and Clock set).
 type Deps struct {
@@ -73,22 +71,8 @@ func New(d Deps) *Handler {
 
 func (h *Handler) now() time.Time { return h.clock() }
 
-// CSP lets the page load only its own images and its inline style: no script, no other host. The images
-// are its own origin's and the public base URL's (imgOrigin): the embed preview shows the snippet exactly as it is
-// copied, with the absolute URL of the preview image, and a server reached under another name (an internal
-// hostname) must still show it.
-func CSP(imgOrigin string) string {
-	return "default-src 'none'; img-src 'self' " + imgOrigin + " data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-}
-
-// originOf is the scheme://host of the base URL, for a CSP source; "" when it has none.
-func originOf(base string) string {
-	u, err := url.Parse(base)
-	if err != nil || u.Scheme == "" || u.Host == "" || strings.ContainsAny(u.Host, " ;,'") {
-		return ""
-	}
-	return u.Scheme + "://" + u.Host
-}
+// CSP is the pages' Content-Security-Policy (pagekit.CSP), kept here for the wallet's offer page.
+func CSP(imgOrigin string) string { return pagekit.CSP(imgOrigin) }
 
 // BadgePage is the public badge page at /verify/{id} (v2's credentialUrl, and v3's for browsers). It checks the
 // badge itself and says first, plainly, whether it is valid. A revoked, expired or replaced badge is still a
@@ -101,7 +85,7 @@ func (h *Handler) BadgePage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !found {
-		return h.renderPage(w, http.StatusNotFound, "notfound", notFoundView(lang))
+		return h.notFound(w, lang)
 	}
 	view := h.buildPage(row, h.assess(r.Context(), row.Assertion), lang)
 	if err := h.addWalletSince(r.Context(), &view, row.Assertion.ID, lang); err != nil {
@@ -131,27 +115,18 @@ func (h *Handler) loadPage(r *http.Request) (db.GetBadgePageRow, bool, error) {
 	return row, web.Issued(row.Assertion), nil
 }
 
-// renderPage executes a page template into a buffer first, so a template failure is a 500 (the error returned,
-// nothing written), never half a page.
+// renderPage writes a page template through pagekit.Write: a template failure is a 500, never half a page.
 func (h *Handler) renderPage(w http.ResponseWriter, status int, name string, view any) error {
-	var buf bytes.Buffer
-	if err := pageTemplates.ExecuteTemplate(&buf, name, view); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", CSP(originOf(h.urls.BaseURL)))
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("Vary", web.NegotiatedVary)
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
-	return nil
+	return pagekit.Write(w, pageTemplates, status, name, view, pagekit.CSP(pagekit.OriginOf(h.urls.BaseURL)))
 }
 
-// notFoundView is the view of the 404 page. It checked no badge, so its footer says only where badges are
-// checked, and its heading is not a verdict on one (the neutral "notfound" colour, not "invalid").
-func notFoundView(lang string) pageView {
-	return pageView{Lang: lang, Title: msg(lang, "notfound.title"), Languages: languageLinks(lang), Footer: msg(lang, "notfound.footer"),
-		Verdict: verdict{Kind: "notfound", Title: msg(lang, "notfound.heading"), Detail: msg(lang, "notfound.detail")}}
+// notFound answers the 404 page of a badge page's address. It checked no badge, so its footer says only where
+// badges are checked, and its heading is not a verdict on one (the neutral "notfound" colour, not "invalid").
+func (h *Handler) notFound(w http.ResponseWriter, lang string) error {
+	return h.renderPage(w, http.StatusNotFound, "notice", pagekit.Notice{
+		Chrome: pagekit.Chrome{Lang: lang, Title: msg(lang, "notfound.title"), Skip: msg(lang, "page.skip"),
+			LanguagesLabel: msg(lang, "page.languages"), Languages: pagekit.LanguageLinks(lang, nil), Footer: msg(lang, "notfound.footer")},
+		Kind: "notfound", Heading: msg(lang, "notfound.heading"), Detail: msg(lang, "notfound.detail"), NoIndex: true})
 }
 
 // addWalletSince adds "in a wallet since <date>" to the issuer's records when a wallet holds a copy of the

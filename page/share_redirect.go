@@ -37,7 +37,7 @@ func (h *Handler) ShareRedirect(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	if target == "" {
-		return h.renderPage(w, http.StatusNotFound, "notfound", notFoundView(lang))
+		return h.notFound(w, lang)
 	}
 	h.stats.RecordServed(r, row.Assertion, stats.ShareKind(network))
 	if r.Method == http.MethodPost {

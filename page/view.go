@@ -9,6 +9,7 @@ import (
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/credential"
+	"github.com/badged/badged/internal/pagekit"
 	"github.com/badged/badged/internal/safetext"
 )
 
@@ -22,10 +23,7 @@ type verdict struct {
 }
 
 // pageLink is a link the page offers (a download, the language switch).
-type pageLink struct {
-	Label, URL, Lang string
-	Current          bool
-}
+type pageLink = pagekit.Link
 
 // pageCheck is a technical check as the page shows it.
 type pageCheck struct {
@@ -72,6 +70,12 @@ type pageMeta struct {
 
 // T is the page's message of key in its language; templates call it for fixed labels.
 func (v pageView) T(key string, args ...any) string { return msg(v.Lang, key, args...) }
+
+// Chrome is what the shared head, header and footer show (pagekit): the issuer as the brand.
+func (v pageView) Chrome() pagekit.Chrome {
+	return pagekit.Chrome{Lang: v.Lang, Title: v.Title, Skip: v.T("page.skip"), LanguagesLabel: v.T("page.languages"),
+		BrandName: v.IssuerName, BrandLogo: v.IssuerLogo, BrandLogoAlt: v.IssuerLogoAlt, Languages: v.Languages, Footer: v.Footer}
+}
 
 // Source is the label of a section's source: signed in the credential, or the issuer's records.
 func (v pageView) Source(signed bool) string {
@@ -150,8 +154,8 @@ func (h *Handler) buildPage(row db.GetBadgePageRow, as assessment, lang string) 
 	// The preview image is the social card of the badge in its present state (preview.go), in the page's language.
 	v.Meta = pageMeta{Title: v.Title, Description: v.Description, URL: h.urls.VerifyURL(a.ID),
 		Image: h.previewURL(a.ID, lang), ImageAlt: msg(lang, "embed.alt", f.Badge, f.Recipient, f.Issuer),
-		Locale: map[string]string{LangEN: "en_US", LangKO: "ko_KR"}[lang]}
-	v.Languages = languageLinks(lang)
+		Locale: pagekit.OGLocale(lang)}
+	v.Languages = pagekit.LanguageLinks(lang, nil)
 	return v
 }
 
@@ -220,15 +224,6 @@ func (h *Handler) pageDownloads(a db.Assertion, lang string) []pageLink {
 	out = append(out, pageLink{Label: msg(lang, "download.json"), URL: u.CredentialID(a.ID)})
 	if a.AnchorTxHash != nil {
 		out = append(out, pageLink{Label: msg(lang, "download.receipt"), URL: u.ReceiptURL(a.ID)})
-	}
-	return out
-}
-
-// languageLinks is the language switch: every language, the current one marked.
-func languageLinks(lang string) []pageLink {
-	out := make([]pageLink, len(pageLangs))
-	for i, l := range pageLangs {
-		out[i] = pageLink{Label: msg(l, "lang.name"), URL: "?lang=" + l, Lang: l, Current: l == lang}
 	}
 	return out
 }
