@@ -65,6 +65,37 @@ func (q *Queries) AppendAudit(ctx context.Context, arg AppendAuditParams) error 
 	return err
 }
 
+const countIssuanceErrorCodes = `-- name: CountIssuanceErrorCodes :many
+SELECT error_code::text AS error_code, count(*) AS n FROM assertions
+WHERE issuance_id = $1 AND error_code IS NOT NULL
+GROUP BY error_code ORDER BY error_code
+`
+
+type CountIssuanceErrorCodesRow struct {
+	ErrorCode string
+	N         int64
+}
+
+func (q *Queries) CountIssuanceErrorCodes(ctx context.Context, issuanceID uuid.UUID) ([]CountIssuanceErrorCodesRow, error) {
+	rows, err := q.db.Query(ctx, countIssuanceErrorCodes, issuanceID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CountIssuanceErrorCodesRow{}
+	for rows.Next() {
+		var i CountIssuanceErrorCodesRow
+		if err := rows.Scan(&i.ErrorCode, &i.N); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const countOwners = `-- name: CountOwners :one
 SELECT count(*) FROM memberships WHERE org_id = $1 AND role = 'ORG_OWNER'
 `
@@ -145,6 +176,70 @@ func (q *Queries) GetMembership(ctx context.Context, arg GetMembershipParams) (M
 	return i, err
 }
 
+const getOrgIssuance = `-- name: GetOrgIssuance :one
+SELECT i.id, i.org_id, i.badge_id, i.program_id, i.api_version, i.mode, i.idempotency_key, i.request_hash, i.issued_at, i.expired_at, i.processing_status, i.assertion_count, i.credits_debited, i.workflow_id, i.failure, i.created_at, i.updated_at, i.workflow_started_at, i.body_sha256, i.renewal, b.name AS badge_name FROM issuances i JOIN badges b ON b.id = i.badge_id
+WHERE i.org_id = $1 AND i.id = $2
+`
+
+type GetOrgIssuanceParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+type GetOrgIssuanceRow struct {
+	ID                uuid.UUID
+	OrgID             uuid.UUID
+	BadgeID           uuid.UUID
+	ProgramID         uuid.UUID
+	ApiVersion        int16
+	Mode              string
+	IdempotencyKey    string
+	RequestHash       []byte
+	IssuedAt          time.Time
+	ExpiredAt         *time.Time
+	ProcessingStatus  string
+	AssertionCount    int32
+	CreditsDebited    int32
+	WorkflowID        string
+	Failure           *string
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	WorkflowStartedAt *time.Time
+	BodySha256        []byte
+	Renewal           bool
+	BadgeName         string
+}
+
+// An issuance of the organization, either mode (the console shows which); another organization's is not found.
+func (q *Queries) GetOrgIssuance(ctx context.Context, arg GetOrgIssuanceParams) (GetOrgIssuanceRow, error) {
+	row := q.db.QueryRow(ctx, getOrgIssuance, arg.OrgID, arg.ID)
+	var i GetOrgIssuanceRow
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.BadgeID,
+		&i.ProgramID,
+		&i.ApiVersion,
+		&i.Mode,
+		&i.IdempotencyKey,
+		&i.RequestHash,
+		&i.IssuedAt,
+		&i.ExpiredAt,
+		&i.ProcessingStatus,
+		&i.AssertionCount,
+		&i.CreditsDebited,
+		&i.WorkflowID,
+		&i.Failure,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.WorkflowStartedAt,
+		&i.BodySha256,
+		&i.Renewal,
+		&i.BadgeName,
+	)
+	return i, err
+}
+
 const getPersonByEmail = `-- name: GetPersonByEmail :one
 SELECT id, email, created_at FROM people WHERE email = lower($1)
 `
@@ -190,6 +285,36 @@ func (q *Queries) ListAudit(ctx context.Context, arg ListAuditParams) ([]AuditEv
 			&i.ClientAddr,
 			&i.At,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listBadgeChoices = `-- name: ListBadgeChoices :many
+SELECT id, name FROM badges WHERE org_id = $1 ORDER BY name, id LIMIT 500
+`
+
+type ListBadgeChoicesRow struct {
+	ID   uuid.UUID
+	Name string
+}
+
+// The badges the issuances filter offers, by name.
+func (q *Queries) ListBadgeChoices(ctx context.Context, orgID uuid.UUID) ([]ListBadgeChoicesRow, error) {
+	rows, err := q.db.Query(ctx, listBadgeChoices, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListBadgeChoicesRow{}
+	for rows.Next() {
+		var i ListBadgeChoicesRow
+		if err := rows.Scan(&i.ID, &i.Name); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -59,6 +59,7 @@ type Querier interface {
 	CountBadgesWithReminders(ctx context.Context) (int64, error)
 	// A delivery ran out of attempts.
 	CountEndpointFailure(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
+	CountIssuanceErrorCodes(ctx context.Context, issuanceID uuid.UUID) ([]CountIssuanceErrorCodesRow, error)
 	CountIssuanceFailures(ctx context.Context, issuanceID uuid.UUID) (int64, error)
 	// The issuance.completed/failed payload: recipients by state and errorCode.
 	CountIssuanceOutcomes(ctx context.Context, issuanceID uuid.UUID) ([]CountIssuanceOutcomesRow, error)
@@ -204,6 +205,8 @@ type Querier interface {
 	GetMembership(ctx context.Context, arg GetMembershipParams) (Membership, error)
 	GetNotification(ctx context.Context, assertionID uuid.UUID) (Notification, error)
 	GetOpenStatusList(ctx context.Context, arg GetOpenStatusListParams) (StatusList, error)
+	// An issuance of the organization, either mode (the console shows which); another organization's is not found.
+	GetOrgIssuance(ctx context.Context, arg GetOrgIssuanceParams) (GetOrgIssuanceRow, error)
 	GetOrganization(ctx context.Context, id uuid.UUID) (Organization, error)
 	// The replacement of an original still in the pipeline, if any.
 	GetPendingReplacement(ctx context.Context, reissuedFrom *uuid.UUID) (GetPendingReplacementRow, error)
@@ -260,6 +263,8 @@ type Querier interface {
 	ListAssertions(ctx context.Context, arg ListAssertionsParams) ([]ListAssertionsRow, error)
 	// Newest first, by keyset: the rows below before_id (0: from the newest).
 	ListAudit(ctx context.Context, arg ListAuditParams) ([]AuditEvent, error)
+	// The badges the issuances filter offers, by name.
+	ListBadgeChoices(ctx context.Context, orgID uuid.UUID) ([]ListBadgeChoicesRow, error)
 	// Joins the badge so that a link racing a badge delete never shows a deleted badge.
 	ListBadgeIDsOfPrograms(ctx context.Context, arg ListBadgeIDsOfProgramsParams) ([]ListBadgeIDsOfProgramsRow, error)
 	// sort1..sort3 are the sort fields in order (createdAt, updatedAt, name; empty = unused) with their directions, and id

@@ -27,13 +27,14 @@ var floors = []struct {
 	{"page", []string{"db", "internal/"}},
 	{"wallet", []string{"page", "db", "internal/"}}, // page: the offer landing page's language and CSP
 	// The HTTP edge names workflows (ids, inputs) and reads db; it never runs steps (activities) or Temporal's plumbing.
-	{"api", []string{"page", "wallet", "workflows", "db", "internal/"}},
-	{"api/apitest", []string{"api", "db", "db/", "internal/"}}, // the whole API over a fresh database, for tests
-	{"wire", []string{"api", "page", "wallet", "temporal", "workflows", "activities", "db", "internal/"}},
+	{"console", []string{"db", "internal/"}}, // the organization's console (issue 30): pages over db and internal/
+	{"api", []string{"console", "page", "wallet", "workflows", "db", "internal/"}},
+	{"api/apitest", []string{"api", "console", "db", "db/", "internal/"}}, // the whole API over a fresh database, for tests
+	{"wire", []string{"api", "console", "page", "wallet", "temporal", "workflows", "activities", "db", "internal/"}},
 	{"deploy", nil},
 	{"deploy/", []string{"temporal/setup", "workflows", "internal/"}},
 	{"client/", []string{"api"}},
-	{"cmd/", []string{"cmd/", "wire", "api", "page", "wallet", "temporal", "temporal/", "workflows", "activities", "db", "internal/", "deploy/"}},
+	{"cmd/", []string{"cmd/", "wire", "api", "console", "page", "wallet", "temporal", "temporal/", "workflows", "activities", "db", "internal/", "deploy/"}},
 }
 
 // TestImportRules: every non-test import between the module's packages follows floors, so nothing under internal/

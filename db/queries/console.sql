@@ -105,3 +105,17 @@ SELECT id, mode, credits_debited, assertion_count, created_at FROM issuances
 WHERE org_id = $1 AND credits_debited > 0
 ORDER BY created_at DESC, id DESC
 LIMIT $2;
+
+-- name: GetOrgIssuance :one
+-- An issuance of the organization, either mode (the console shows which); another organization's is not found.
+SELECT i.*, b.name AS badge_name FROM issuances i JOIN badges b ON b.id = i.badge_id
+WHERE i.org_id = $1 AND i.id = $2;
+
+-- name: CountIssuanceErrorCodes :many
+SELECT error_code::text AS error_code, count(*) AS n FROM assertions
+WHERE issuance_id = $1 AND error_code IS NOT NULL
+GROUP BY error_code ORDER BY error_code;
+
+-- name: ListBadgeChoices :many
+-- The badges the issuances filter offers, by name.
+SELECT id, name FROM badges WHERE org_id = $1 ORDER BY name, id LIMIT 500;
