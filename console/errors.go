@@ -45,4 +45,6 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	h.notice(w, r, pe.status, pe.msg)
 }
 
-func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) { h.notice(w, r, http.StatusNotFound, "notFound") }
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	h.notice(w, r, http.StatusNotFound, "notFound")
+}

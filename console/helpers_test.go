@@ -114,7 +114,9 @@ func (f *fixture) do(t *testing.T, who, method, path string, form url.Values, co
 	return answer{status: res.StatusCode, body: string(raw), location: res.Header.Get("Location")}
 }
 
-func (f *fixture) get(t *testing.T, who, path string) answer { return f.do(t, who, http.MethodGet, path, nil) }
+func (f *fixture) get(t *testing.T, who, path string) answer {
+	return f.do(t, who, http.MethodGet, path, nil)
+}
 
 func (f *fixture) post(t *testing.T, who, path string, form url.Values) answer {
 	if form == nil {

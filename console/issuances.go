@@ -142,7 +142,7 @@ type issuancePage struct {
 }
 
 type recipientRow struct {
-	Seq                               int32
+	Seq                                   int32
 	ID, Name, Contact, State, Step, Error string
 }
 
