@@ -132,3 +132,8 @@ func (f *fixture) auditActions(t *testing.T, org uuid.UUID) []db.AuditEvent {
 	require.NoError(t, err)
 	return rows
 }
+
+// membershipAdd makes address a member of Acme with role, as badged admin would.
+func membershipAdd(f *fixture, address, role string) (uuid.UUID, string, error) {
+	return membership.Add(context.Background(), f.DB, f.Org.ID, address, role, audit.Event{Actor: audit.AdminActor})
+}
