@@ -168,7 +168,7 @@ func (h *Handler) issuancePage(w http.ResponseWriter, r *http.Request, a actor) 
 	if p.Errors, err = h.db.CountIssuanceErrorCodes(r.Context(), iss.ID); err != nil {
 		return err
 	}
-	lp := db.ListIssuanceRecipientsParams{IssuanceID: iss.ID, Lim: recipientsPageSize + 1}
+	lp := db.ListIssuanceRecipientsParams{IssuanceID: iss.ID, AfterSeq: -1, Lim: recipientsPageSize + 1} // seq starts at 0
 	if p.State != "" {
 		lp.State = &p.State
 	}

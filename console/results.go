@@ -24,7 +24,7 @@ func (h *Handler) recipientsCSV(w http.ResponseWriter, r *http.Request, a actor)
 	w.Header().Set("Cache-Control", "no-store")
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"seq", "assertionId", "name", "email", "phone", "state", "errorCode", "step"})
-	after := int32(0)
+	after := int32(-1) // seq starts at 0
 	for {
 		rows, err := h.db.ListIssuanceRecipients(r.Context(), db.ListIssuanceRecipientsParams{IssuanceID: iss.ID, AfterSeq: after, Lim: csvBatch})
 		if err != nil {
