@@ -135,7 +135,7 @@ func NewHandler(d Deps) http.Handler {
 	}
 	if d.Console != nil {
 		c := console.New(console.Deps{DB: d.DB, SignIn: d.Console, Log: h.log, Location: h.loc, Redrive: d.ConsoleRedrive,
-			KeyRevoked: h.forgetKey})
+			KeyRevoked: h.forgetKey, Assertions: h.consoleAssertions()})
 		r.Mount("/console", c.Router())
 	}
 	for _, v := range versions {

@@ -33,6 +33,9 @@ type Deps struct {
 	// console offers no re-drive.
 	Redrive  func(ctx context.Context, issuance uuid.UUID) (string, error)
 	Location *time.Location // times are shown in it; nil: UTC
+	// Assertions runs the API's cancel and reissue of one assertion (api provides it); nil: the console offers
+	// neither.
+	Assertions AssertionAction
 }
 
 // Handler serves /console.
@@ -43,11 +46,13 @@ type Handler struct {
 	keyRevoked func(uuid.UUID)
 	redrive    func(context.Context, uuid.UUID) (string, error)
 	loc        *time.Location
+	assertions AssertionAction
 }
 
 // New returns the console's handler; mount it at /console.
 func New(d Deps) *Handler {
-	h := &Handler{db: d.DB, signIn: d.SignIn, log: d.Log, keyRevoked: d.KeyRevoked, redrive: d.Redrive, loc: d.Location}
+	h := &Handler{db: d.DB, signIn: d.SignIn, log: d.Log, keyRevoked: d.KeyRevoked, redrive: d.Redrive, loc: d.Location,
+		assertions: d.Assertions}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -80,6 +85,8 @@ func (h *Handler) Router() http.Handler {
 	r.Get("/issuances/{issuanceId}", h.member(apikey.RoleViewer, h.issuancePage))
 	r.Get("/issuances/{issuanceId}/recipients.csv", h.member(apikey.RoleViewer, h.recipientsCSV))
 	r.Post("/issuances/{issuanceId}/redrive", h.member(apikey.RoleManager, h.redriveIssuance))
+
+	r.Post("/assertions/{assertionId}/{action:cancel|reissue}", h.member(apikey.RoleManager, h.assertionAction))
 
 	r.Get("/credits", h.member(apikey.RoleViewer, h.creditsPage))
 	r.Get("/audit", h.member(apikey.RoleOwner, h.auditPage))

@@ -28,7 +28,11 @@ func badInput(msg string) error { return &pageError{http.StatusBadRequest, msg} 
 // fail answers err as a one-message page; errors the console does not know are logged and answer 500.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var pe *pageError
+	var refusal *apiRefusal
 	switch {
+	case errors.As(err, &refusal):
+		h.noticeText(w, r, refusal.status, refusal.code, refusal.message)
+		return
 	case errors.As(err, &pe):
 	case errors.Is(err, membership.ErrLastOwner):
 		pe = &pageError{http.StatusConflict, "lastOwner"}

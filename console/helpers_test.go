@@ -59,7 +59,9 @@ const (
 	multi   = "multi@both.test" // viewer of Acme, owner of Other
 )
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { return newFixtureTB(t) }
+
+func newFixtureTB(t testing.TB) *fixture {
 	t.Helper()
 	f := &fixture{Env: apitest.New(t), signIn: &testSignIn{}, people: map[string]uuid.UUID{}}
 	f.srv = f.ConsoleServer(t, f.signIn)

@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -133,8 +134,8 @@ const recipientsPageSize = 100
 type issuancePage struct {
 	ID, Badge, Mode, Status, Created, Failure string
 	Recipients, Debited                       int32
-	States                                    []db.CountIssuanceStatesRow
-	Errors                                    []db.CountIssuanceErrorCodesRow
+	States                                    []count
+	Errors                                    []count
 	Rows                                      []recipientRow
 	State, ErrorCode                          string // the recipients' filters
 	Next                                      string
@@ -162,12 +163,11 @@ func (h *Handler) issuancePage(w http.ResponseWriter, r *http.Request, a actor) 
 	if iss.Failure != nil {
 		p.Failure = *iss.Failure
 	}
-	if p.States, err = h.db.CountIssuanceStates(r.Context(), iss.ID); err != nil {
+	outcomes, err := h.db.CountRecipientOutcomes(r.Context(), iss.ID)
+	if err != nil {
 		return err
 	}
-	if p.Errors, err = h.db.CountIssuanceErrorCodes(r.Context(), iss.ID); err != nil {
-		return err
-	}
+	p.States, p.Errors = tally(outcomes)
 	lp := db.ListIssuanceRecipientsParams{IssuanceID: iss.ID, AfterSeq: -1, Lim: recipientsPageSize + 1} // seq starts at 0
 	if p.State != "" {
 		lp.State = &p.State
@@ -199,6 +199,33 @@ func (h *Handler) issuancePage(w http.ResponseWriter, r *http.Request, a actor) 
 		p.Rows = append(p.Rows, recipientOf(row))
 	}
 	return h.render(w, http.StatusOK, "issuance", h.newView(r, a, "issuances", p))
+}
+
+// count is how many recipients have one state, or one error code.
+type count struct {
+	Key string
+	N   int64
+}
+
+// tally sums the (state, error code) counts into counts by state and by error code, each in order.
+func tally(rows []db.CountRecipientOutcomesRow) (states, errors []count) {
+	byState, byError := map[string]int64{}, map[string]int64{}
+	for _, o := range rows {
+		byState[o.State] += o.N
+		if o.ErrorCode != "" {
+			byError[o.ErrorCode] += o.N
+		}
+	}
+	return sorted(byState), sorted(byError)
+}
+
+func sorted(m map[string]int64) []count {
+	out := make([]count, 0, len(m))
+	for k, n := range m {
+		out = append(out, count{k, n})
+	}
+	slices.SortFunc(out, func(a, b count) int { return strings.Compare(a.Key, b.Key) })
+	return out
 }
 
 func recipientOf(row db.ListIssuanceRecipientsRow) recipientRow {

@@ -66,3 +66,28 @@ func TestConsole_Issuances(t *testing.T) {
 	credits := f.get(t, viewer, "/console/credits")
 	require.Contains(t, credits.body, "/console/issuances/"+iss.String(), "the live issuance's debit")
 }
+
+// TestConsole_CancelReissue: a manager cancels an assertion through the API's own operation (REVOKED, audit row);
+// cancelling it again is the API's safe retry; a reissue of a revoked one is the API's refusal with its code; a
+// viewer may do neither, and another organization's assertion is not found.
+func TestConsole_CancelReissue(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	a := f.IssueSigned(t, "Park", "park@example.test")
+	path := "/console/assertions/" + a.String()
+	require.Equal(t, http.StatusForbidden, f.post(t, viewer, path+"/cancel", nil).status)
+	require.Equal(t, http.StatusNotFound, f.post(t, other, path+"/cancel", nil).status)
+	res := f.post(t, manager, path+"/cancel", nil)
+	require.Equal(t, http.StatusSeeOther, res.status, res.body)
+	var state string
+	require.NoError(t, f.DB.Pool.QueryRow(ctx, "SELECT state FROM assertions WHERE id = $1", a).Scan(&state))
+	require.Equal(t, "REVOKED", state)
+	rows := f.auditActions(t, f.Org.ID)
+	require.Equal(t, "assertion.cancel", rows[0].Action)
+	require.Equal(t, a.String(), rows[0].Target)
+	require.Equal(t, http.StatusSeeOther, f.post(t, manager, path+"/cancel", nil).status, "the API's safe retry")
+	again := f.post(t, manager, path+"/reissue", nil)
+	require.GreaterOrEqual(t, again.status, 400)
+	require.Contains(t, again.body, "AST0", "the API's error code")
+	require.Equal(t, http.StatusNotFound, f.post(t, manager, "/console/assertions/"+a.String()+"/delete", nil).status)
+}

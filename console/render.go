@@ -80,14 +80,20 @@ func (h *Handler) render(w http.ResponseWriter, status int, name string, v view)
 
 // notice answers a one-message page: status and the text key msg.
 func (h *Handler) notice(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	t := text[pagekit.PickLang(r)]
+	h.noticeText(w, r, status, t[msg+"Title"], t[msg])
+}
+
+// noticeText answers a one-message page of status with heading and detail as given.
+func (h *Handler) noticeText(w http.ResponseWriter, r *http.Request, status int, heading, detail string) {
 	lang := pagekit.PickLang(r)
 	t := text[lang]
 	kind := "invalid"
 	if status == http.StatusNotFound {
 		kind = "notfound"
 	}
-	n := pagekit.Notice{Kind: kind, Heading: t[msg+"Title"], Detail: t[msg], Link: "/console/", LinkText: t["backHome"], NoIndex: true,
-		Chrome: pagekit.Chrome{Lang: lang, Title: t[msg+"Title"] + " · " + t["console"], Skip: t["skip"], LanguagesLabel: t["languages"],
+	n := pagekit.Notice{Kind: kind, Heading: heading, Detail: detail, Link: "/console/", LinkText: t["backHome"], NoIndex: true,
+		Chrome: pagekit.Chrome{Lang: lang, Title: heading + " · " + t["console"], Skip: t["skip"], LanguagesLabel: t["languages"],
 			BrandName: "badged " + t["console"], BrandURL: "/console/", Languages: pagekit.LanguageLinks(lang, keep(r)), Footer: t["footer"]}}
 	w.Header().Set("Cache-Control", "no-store")
 	if err := pagekit.Write(w, pagekit.Parse(nil), status, "notice", n, csp); err != nil {

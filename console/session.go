@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
 )
 
 // Session is who is signed in to the console: a person, known by address, and the token every form of their
@@ -25,3 +26,20 @@ type SignIn interface {
 	// (/sign-in/{token}) and signing out.
 	Mount(r chi.Router)
 }
+
+// Principal is who acts on an assertion through the API's own operations (AssertionAction): a member's
+// organization and role, in the assertion's mode.
+type Principal struct {
+	Org           uuid.UUID
+	OrgName, Role string
+	Mode          string
+}
+
+// ActionResult is what the API answered: its status and, on an error, its code and message.
+type ActionResult struct {
+	Status        int
+	Code, Message string
+}
+
+// AssertionAction runs the API's operation action ("cancel", "reissue") on an assertion as who (api provides it).
+type AssertionAction func(ctx context.Context, who Principal, assertion uuid.UUID, action string) (ActionResult, error)

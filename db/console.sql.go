@@ -65,37 +65,6 @@ func (q *Queries) AppendAudit(ctx context.Context, arg AppendAuditParams) error 
 	return err
 }
 
-const countIssuanceErrorCodes = `-- name: CountIssuanceErrorCodes :many
-SELECT error_code::text AS error_code, count(*) AS n FROM assertions
-WHERE issuance_id = $1 AND error_code IS NOT NULL
-GROUP BY error_code ORDER BY error_code
-`
-
-type CountIssuanceErrorCodesRow struct {
-	ErrorCode string
-	N         int64
-}
-
-func (q *Queries) CountIssuanceErrorCodes(ctx context.Context, issuanceID uuid.UUID) ([]CountIssuanceErrorCodesRow, error) {
-	rows, err := q.db.Query(ctx, countIssuanceErrorCodes, issuanceID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []CountIssuanceErrorCodesRow{}
-	for rows.Next() {
-		var i CountIssuanceErrorCodesRow
-		if err := rows.Scan(&i.ErrorCode, &i.N); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const countOwners = `-- name: CountOwners :one
 SELECT count(*) FROM memberships WHERE org_id = $1 AND role = 'ORG_OWNER'
 `
@@ -105,6 +74,39 @@ func (q *Queries) CountOwners(ctx context.Context, orgID uuid.UUID) (int64, erro
 	var count int64
 	err := row.Scan(&count)
 	return count, err
+}
+
+const countRecipientOutcomes = `-- name: CountRecipientOutcomes :many
+SELECT state, coalesce(error_code, '')::text AS error_code, count(*)::bigint AS n FROM assertions
+WHERE issuance_id = $1
+GROUP BY state, error_code ORDER BY state, error_code
+`
+
+type CountRecipientOutcomesRow struct {
+	State     string
+	ErrorCode string
+	N         int64
+}
+
+// An issuance's recipients by state and error code (” for none), in one pass of assertions_console_counts_idx.
+func (q *Queries) CountRecipientOutcomes(ctx context.Context, issuanceID uuid.UUID) ([]CountRecipientOutcomesRow, error) {
+	rows, err := q.db.Query(ctx, countRecipientOutcomes, issuanceID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CountRecipientOutcomesRow{}
+	for rows.Next() {
+		var i CountRecipientOutcomesRow
+		if err := rows.Scan(&i.State, &i.ErrorCode, &i.N); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const createNamedAPIKey = `-- name: CreateNamedAPIKey :one
@@ -173,6 +175,29 @@ func (q *Queries) GetMembership(ctx context.Context, arg GetMembershipParams) (M
 		&i.Role,
 		&i.CreatedAt,
 	)
+	return i, err
+}
+
+const getOrgAssertionRef = `-- name: GetOrgAssertionRef :one
+SELECT id, issuance_id, mode FROM assertions WHERE org_id = $1 AND id = $2
+`
+
+type GetOrgAssertionRefParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+type GetOrgAssertionRefRow struct {
+	ID         uuid.UUID
+	IssuanceID uuid.UUID
+	Mode       string
+}
+
+// An assertion of the organization (either mode), for the console's cancel and reissue.
+func (q *Queries) GetOrgAssertionRef(ctx context.Context, arg GetOrgAssertionRefParams) (GetOrgAssertionRefRow, error) {
+	row := q.db.QueryRow(ctx, getOrgAssertionRef, arg.OrgID, arg.ID)
+	var i GetOrgAssertionRefRow
+	err := row.Scan(&i.ID, &i.IssuanceID, &i.Mode)
 	return i, err
 }
 

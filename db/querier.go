@@ -59,7 +59,6 @@ type Querier interface {
 	CountBadgesWithReminders(ctx context.Context) (int64, error)
 	// A delivery ran out of attempts.
 	CountEndpointFailure(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
-	CountIssuanceErrorCodes(ctx context.Context, issuanceID uuid.UUID) ([]CountIssuanceErrorCodesRow, error)
 	CountIssuanceFailures(ctx context.Context, issuanceID uuid.UUID) (int64, error)
 	// The issuance.completed/failed payload: recipients by state and errorCode.
 	CountIssuanceOutcomes(ctx context.Context, issuanceID uuid.UUID) ([]CountIssuanceOutcomesRow, error)
@@ -78,6 +77,8 @@ type Querier interface {
 	CountOwners(ctx context.Context, orgID uuid.UUID) (int64, error)
 	CountProcessingOf(ctx context.Context, ids []uuid.UUID) (int64, error)
 	CountPrograms(ctx context.Context, arg CountProgramsParams) (int64, error)
+	// An issuance's recipients by state and error code ('' for none), in one pass of assertions_console_counts_idx.
+	CountRecipientOutcomes(ctx context.Context, issuanceID uuid.UUID) ([]CountRecipientOutcomesRow, error)
 	CountWebhookDeliveries(ctx context.Context, endpointID uuid.UUID) (int64, error)
 	CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (ApiKey, error)
 	CreateBadge(ctx context.Context, arg CreateBadgeParams) (Badge, error)
@@ -205,6 +206,8 @@ type Querier interface {
 	GetMembership(ctx context.Context, arg GetMembershipParams) (Membership, error)
 	GetNotification(ctx context.Context, assertionID uuid.UUID) (Notification, error)
 	GetOpenStatusList(ctx context.Context, arg GetOpenStatusListParams) (StatusList, error)
+	// An assertion of the organization (either mode), for the console's cancel and reissue.
+	GetOrgAssertionRef(ctx context.Context, arg GetOrgAssertionRefParams) (GetOrgAssertionRefRow, error)
 	// An issuance of the organization, either mode (the console shows which); another organization's is not found.
 	GetOrgIssuance(ctx context.Context, arg GetOrgIssuanceParams) (GetOrgIssuanceRow, error)
 	GetOrganization(ctx context.Context, id uuid.UUID) (Organization, error)

@@ -51,3 +51,8 @@ CREATE TRIGGER audit_events_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON a
 
 -- The console's issuances list: an organization's issuances of one mode, newest first, read by keyset.
 CREATE INDEX issuances_console_idx ON issuances (org_id, mode, created_at DESC, id DESC);
+
+-- An issuance's page in the console: its recipients counted by state and error code from the index alone (one
+-- pass, no heap once vacuumed), and its failures paged by error code in order.
+CREATE INDEX assertions_console_counts_idx ON assertions (issuance_id, state, error_code);
+CREATE INDEX assertions_console_errors_idx ON assertions (issuance_id, error_code, seq) WHERE error_code IS NOT NULL;

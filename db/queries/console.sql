@@ -111,11 +111,16 @@ LIMIT $2;
 SELECT i.*, b.name AS badge_name FROM issuances i JOIN badges b ON b.id = i.badge_id
 WHERE i.org_id = $1 AND i.id = $2;
 
--- name: CountIssuanceErrorCodes :many
-SELECT error_code::text AS error_code, count(*) AS n FROM assertions
-WHERE issuance_id = $1 AND error_code IS NOT NULL
-GROUP BY error_code ORDER BY error_code;
+-- name: CountRecipientOutcomes :many
+-- An issuance's recipients by state and error code ('' for none), in one pass of assertions_console_counts_idx.
+SELECT state, coalesce(error_code, '')::text AS error_code, count(*)::bigint AS n FROM assertions
+WHERE issuance_id = $1
+GROUP BY state, error_code ORDER BY state, error_code;
 
 -- name: ListBadgeChoices :many
 -- The badges the issuances filter offers, by name.
 SELECT id, name FROM badges WHERE org_id = $1 ORDER BY name, id LIMIT 500;
+
+-- name: GetOrgAssertionRef :one
+-- An assertion of the organization (either mode), for the console's cancel and reissue.
+SELECT id, issuance_id, mode FROM assertions WHERE org_id = $1 AND id = $2;

@@ -19,6 +19,8 @@ const (
 	MemberRole      = "member.role"
 	MemberRemove    = "member.remove"
 	IssuanceRedrive = "issuance.redrive"
+	AssertionCancel = "assertion.cancel"
+	AssertionRenew  = "assertion.reissue"
 	OrgCreate       = "org.create"
 	CreditsGrant    = "credits.grant"
 )
