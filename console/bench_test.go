@@ -67,7 +67,9 @@ func BenchmarkConsole_Issuance100k(b *testing.B) {
 	_, err = f.DB.Pool.Exec(ctx, "VACUUM ANALYZE assertions") // what autovacuum does after a large insert
 	require.NoError(b, err)
 	b.Run("page", func(b *testing.B) { benchPages(b, f, viewer, "/console/issuances/"+iss.String()) })
-	b.Run("failed", func(b *testing.B) { benchPages(b, f, viewer, "/console/issuances/"+iss.String()+"?errorCode=NTF001&after=50000") })
+	b.Run("failed", func(b *testing.B) {
+		benchPages(b, f, viewer, "/console/issuances/"+iss.String()+"?errorCode=NTF001&after=50000")
+	})
 }
 
 // BenchmarkConsole_Issuances10k: the issuances list of an organization with 10,000 issuances, first page and a
@@ -83,7 +85,7 @@ func BenchmarkConsole_Issuances10k(b *testing.B) {
 	require.NoError(b, err)
 	_, err = f.DB.Pool.Exec(ctx, "VACUUM ANALYZE issuances")
 	require.NoError(b, err)
-	deep := at.Add(-9000 * time.Minute).UTC().Format(time.RFC3339Nano) + "_" + uuid.Nil.String()
+	deep := at.Add(-9000*time.Minute).UTC().Format(time.RFC3339Nano) + "_" + uuid.Nil.String()
 	b.Run("first", func(b *testing.B) { benchPages(b, f, viewer, "/console/issuances") })
 	b.Run("deep", func(b *testing.B) { benchPages(b, f, viewer, "/console/issuances?after="+deep) })
 	b.Run("status", func(b *testing.B) { benchPages(b, f, viewer, "/console/issuances?status=COMPLETED") })
