@@ -335,6 +335,31 @@ type ProgramBadge struct {
 	CreatedAt time.Time
 }
 
+type SigninLimit struct {
+	KeyHash     []byte
+	WindowStart time.Time
+	Hits        int32
+}
+
+type SigninLink struct {
+	TokenHash []byte
+	Audience  string
+	Email     string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedAt    *time.Time
+}
+
+type SigninSession struct {
+	IDHash     []byte
+	Audience   string
+	Email      string
+	Csrf       string
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+}
+
 type StatusList struct {
 	ID        uuid.UUID
 	OrgID     uuid.UUID

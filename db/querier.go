@@ -79,6 +79,9 @@ type Querier interface {
 	CountPrograms(ctx context.Context, arg CountProgramsParams) (int64, error)
 	// An issuance's recipients by state and error code ('' for none), in one pass of assertions_console_counts_idx.
 	CountRecipientOutcomes(ctx context.Context, issuanceID uuid.UUID) ([]CountRecipientOutcomesRow, error)
+	// Counts one hit against key in a fixed window starting at the first hit; a window older than window_seconds
+	// starts over. Returns the hits in the current window, this one included.
+	CountSigninHit(ctx context.Context, arg CountSigninHitParams) (int32, error)
 	CountWebhookDeliveries(ctx context.Context, endpointID uuid.UUID) (int64, error)
 	CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (ApiKey, error)
 	CreateBadge(ctx context.Context, arg CreateBadgeParams) (Badge, error)
@@ -113,6 +116,8 @@ type Querier interface {
 	// A manual delivery of an earlier delivery's event to the same endpoint: the event id (webhook-id) is the same.
 	CreateRedelivery(ctx context.Context, arg CreateRedeliveryParams) (WebhookDelivery, error)
 	CreateRedrive(ctx context.Context, arg CreateRedriveParams) (IssuanceRedriveRun, error)
+	CreateSigninLink(ctx context.Context, arg CreateSigninLinkParams) error
+	CreateSigninSession(ctx context.Context, arg CreateSigninSessionParams) error
 	CreateStatusList(ctx context.Context, arg CreateStatusListParams) (StatusList, error)
 	CreateWalletAccessToken(ctx context.Context, arg CreateWalletAccessTokenParams) error
 	// A fresh c_nonce given to client (web.ClientAddr), unless the client holds max_live unused, unexpired ones: then
@@ -132,6 +137,8 @@ type Querier interface {
 	DeleteOldWebhookEvents(ctx context.Context, before time.Time) (int64, error)
 	DeleteProgram(ctx context.Context, arg DeleteProgramParams) (int64, error)
 	DeleteRecipientSlice(ctx context.Context, arg DeleteRecipientSliceParams) error
+	DeleteSigninSession(ctx context.Context, arg DeleteSigninSessionParams) error
+	DeleteSigninSessionsOf(ctx context.Context, arg DeleteSigninSessionsOfParams) (int64, error)
 	DeleteWebhookEndpoint(ctx context.Context, arg DeleteWebhookEndpointParams) (int64, error)
 	DeleteWebhookEndpointAnyOrg(ctx context.Context, id uuid.UUID) (int64, error)
 	DisableWebhookEndpoint(ctx context.Context, arg DisableWebhookEndpointParams) (int64, error)
@@ -459,6 +466,8 @@ type Querier interface {
 	// The total of a list filtered by nothing but badge, program and state, from the trigger-kept counters.
 	// hidden_state is a state the version's list leaves out (api/version.go listHiddenState).
 	SumAssertionCounts(ctx context.Context, arg SumAssertionCountsParams) (int64, error)
+	// Removes what can no longer be used: expired links, ended sessions, windows long past.
+	SweepSignin(ctx context.Context, arg SweepSigninParams) error
 	// Claimed reminders whose (next) attempt is due and whose lease is free, leased to owner: rows an attempt claimed
 	// and did not send (a dead worker's, once its lease ran out; the same owner's, a retry of the activity that
 	// claimed them, at once), retries (a failed attempt frees the lease), and rows claimed before leases existed.
@@ -468,6 +477,9 @@ type Querier interface {
 	TakeStatusIndexes(ctx context.Context, arg TakeStatusIndexesParams) (int32, error)
 	// The key's last use, at most once a minute (the rest of the minute's uses change nothing).
 	TouchAPIKey(ctx context.Context, id uuid.UUID) error
+	// Returns the live session and records the activity: a session idle for idle_seconds, or past its absolute end,
+	// is not returned (and is deleted by the sweep).
+	TouchSigninSession(ctx context.Context, arg TouchSigninSessionParams) (TouchSigninSessionRow, error)
 	// Removes the badge's links to programs not in keep (all of them when keep is empty).
 	UnlinkBadgePrograms(ctx context.Context, arg UnlinkBadgeProgramsParams) error
 	// Removes the program's links to badges not in keep (all of them when keep is empty).
@@ -478,6 +490,9 @@ type Querier interface {
 	UpdateProgram(ctx context.Context, arg UpdateProgramParams) (Program, error)
 	// The person of an address, made on first use (admin member add, an invitation).
 	UpsertPerson(ctx context.Context, arg UpsertPersonParams) (Person, error)
+	// Marks the link used and returns it, in one statement: of two processes redeeming the same link at once, one
+	// gets the row and the other none (single use across processes).
+	UseSigninLink(ctx context.Context, arg UseSigninLinkParams) (string, error)
 	WithdrawCredentialOffer(ctx context.Context, arg WithdrawCredentialOfferParams) (CredentialOffer, error)
 }
 

@@ -36,6 +36,7 @@ type Metrics struct {
 	wallet            *walletMetrics     // wallet.go
 	sharePreviews     prometheus.Counter // share.go
 	stats             statsMetrics       // stats.go
+	signin            signinMetrics      // signin.go
 }
 
 // New returns the metrics on a fresh registry that also carries the Go runtime and process collectors.
@@ -74,6 +75,7 @@ func New() *Metrics {
 	m.wallet = newWalletMetrics(reg)
 	m.sharePreviews = newSharePreviewRenders(reg)
 	m.stats = newStatsMetrics(reg)
+	m.signin = newSigninMetrics(reg)
 	return m
 }
 

@@ -142,12 +142,19 @@ func (s *SMTP) Send(ctx context.Context, n Notification) (Receipt, error) {
 	if err != nil {
 		return Receipt{}, buildError(err)
 	}
-	receipt := Receipt{Channel: Email, MessageID: n.emailID(s.domain)}
+	if err := s.deliver(ctx, msg); err != nil {
+		return Receipt{}, err
+	}
+	return Receipt{Channel: Email, MessageID: n.emailID(s.domain)}, nil
+}
 
+// deliver sends msg in one SMTP transaction, on an idle session or a new one. Errors are *errcode.Error.
+func (s *SMTP) deliver(ctx context.Context, msg *mail.Msg) error {
+	var err error
 	conn, reused := s.sessions.get(s.now()), true
 	if conn == nil {
 		if conn, err = s.dial(ctx); err != nil {
-			return Receipt{}, err
+			return err
 		}
 		reused = false
 	}
@@ -157,7 +164,7 @@ func (s *SMTP) Send(ctx context.Context, n Notification) (Receipt, error) {
 		// The idle session died (its NOOP failed) before the message was started: a new one is safe to try.
 		_ = conn.Close()
 		if conn, err = s.dial(ctx); err != nil {
-			return Receipt{}, err
+			return err
 		}
 		sendErr = s.sendOn(ctx, conn, msg)
 	}
@@ -167,13 +174,13 @@ func (s *SMTP) Send(ctx context.Context, n Notification) (Receipt, error) {
 		} else {
 			_ = conn.Close() // after the message is accepted, a failing RSET changes nothing for the recipient
 		}
-		return receipt, nil
+		return nil
 	}
 	_ = conn.Close()
 	if sendErr == nil {
 		sendErr = errors.New("message not accepted")
 	}
-	return Receipt{}, classifySMTP(ctx, stageSend, sendErr)
+	return classifySMTP(ctx, stageSend, sendErr)
 }
 
 // dial opens a new session: connection, greeting, EHLO, STARTTLS and AUTH as configured.
