@@ -66,6 +66,9 @@ func New(d Deps) *Handler {
 // made here, on every request, whatever the pages show.
 func (h *Handler) Router() http.Handler {
 	r := chi.NewRouter()
+	if m, ok := h.signIn.(*MailSignIn); ok {
+		m.h = h // its pages are the console's
+	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) { h.notFound(w, r) })
 	h.signIn.Mount(r)
 	r.Get("/", h.signedIn(h.home))

@@ -16,7 +16,7 @@ var templatesFS embed.FS
 // pages are the console's templates, one set per page: each page's "content" over the shared "layout".
 var pages = func() map[string]*template.Template {
 	m := map[string]*template.Template{}
-	for _, name := range []string{"keys", "key_created", "members", "orgs", "issuances", "issuance", "credits", "audit"} {
+	for _, name := range []string{"keys", "key_created", "members", "orgs", "issuances", "issuance", "credits", "audit", "signin"} {
 		m[name] = pagekit.Parse(templatesFS, "templates/layout.html", "templates/"+name+".html")
 	}
 	return m

@@ -163,6 +163,10 @@ func newHTTPServer(ctx context.Context, cfg config.Config, p wire.Parts, rec *st
 	deps.RateLimit = api.RateLimit{PerSecond: float64(cfg.RateLimitRPS), Burst: cfg.RateLimitBurst}
 	deps.KeyCacheTTL = cfg.KeyCacheTTL
 	deps.Stats = rec
+	if err := withConsole(ctx, cfg, &deps, deps.Log); err != nil {
+		closeAPI()
+		return nil, nil, err
+	}
 	return &http.Server{
 		Addr:              cfg.HTTPAddr,
 		Handler:           api.NewHandler(deps),

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/badged/badged/api"
+	"github.com/badged/badged/cmd/badged/internal/config"
+	"github.com/badged/badged/console"
+	"github.com/badged/badged/internal/notify"
+	"github.com/badged/badged/internal/signin"
+)
+
+// withConsole mounts the console on deps: its mail-link sign-in (internal/signin, console audience) sends links
+// through the mail the worker's notifications use (SMTP when SMTP_HOST is set, else the outbox directory), from
+// this API process. The mailer runs until ctx ends.
+func withConsole(ctx context.Context, cfg config.Config, deps *api.Deps, log *slog.Logger) error {
+	if log == nil {
+		log = slog.Default()
+	}
+	n, _, _, err := newSenders(cfg)
+	if err != nil {
+		return err
+	}
+	letters, ok := n.Email.(notify.LetterSender)
+	if !ok {
+		return fmt.Errorf("console: the e-mail sender %T cannot send sign-in letters", n.Email)
+	}
+	mailer := signin.NewMailer(letters, log, deps.Metrics)
+	go mailer.Run(ctx)
+	svc, err := signin.New(signin.Config{DB: deps.DB, Audience: signin.Console, BaseURL: cfg.PublicBaseURL, Prefix: "/console",
+		Mailer: mailer, Metrics: deps.Metrics, Eligible: console.Eligible(deps.DB)})
+	if err != nil {
+		return fmt.Errorf("console sign-in: %w", err)
+	}
+	deps.Console = console.NewMailSignIn(svc)
+	return nil
+}
