@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/client"
+
 	"github.com/badged/badged/api"
 	"github.com/badged/badged/cmd/badged/internal/config"
 	"github.com/badged/badged/console"
 	"github.com/badged/badged/internal/notify"
 	"github.com/badged/badged/internal/signin"
+	"github.com/badged/badged/temporal"
 )
 
 // withConsole mounts the console on deps: its mail-link sign-in (internal/signin, console audience) sends links
@@ -35,5 +39,24 @@ func withConsole(ctx context.Context, cfg config.Config, deps *api.Deps, log *sl
 		return fmt.Errorf("console sign-in: %w", err)
 	}
 	deps.Console = console.NewMailSignIn(svc)
+	return nil
+}
+
+// withConsoleRedrive lets the console re-drive retryable failures through the path `badged admin issuance
+// redrive` takes (temporal.Redrive, the worker's retry policy), on the API process's Temporal client.
+func withConsoleRedrive(cfg config.Config, deps *api.Deps, tc client.Client) error {
+	if tc == nil {
+		return nil
+	}
+	policy, err := loadPolicy(cfg)
+	if err != nil {
+		return err
+	}
+	start := temporal.ClientRedriveStarter(tc)
+	d := deps.DB
+	deps.ConsoleRedrive = func(ctx context.Context, id uuid.UUID) (string, error) {
+		res, err := temporal.Redrive(ctx, d, policy, start, id)
+		return fmt.Sprintf("run %d, %d recipients", res.Run, len(res.AssertionIDs)), err
+	}
 	return nil
 }

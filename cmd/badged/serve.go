@@ -163,6 +163,10 @@ func newHTTPServer(ctx context.Context, cfg config.Config, p wire.Parts, rec *st
 	deps.RateLimit = api.RateLimit{PerSecond: float64(cfg.RateLimitRPS), Burst: cfg.RateLimitBurst}
 	deps.KeyCacheTTL = cfg.KeyCacheTTL
 	deps.Stats = rec
+	if err := withConsoleRedrive(cfg, &deps, p.Client); err != nil {
+		closeAPI()
+		return nil, nil, err
+	}
 	if err := withConsole(ctx, cfg, &deps, deps.Log); err != nil {
 		closeAPI()
 		return nil, nil, err
