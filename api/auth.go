@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -52,6 +53,7 @@ func (h *handler) authenticate(next http.Handler) http.Handler {
 			h.writeError(w, r, err)
 			return
 		}
+		h.keyUse.touch(r.Context(), h.db, row.ID, time.Now())
 		p := principal{OrgID: row.OrgID, OrgName: row.OrgName, KeyID: row.ID, Role: row.Role, Mode: row.Mode}
 		setLogAttrs(r.Context(), "orgId", p.OrgID.String(), "keyId", p.KeyID.String())
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
@@ -77,4 +79,11 @@ func (h *handler) apiKey(ctx context.Context, id uuid.UUID) (db.GetAPIKeyRow, er
 		return h.db.GetAPIKey(ctx, id)
 	}
 	return h.keys.get(ctx, id)
+}
+
+// forgetKey makes this process read key id again on its next request (the console revoked it).
+func (h *handler) forgetKey(id uuid.UUID) {
+	if h.keys != nil {
+		h.keys.forget(id)
+	}
 }

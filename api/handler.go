@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -8,8 +9,10 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"github.com/google/uuid"
 
 	"github.com/badged/badged/catalog"
+	"github.com/badged/badged/console"
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/blob"
@@ -50,6 +53,11 @@ type Deps struct {
 	// SignIn is the earner's mail-link sign-in (package earner's pages at /earner); a nil Mailer leaves the
 	// earner's pages unmounted (404).
 	SignIn SignIn
+	// Console is the console's mail-link sign-in (package console, mounted at /console); nil: no console.
+	Console console.SignIn
+	// ConsoleRedrive re-drives an issuance's retryable failures for the console (temporal.Redrive); nil: the
+	// console offers no re-drive.
+	ConsoleRedrive func(ctx context.Context, issuance uuid.UUID) (string, error)
 }
 
 // SignIn configures the earner's sign-in: the process's mailer (cmd/badged runs it) and the limits, zero for
@@ -84,6 +92,7 @@ type handler struct {
 	webhooks    WebhookStarter
 	webhookURLs webhook.URLPolicy
 	stats       *stats.Recorder
+	keyUse      keyUse // when each key was last used (api/keyuse.go)
 }
 
 // NewHandler returns the whole HTTP API: middleware plus the route table of both versions.
@@ -151,6 +160,11 @@ func NewHandler(d Deps) http.Handler {
 	h.limiter = newKeyLimiter(d.RateLimit, rateClock)
 	if d.KeyCacheTTL > 0 {
 		h.keys = newKeyCache(d.KeyCacheTTL, time.Now, d.DB.GetAPIKey) // real time: a pinned test clock never expires
+	}
+	if d.Console != nil {
+		c := console.New(console.Deps{DB: d.DB, SignIn: d.Console, Log: h.log, Location: h.loc, Redrive: d.ConsoleRedrive,
+			KeyRevoked: h.forgetKey, Assertions: h.consoleAssertions()})
+		r.Mount("/console", c.Router())
 	}
 	for _, v := range versions {
 		r.Get(v.prefix()+"/openapi.json", h.handle(h.serveOpenAPI(v))) // public: integrators read it before they have a key

@@ -65,3 +65,11 @@ func (c *keyCache) get(ctx context.Context, id uuid.UUID) (db.GetAPIKeyRow, erro
 	c.entries[id] = cachedKey{row: row, expires: now.Add(c.ttl)}
 	return row, nil
 }
+
+// forget drops key id, so its next request reads the row again: a key revoked in the console stops working on this
+// process at once, not after ttl.
+func (c *keyCache) forget(id uuid.UUID) {
+	c.mu.Lock()
+	delete(c.entries, id)
+	c.mu.Unlock()
+}

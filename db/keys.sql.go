@@ -13,7 +13,7 @@ import (
 )
 
 const createAPIKey = `-- name: CreateAPIKey :one
-INSERT INTO api_keys (id, org_id, key_hash, role, mode) VALUES ($1, $2, $3, $4, $5) RETURNING id, org_id, key_hash, role, mode, created_at, revoked_at
+INSERT INTO api_keys (id, org_id, key_hash, role, mode) VALUES ($1, $2, $3, $4, $5) RETURNING id, org_id, key_hash, role, mode, created_at, revoked_at, name, created_by, last_used_at
 `
 
 type CreateAPIKeyParams struct {
@@ -41,6 +41,9 @@ func (q *Queries) CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (Api
 		&i.Mode,
 		&i.CreatedAt,
 		&i.RevokedAt,
+		&i.Name,
+		&i.CreatedBy,
+		&i.LastUsedAt,
 	)
 	return i, err
 }
@@ -78,7 +81,7 @@ func (q *Queries) GetAPIKey(ctx context.Context, id uuid.UUID) (GetAPIKeyRow, er
 }
 
 const revokeAPIKey = `-- name: RevokeAPIKey :one
-UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id, org_id, key_hash, role, mode, created_at, revoked_at
+UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id, org_id, key_hash, role, mode, created_at, revoked_at, name, created_by, last_used_at
 `
 
 func (q *Queries) RevokeAPIKey(ctx context.Context, id uuid.UUID) (ApiKey, error) {
@@ -92,6 +95,9 @@ func (q *Queries) RevokeAPIKey(ctx context.Context, id uuid.UUID) (ApiKey, error
 		&i.Mode,
 		&i.CreatedAt,
 		&i.RevokedAt,
+		&i.Name,
+		&i.CreatedBy,
+		&i.LastUsedAt,
 	)
 	return i, err
 }

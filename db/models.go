@@ -13,13 +13,16 @@ import (
 )
 
 type ApiKey struct {
-	ID        uuid.UUID
-	OrgID     uuid.UUID
-	KeyHash   []byte
-	Role      string
-	Mode      string
-	CreatedAt time.Time
-	RevokedAt *time.Time
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	KeyHash    []byte
+	Role       string
+	Mode       string
+	CreatedAt  time.Time
+	RevokedAt  *time.Time
+	Name       string
+	CreatedBy  *uuid.UUID
+	LastUsedAt *time.Time
 }
 
 type Assertion struct {
@@ -91,6 +94,18 @@ type AssertionStatsDaily struct {
 	BadgeID     uuid.UUID
 	ProgramID   uuid.UUID
 	IssuanceID  uuid.UUID
+}
+
+type AuditEvent struct {
+	ID         int64
+	OrgID      uuid.UUID
+	PersonID   *uuid.UUID
+	Actor      string
+	Action     string
+	Target     string
+	Detail     string
+	ClientAddr string
+	At         time.Time
 }
 
 type Badge struct {
@@ -290,6 +305,13 @@ type MediaFile struct {
 	CreatedAt   time.Time
 }
 
+type Membership struct {
+	OrgID     uuid.UUID
+	PersonID  uuid.UUID
+	Role      string
+	CreatedAt time.Time
+}
+
 type Notification struct {
 	AssertionID uuid.UUID
 	MessageID   string
@@ -327,6 +349,12 @@ type Organization struct {
 	RenewalUrl   *string
 	SerialKey    []byte
 	Description  *string
+}
+
+type Person struct {
+	ID        uuid.UUID
+	Email     string
+	CreatedAt time.Time
 }
 
 type PreauthCode struct {

@@ -14,6 +14,8 @@ import (
 
 type Querier interface {
 	AddEarnerEvents(ctx context.Context, arg AddEarnerEventsParams) error
+	// Adds the person with role, or leaves an existing membership as it is (an invitation never changes a role).
+	AddMembership(ctx context.Context, arg AddMembershipParams) (Membership, error)
 	// Adds the recorder's events of one flush (internal/stats), each counted only when its visitor was not yet counted
 	// that day for that assertion and kind (stats_visits), to the daily counters. The caller sorts rows by key and sends
 	// each (day, assertion, kind, visitor) once, so two processes lock rows in one order, never deadlock, and agree on
@@ -21,6 +23,7 @@ type Querier interface {
 	AddUniqueStats(ctx context.Context, arg AddUniqueStatsParams) error
 	// Records a completed step for the assertions still at from_step.
 	AdvanceAssertions(ctx context.Context, arg AdvanceAssertionsParams) (int64, error)
+	AppendAudit(ctx context.Context, arg AppendAuditParams) error
 	// Assigns credentials to the anchor transaction stored under anchor_key, with each one's Merkle inclusion proof.
 	AssignAnchor(ctx context.Context, arg AssignAnchorParams) (int64, error)
 	// Assigns pending copies to the anchor transaction stored under anchor_key, each with its Merkle inclusion proof.
@@ -74,8 +77,11 @@ type Querier interface {
 	CountLapsedAssertions(ctx context.Context, arg CountLapsedAssertionsParams) (int64, error)
 	CountLiveBadges(ctx context.Context, arg CountLiveBadgesParams) (int64, error)
 	CountLivePrograms(ctx context.Context, arg CountLiveProgramsParams) (int64, error)
+	CountOwners(ctx context.Context, orgID uuid.UUID) (int64, error)
 	CountProcessingOf(ctx context.Context, ids []uuid.UUID) (int64, error)
 	CountPrograms(ctx context.Context, arg CountProgramsParams) (int64, error)
+	// An issuance's recipients by state and error code ('' for none), in one pass of assertions_console_counts_idx.
+	CountRecipientOutcomes(ctx context.Context, issuanceID uuid.UUID) ([]CountRecipientOutcomesRow, error)
 	// Counts one hit against key in a fixed window starting at the first hit; a window older than window_seconds
 	// starts over. Returns the hits in the current window, this one included.
 	CountSigninHit(ctx context.Context, arg CountSigninHitParams) (int32, error)
@@ -99,6 +105,7 @@ type Querier interface {
 	// Of concurrent first uses exactly one key is kept; the others read it.
 	CreateIssuerRSAKey(ctx context.Context, arg CreateIssuerRSAKeyParams) error
 	CreateMediaFile(ctx context.Context, arg CreateMediaFileParams) (MediaFile, error)
+	CreateNamedAPIKey(ctx context.Context, arg CreateNamedAPIKeyParams) (CreateNamedAPIKeyRow, error)
 	CreateNotification(ctx context.Context, arg CreateNotificationParams) error
 	CreateNotificationResend(ctx context.Context, arg CreateNotificationResendParams) error
 	CreateNotifications(ctx context.Context, arg CreateNotificationsParams) error
@@ -220,11 +227,17 @@ type Querier interface {
 	GetMediaFile(ctx context.Context, arg GetMediaFileParams) (MediaFile, error)
 	// Public image serving: media URLs carry no key, only the random id.
 	GetMediaFileAnyOrg(ctx context.Context, id uuid.UUID) (MediaFile, error)
+	GetMembership(ctx context.Context, arg GetMembershipParams) (Membership, error)
 	GetNotification(ctx context.Context, assertionID uuid.UUID) (Notification, error)
 	GetOpenStatusList(ctx context.Context, arg GetOpenStatusListParams) (StatusList, error)
+	// An assertion of the organization (either mode), for the console's cancel and reissue.
+	GetOrgAssertionRef(ctx context.Context, arg GetOrgAssertionRefParams) (GetOrgAssertionRefRow, error)
+	// An issuance of the organization, either mode (the console shows which); another organization's is not found.
+	GetOrgIssuance(ctx context.Context, arg GetOrgIssuanceParams) (GetOrgIssuanceRow, error)
 	GetOrganization(ctx context.Context, id uuid.UUID) (Organization, error)
 	// The replacement of an original still in the pipeline, if any.
 	GetPendingReplacement(ctx context.Context, reissuedFrom *uuid.UUID) (GetPendingReplacementRow, error)
+	GetPersonByEmail(ctx context.Context, email string) (Person, error)
 	// Everything a pipeline step reads about one assertion, in one round trip.
 	GetPipelineAssertion(ctx context.Context, id uuid.UUID) (GetPipelineAssertionRow, error)
 	GetProgram(ctx context.Context, arg GetProgramParams) (Program, error)
@@ -280,6 +293,10 @@ type Querier interface {
 	// backwards; mixed directions take an Incremental Sort over the same index (only rows sharing one created_at are
 	// sorted); id alone walks the primary key.
 	ListAssertions(ctx context.Context, arg ListAssertionsParams) ([]ListAssertionsRow, error)
+	// Newest first, by keyset: the rows below before_id (0: from the newest).
+	ListAudit(ctx context.Context, arg ListAuditParams) ([]AuditEvent, error)
+	// The badges the issuances filter offers, by name.
+	ListBadgeChoices(ctx context.Context, orgID uuid.UUID) ([]ListBadgeChoicesRow, error)
 	// Joins the badge so that a link racing a badge delete never shows a deleted badge.
 	ListBadgeIDsOfPrograms(ctx context.Context, arg ListBadgeIDsOfProgramsParams) ([]ListBadgeIDsOfProgramsRow, error)
 	// The visible programs a badge belongs to, as its page lists them.
@@ -297,6 +314,9 @@ type Querier interface {
 	ListChainReservations(ctx context.Context, arg ListChainReservationsParams) ([]ListChainReservationsRow, error)
 	// Ages come from the database clock, the one created_at was set by, so workers' clocks need not agree.
 	ListChainUnsettled(ctx context.Context, arg ListChainUnsettledParams) ([]ListChainUnsettledRow, error)
+	// One mode's issuances of an organization, newest first, after the keyset cursor (created_at, id); the filters
+	// are optional (NULL: any).
+	ListConsoleIssuances(ctx context.Context, arg ListConsoleIssuancesParams) ([]ListConsoleIssuancesRow, error)
 	// The latest delivery of an event to each endpoint.
 	ListDeliveriesOfEvent(ctx context.Context, eventID string) ([]WebhookDelivery, error)
 	// Every live credential issued to an address, across organizations, in the states the collection may show (the
@@ -314,10 +334,18 @@ type Querier interface {
 	ListIssuanceLogCandidates(ctx context.Context, ids []uuid.UUID) ([]ListIssuanceLogCandidatesRow, error)
 	// Which of these credential ids the log holds already (a retried step appends nothing twice).
 	ListIssuanceLogPresent(ctx context.Context, arg ListIssuanceLogPresentParams) ([]string, error)
+	// One page of an issuance's recipients in order, after seq; state and error code are optional filters.
+	ListIssuanceRecipients(ctx context.Context, arg ListIssuanceRecipientsParams) ([]ListIssuanceRecipientsRow, error)
 	// Notification rows of an issuance that were not delivered, with whether an operator resend has been delivered since.
 	ListIssuanceUnsentNotifications(ctx context.Context, arg ListIssuanceUnsentNotificationsParams) ([]ListIssuanceUnsentNotificationsRow, error)
 	ListMediaFilesByIDs(ctx context.Context, arg ListMediaFilesByIDsParams) ([]MediaFile, error)
+	ListMembers(ctx context.Context, orgID uuid.UUID) ([]ListMembersRow, error)
+	// The organizations a person may pick, by name.
+	ListMembershipsOfPerson(ctx context.Context, personID uuid.UUID) ([]ListMembershipsOfPersonRow, error)
 	ListNotifications(ctx context.Context, ids []uuid.UUID) ([]Notification, error)
+	ListOrgAPIKeys(ctx context.Context, orgID uuid.UUID) ([]ListOrgAPIKeysRow, error)
+	// The credit history's debits: each issuance and what it took, newest first.
+	ListOrgDebits(ctx context.Context, arg ListOrgDebitsParams) ([]ListOrgDebitsRow, error)
 	// The organization's page and the badge's page (package catalog). Only live, published, undeleted configuration
 	// shows; test-mode credentials are never counted; no recipient is ever read.
 	// One page of the organization's visible programs, newest first (programs_org_page_idx), each row with how many
@@ -378,6 +406,8 @@ type Querier interface {
 	// count of wrong tx_codes (RecordTxCodeFailure) and the suspension are decided one request at a time per offer,
 	// on every API process, so no guess is judged against a count another request is about to change.
 	LockOfferForToken(ctx context.Context, id uuid.UUID) (LockOfferForTokenRow, error)
+	// Serialises changes of one organization's members, so two owners demoting each other cannot both succeed.
+	LockOrgMembers(ctx context.Context, orgID uuid.UUID) error
 	// Live copies waiting for an anchor transaction, oldest first, locked until their assignment commits (another
 	// worker's sweep skips them).
 	LockPendingWalletCopies(ctx context.Context, maxCopies int32) ([]LockPendingWalletCopiesRow, error)
@@ -447,6 +477,7 @@ type Querier interface {
 	ReleaseChainReservation(ctx context.Context, arg ReleaseChainReservationParams) (int64, error)
 	// For `badged admin reminders status`: the reminders by state, the oldest pending attempt, the last one sent.
 	ReminderCounts(ctx context.Context) ([]ReminderCountsRow, error)
+	RemoveMember(ctx context.Context, arg RemoveMemberParams) (int64, error)
 	// The originals of replacements among ids that were just issued (ISSUED or RECEIVED, credential in place) turn
 	// REISSUED and name their replacement; an original no longer ISSUED or RECEIVED (revoked, expired meanwhile) is
 	// left as it is. Returns what the caller needs to set the originals' status bits and record assertion.reissued.
@@ -465,6 +496,8 @@ type Querier interface {
 	RevokeAPIKey(ctx context.Context, id uuid.UUID) (ApiKey, error)
 	// Cancels an issued, unexpired assertion of the key's mode; no row means its state forbids it.
 	RevokeAssertion(ctx context.Context, arg RevokeAssertionParams) (Assertion, error)
+	// Another organization's key is not found.
+	RevokeOrgAPIKey(ctx context.Context, arg RevokeOrgAPIKeyParams) (RevokeOrgAPIKeyRow, error)
 	// Compare and swap: a key changed since it was read (nothing else changes one today) is left for the next run.
 	RewrapIssuerKey(ctx context.Context, arg RewrapIssuerKeyParams) (int64, error)
 	RewrapIssuerRSAKey(ctx context.Context, arg RewrapIssuerRSAKeyParams) (int64, error)
@@ -485,6 +518,7 @@ type Querier interface {
 	SetIssuanceLogHead(ctx context.Context, arg SetIssuanceLogHeadParams) error
 	SetIssuanceStatus(ctx context.Context, arg SetIssuanceStatusParams) (Issuance, error)
 	SetLockTimeout(ctx context.Context, timeout string) error
+	SetMemberRole(ctx context.Context, arg SetMemberRoleParams) (Membership, error)
 	// bit_index is Postgres's numbering (LSB first within a byte); the caller converts from the W3C index.
 	SetStatusBit(ctx context.Context, arg SetStatusBitParams) error
 	// What happened to each badge (internal/stats, api/stats.go, README "What happened to each badge").
@@ -510,6 +544,8 @@ type Querier interface {
 	TakePendingReminders(ctx context.Context, arg TakePendingRemindersParams) ([]TakePendingRemindersRow, error)
 	// Takes n consecutive entries of a list; the caller takes no more than the list has left.
 	TakeStatusIndexes(ctx context.Context, arg TakeStatusIndexesParams) (int32, error)
+	// The key's last use, at most once a minute (the rest of the minute's uses change nothing).
+	TouchAPIKey(ctx context.Context, id uuid.UUID) error
 	// Returns the live session and records the activity: a session idle for idle_seconds, or past its absolute end,
 	// is not returned (and is deleted by the sweep).
 	TouchSigninSession(ctx context.Context, arg TouchSigninSessionParams) (TouchSigninSessionRow, error)
@@ -522,6 +558,8 @@ type Querier interface {
 	// description.
 	UpdateOrganizationProfile(ctx context.Context, arg UpdateOrganizationProfileParams) (Organization, error)
 	UpdateProgram(ctx context.Context, arg UpdateProgramParams) (Program, error)
+	// The person of an address, made on first use (admin member add, an invitation).
+	UpsertPerson(ctx context.Context, arg UpsertPersonParams) (Person, error)
 	// Marks the link used and returns it, in one statement: of two processes redeeming the same link at once, one
 	// gets the row and the other none (single use across processes).
 	UseSigninLink(ctx context.Context, arg UseSigninLinkParams) (string, error)

@@ -28,14 +28,15 @@ var floors = []struct {
 	{"catalog", []string{"db", "internal/"}},        // the organization's page and the badge's page
 	{"wallet", []string{"page", "db", "internal/"}}, // page: the offer landing page's language and CSP
 	// The HTTP edge names workflows (ids, inputs) and reads db; it never runs steps (activities) or Temporal's plumbing.
-	{"api", []string{"page", "catalog", "wallet", "earner", "workflows", "db", "internal/"}},
-	{"earner", []string{"db", "internal/"}},                    // the earner's collection and public profile, mounted by api
-	{"api/apitest", []string{"api", "db", "db/", "internal/"}}, // the whole API over a fresh database, for tests
-	{"wire", []string{"api", "page", "catalog", "wallet", "earner", "temporal", "temporal/setup", "workflows", "activities", "db", "internal/"}},
+	{"console", []string{"db", "internal/"}}, // the organization's console (issue 30): pages over db and internal/
+	{"earner", []string{"db", "internal/"}},  // the earner's collection and public profile, mounted by api
+	{"api", []string{"page", "catalog", "console", "earner", "wallet", "workflows", "db", "internal/"}},
+	{"api/apitest", []string{"api", "console", "db", "db/", "internal/"}}, // the whole API over a fresh database, for tests
+	{"wire", []string{"api", "page", "catalog", "console", "earner", "wallet", "temporal", "temporal/setup", "workflows", "activities", "db", "internal/"}},
 	{"deploy", nil},
 	{"deploy/", []string{"temporal/setup", "workflows", "internal/"}},
 	{"client/", []string{"api"}},
-	{"cmd/", []string{"cmd/", "wire", "api", "page", "catalog", "wallet", "earner", "temporal", "temporal/", "workflows", "activities", "db", "internal/", "deploy/"}},
+	{"cmd/", []string{"cmd/", "wire", "api", "page", "catalog", "console", "earner", "wallet", "temporal", "temporal/", "workflows", "activities", "db", "internal/", "deploy/"}},
 }
 
 // TestImportRules: every non-test import between the module's packages follows floors, so nothing under internal/

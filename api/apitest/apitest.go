@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/badged/badged/api"
+	"github.com/badged/badged/console"
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/db/dbtest"
 	"github.com/badged/badged/internal/apikey"
@@ -120,6 +121,18 @@ func (e *Env) ServerWith(tb testing.TB, edit func(*api.Deps)) *httptest.Server {
 	srv.Config.MaxHeaderBytes = api.ServerMaxHeaderBytes
 	srv.Listener = api.GuardListener(srv.Listener, nil)
 	srv.Start()
+	tb.Cleanup(srv.Close)
+	return srv
+}
+
+// ConsoleServer starts another API server on the Env's database with the console mounted at /console, signed in
+// through signIn, and API keys cached for a minute.
+func (e *Env) ConsoleServer(tb testing.TB, signIn console.SignIn) *httptest.Server {
+	tb.Helper()
+	deps := e.deps
+	deps.Console = signIn
+	deps.KeyCacheTTL = time.Minute // a revocation in the console must end the key at once even through the cache
+	srv := httptest.NewServer(api.NewHandler(deps))
 	tb.Cleanup(srv.Close)
 	return srv
 }

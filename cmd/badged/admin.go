@@ -14,6 +14,8 @@ import (
 	"github.com/badged/badged/cmd/badged/internal/config"
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/apikey"
+	"github.com/badged/badged/internal/audit"
+	"github.com/badged/badged/internal/membership"
 )
 
 // runAdmin runs an operator command and prints its result as one JSON object on stdout, for scripts.
@@ -45,10 +47,19 @@ func runAdmin(ctx context.Context, cfg config.Config, args []string, stdout io.W
 	case "org create":
 		name := fs.String("name", "", "organization name")
 		credits := fs.Int64("credits", 0, "initial issuance credits")
+		owner := fs.String("owner-email", "", "the first owner's e-mail address (signs in to the console)")
 		if err := parseFlags(fs, args[2:]); err != nil {
 			return err
 		}
-		out, err = adminCreateOrg(ctx, d, *name, *credits)
+		out, err = adminCreateOrg(ctx, d, *name, *credits, *owner)
+	case "member add":
+		org := fs.String("org", "", "organization id")
+		email := fs.String("email", "", "the member's e-mail address")
+		role := fs.String("role", "", "ORG_VIEWER, ORG_MANAGER or ORG_OWNER")
+		if err := parseFlags(fs, args[2:]); err != nil {
+			return err
+		}
+		out, err = adminAddMember(ctx, d, *org, *email, *role)
 	case "org update":
 		var in orgUpdate
 		fs.StringVar(&in.id, "id", "", "organization id")
@@ -127,12 +138,14 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 }
 
 type orgOut struct {
-	ID      string `json:"id"`
-	Name    string `json:"name"`
-	Credits int64  `json:"credits"`
+	ID      string     `json:"id"`
+	Name    string     `json:"name"`
+	Credits int64      `json:"credits"`
+	Owner   *memberOut `json:"owner,omitempty"` // org create --owner-email
 }
 
-func adminCreateOrg(ctx context.Context, d *db.DB, name string, credits int64) (orgOut, error) {
+// adminCreateOrg makes an organization, with its first console owner when ownerEmail is given.
+func adminCreateOrg(ctx context.Context, d *db.DB, name string, credits int64, ownerEmail string) (orgOut, error) {
 	name, err := orgName("org create", name)
 	if err != nil {
 		return orgOut{}, err
@@ -140,11 +153,28 @@ func adminCreateOrg(ctx context.Context, d *db.DB, name string, credits int64) (
 	if credits < 0 {
 		return orgOut{}, errors.New("org create: --credits must not be negative")
 	}
+	if ownerEmail != "" {
+		if _, err := membership.Email(ownerEmail); err != nil {
+			return orgOut{}, fmt.Errorf("org create: --owner-email: %w", err)
+		}
+	}
 	o, err := d.CreateOrganization(ctx, db.CreateOrganizationParams{ID: uuid.New(), Name: name, Credits: credits})
 	if err != nil {
 		return orgOut{}, fmt.Errorf("create organization: %w", err)
 	}
-	return orgOut{ID: o.ID.String(), Name: o.Name, Credits: o.Credits}, nil
+	out := orgOut{ID: o.ID.String(), Name: o.Name, Credits: o.Credits}
+	if err := audit.Append(ctx, d, audit.Event{Org: o.ID, Actor: audit.AdminActor, Action: audit.OrgCreate,
+		Target: o.ID.String(), Detail: fmt.Sprintf("credits %d", credits)}); err != nil {
+		return out, err
+	}
+	if ownerEmail != "" {
+		m, err := adminAddMember(ctx, d, o.ID.String(), ownerEmail, apikey.RoleOwner)
+		if err != nil {
+			return out, fmt.Errorf("org create: organization %s made, its owner not: %w", o.ID, err)
+		}
+		out.Owner = &m
+	}
+	return out, nil
 }
 
 type keyOut struct {
@@ -177,7 +207,16 @@ func adminCreateKey(ctx context.Context, d *db.DB, org, role, mode string) (keyO
 	if err != nil {
 		return keyOut{}, fmt.Errorf("make key: %w", err)
 	}
-	k, err := d.CreateAPIKey(ctx, db.CreateAPIKeyParams{ID: id, OrgID: orgID, KeyHash: hash, Role: role, Mode: mode})
+	var k db.ApiKey
+	err = d.InTx(ctx, func(q *db.Queries) error {
+		var err error
+		if k, err = q.CreateAPIKey(ctx, db.CreateAPIKeyParams{ID: id, OrgID: orgID, KeyHash: hash, Role: role, Mode: mode}); err != nil {
+			return err
+		}
+		e := adminEvent(orgID)
+		e.Action, e.Target, e.Detail = audit.KeyCreate, id.String(), role+" "+mode
+		return audit.Append(ctx, q, e)
+	})
 	if err != nil {
 		return keyOut{}, fmt.Errorf("store key: %w", err)
 	}
@@ -194,7 +233,16 @@ func adminRevokeKey(ctx context.Context, d *db.DB, id string) (revokeOut, error)
 	if err != nil {
 		return revokeOut{}, errors.New("key revoke: --id must be a key id")
 	}
-	k, err := d.RevokeAPIKey(ctx, keyID)
+	var k db.ApiKey
+	err = d.InTx(ctx, func(q *db.Queries) error {
+		var err error
+		if k, err = q.RevokeAPIKey(ctx, keyID); err != nil {
+			return err
+		}
+		e := adminEvent(k.OrgID)
+		e.Action, e.Target = audit.KeyRevoke, keyID.String()
+		return audit.Append(ctx, q, e)
+	})
 	if db.IsNotFound(err) {
 		return revokeOut{}, fmt.Errorf("key revoke: no key %s", keyID)
 	}
@@ -212,7 +260,16 @@ func adminGrantCredits(ctx context.Context, d *db.DB, org string, amount int64) 
 	if amount <= 0 {
 		return orgOut{}, errors.New("credits grant: --amount must be a positive number")
 	}
-	o, err := d.GrantCredits(ctx, db.GrantCreditsParams{ID: orgID, Amount: amount})
+	var o db.Organization
+	err = d.InTx(ctx, func(q *db.Queries) error {
+		var err error
+		if o, err = q.GrantCredits(ctx, db.GrantCreditsParams{ID: orgID, Amount: amount}); err != nil {
+			return err
+		}
+		e := adminEvent(orgID)
+		e.Action, e.Detail = audit.CreditsGrant, fmt.Sprintf("%d", amount)
+		return audit.Append(ctx, q, e)
+	})
 	if db.IsNotFound(err) {
 		return orgOut{}, fmt.Errorf("credits grant: no organization %s", orgID)
 	}

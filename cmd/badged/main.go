@@ -35,7 +35,8 @@ commands:
   serve                      serve the HTTP API (TEMPORAL_ADDRESS required)
   worker                     run the issuance worker (TEMPORAL_ADDRESS required)
   migrate                    apply database migrations
-  admin org create --name NAME [--credits N]
+  admin org create --name NAME [--credits N] [--owner-email ADDRESS]
+  admin member add --org ID --email ADDRESS --role ORG_VIEWER|ORG_MANAGER|ORG_OWNER
   admin org update --id ID [--name NAME] [--url URL] [--logo-media MEDIA_ID] [--wallet-offers on|off]
                              the issuer profile on badge pages: website (--url "" clears it) and logo (an image
                              the organization uploaded with POST /media-files/images)

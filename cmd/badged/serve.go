@@ -104,7 +104,7 @@ func runParts(ctx context.Context, cfg config.Config, log *slog.Logger, r roles)
 		rec := stats.NewRecorder(d, stats.Options{Interval: cfg.StatsFlushInterval, Log: log, Metrics: m})
 		stopStats := wire.Background(context.WithoutCancel(ctx), rec.Run) // not ctx: the signal must not end it before the drain
 		defer stopStats()
-		// The sign-in mails of the earner's pages leave from this process (internal/signin): the same senders as
+		// The sign-in mails of the earner's pages and the console leave from this process (internal/signin): the same senders as
 		// the worker's notifications (SMTP, or the outbox under `make run`), a bounded queue drained here.
 		notifier, _, _, err := newSenders(cfg)
 		if err != nil {
@@ -180,6 +180,14 @@ func newHTTPServer(ctx context.Context, cfg config.Config, p wire.Parts, rec *st
 	deps.KeyCacheTTL = cfg.KeyCacheTTL
 	deps.Stats = rec
 	deps.SignIn = api.SignIn{Mailer: mailer, PerAddress: cfg.SignInPerAddress, PerClient: cfg.SignInPerClient}
+	if err := withConsoleRedrive(cfg, &deps, p.Client); err != nil {
+		closeAPI()
+		return nil, nil, err
+	}
+	if err := withConsole(cfg, &deps, mailer); err != nil {
+		closeAPI()
+		return nil, nil, err
+	}
 	return &http.Server{
 		Addr:              cfg.HTTPAddr,
 		Handler:           api.NewHandler(deps),

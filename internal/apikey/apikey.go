@@ -86,3 +86,9 @@ func Hash(key string) []byte {
 func Matches(key string, stored []byte) bool {
 	return subtle.ConstantTimeCompare(Hash(key), stored) == 1
 }
+
+// Prefix is how a key is named where its text may not be shown (the console's list): its mode and the start of its
+// id, which is how the key's text starts. It carries nothing of the secret.
+func Prefix(id uuid.UUID, mode string) string {
+	return "bdg_" + mode + "_" + strings.ReplaceAll(id.String(), "-", "")[:8] + "…"
+}
