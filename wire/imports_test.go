@@ -28,7 +28,7 @@ var floors = []struct {
 	{"wallet", []string{"page", "db", "internal/"}}, // page: the offer landing page's language and CSP
 	// The HTTP edge names workflows (ids, inputs) and reads db; it never runs steps (activities) or Temporal's plumbing.
 	{"api", []string{"page", "wallet", "earner", "workflows", "db", "internal/"}},
-	{"earner", []string{"db", "internal/"}}, // the earner's collection and public profile, mounted by api
+	{"earner", []string{"db", "internal/"}},                    // the earner's collection and public profile, mounted by api
 	{"api/apitest", []string{"api", "db", "db/", "internal/"}}, // the whole API over a fresh database, for tests
 	{"wire", []string{"api", "page", "wallet", "earner", "temporal", "workflows", "activities", "db", "internal/"}},
 	{"deploy", nil},
