@@ -70,7 +70,9 @@ func newRig(t *testing.T, perAddress, perClient int) *rig {
 		mk := func(aud signin.Audience, prefix string) *signin.Service {
 			s, err := signin.New(signin.Config{DB: d, Audience: aud, BaseURL: "https://badges.example", Prefix: prefix,
 				Mailer: mailer, PerAddress: perAddress, PerClient: perClient, Clock: rg.clock.now,
-				Eligible: func(_ context.Context, a string) (bool, error) { return a == known, nil }})
+				Eligible: func(_ context.Context, a string) (bool, error) {
+					return a == known || strings.HasSuffix(a, "@client.example"), nil
+				}})
 			require.NoError(t, err)
 			return s
 		}
@@ -243,7 +245,7 @@ func TestSignIn_LimitsHoldAcrossProcesses(t *testing.T) {
 	}
 	// Per client: one client, many addresses (all answered alike), alternating processes: 4 counted.
 	for i := range 8 {
-		require.NoError(t, rg.nodes[i%2].earner.Request(ctx, request("192.0.2.9"), "x"+string(rune('a'+i))+"@example.org", "en"))
+		require.NoError(t, rg.nodes[i%2].earner.Request(ctx, request("192.0.2.9"), "x"+string(rune('a'+i))+"@client.example", "en"))
 	}
 	// The console's invitation says when the address is over.
 	var limited int
@@ -254,11 +256,19 @@ func TestSignIn_LimitsHoldAcrossProcesses(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, limited)
+	clientMails := func() int {
+		n := 0
+		for i := range 8 {
+			n += len(rg.links(t, "x"+string(rune('a'+i))+"@client.example"))
+		}
+		return n
+	}
 	waitfor.True(t, 10*time.Second, 10*time.Millisecond, "the mails within the limits", func() bool {
-		return len(rg.links(t, known)) == 3 && len(rg.links(t, "invitee@example.org")) == 3
+		return len(rg.links(t, known)) == 3 && len(rg.links(t, "invitee@example.org")) == 3 && clientMails() == 4
 	})
-	// Nothing more arrives: the requests beyond the limit were never queued.
+	// Nothing more arrives: the requests beyond the limits were never queued.
 	require.Len(t, rg.links(t, known), 3)
+	require.Equal(t, 4, clientMails())
 }
 
 func TestSignIn_InviteTextIsTheCallers(t *testing.T) {
