@@ -16,7 +16,8 @@ const maxCachedKeys = 10_000
 
 // keyCache remembers API-key rows for ttl so that authenticating a request is not a database round trip. A row is
 // served for at most ttl after it was read: a revoked key (badged admin key revoke, another process) keeps working
-// for at most ttl on each API process, and so does a changed role or organization name. The key's hash is still
+// for at most ttl on each API process (one revoked in the console ends at once on the process that served it:
+// forget), and so does a changed role or organization name. The key's hash is still
 // compared on every request.
 type keyCache struct {
 	ttl  time.Duration
