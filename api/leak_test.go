@@ -114,6 +114,9 @@ var publicRoutes = []string{
 	"GET /issuers/{orgId}/.well-known/oauth-authorization-server", "GET /issuers/{orgId}/test/.well-known/oauth-authorization-server",
 	"GET /issuers/{orgId}/jwks", "GET /issuers/{orgId}/jwks/{kid}", "GET /issuers/{orgId}/test/jwks", "GET /issuers/{orgId}/test/jwks/{kid}",
 	"GET /credentials/{assertionId}/preview.png", // the page's social preview: what the page shows (page/preview.go)
+	// The issuance log (api/issuancelog.go): public by design, like the controller document whose key signs it;
+	// entries name credential ids and digests only.
+	"GET /issuers/{orgId}/log/checkpoint", "GET /issuers/{orgId}/log/tile/*",
 	// The offer's landing page (mail and KakaoTalk link it) and its VC-API exchange: both need the offer's random id.
 	"GET /oid4vci/offers/{offerId}/open", "POST /exchanges/{offerId}", "GET /exchanges/{offerId}/protocols",
 	"GET /oid4vci/offers/{offerId}", "POST /oid4vci/token", "POST /oid4vci/nonce", "POST /oid4vci/credential", "POST /oid4vci/notification",
