@@ -53,6 +53,10 @@ type Deps struct {
 	// SignIn is the earner's mail-link sign-in (package earner's pages at /earner); a nil Mailer leaves the
 	// earner's pages unmounted (404).
 	SignIn SignIn
+	// KeyRevocations, with KeyCacheTTL, makes a key revoked anywhere stop working on this process at once: the
+	// handler's key cache subscribes to it (cmd/badged runs its Listen). nil: a revocation made elsewhere takes
+	// effect here within KeyCacheTTL.
+	KeyRevocations *apikey.Revocations
 	// Console is the console's mail-link sign-in (package console, mounted at /console); nil: no console.
 	Console console.SignIn
 	// ConsoleRedrive re-drives an issuance's retryable failures for the console (temporal.Redrive); nil: the
@@ -160,6 +164,9 @@ func NewHandler(d Deps) http.Handler {
 	h.limiter = newKeyLimiter(d.RateLimit, rateClock)
 	if d.KeyCacheTTL > 0 {
 		h.keys = newKeyCache(d.KeyCacheTTL, time.Now, d.DB.GetAPIKey) // real time: a pinned test clock never expires
+		if d.KeyRevocations != nil {
+			d.KeyRevocations.Subscribe(h.keys.forget, h.keys.reset)
+		}
 	}
 	if d.Console != nil {
 		c := console.New(console.Deps{DB: d.DB, SignIn: d.Console, Log: h.log, Location: h.loc, Redrive: d.ConsoleRedrive,

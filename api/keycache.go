@@ -15,9 +15,9 @@ import (
 const maxCachedKeys = 10_000
 
 // keyCache remembers API-key rows for ttl so that authenticating a request is not a database round trip. A row is
-// served for at most ttl after it was read: a revoked key (badged admin key revoke, another process) keeps working
-// for at most ttl on each API process (one revoked in the console ends at once on the process that served it:
-// forget), and so does a changed role or organization name. The key's hash is still
+// served for at most ttl after it was read. A revoked key ends at once on every process that listens for
+// revocations (Deps.KeyRevocations: forget), and on the process whose console revoked it; without the listener it
+// keeps working for at most ttl, and so does a changed role or organization name. The key's hash is still
 // compared on every request.
 type keyCache struct {
 	ttl  time.Duration
@@ -72,5 +72,12 @@ func (c *keyCache) get(ctx context.Context, id uuid.UUID) (db.GetAPIKeyRow, erro
 func (c *keyCache) forget(id uuid.UUID) {
 	c.mu.Lock()
 	delete(c.entries, id)
+	c.mu.Unlock()
+}
+
+// reset drops every key: revocations may have been missed while the listening connection was down.
+func (c *keyCache) reset() {
+	c.mu.Lock()
+	clear(c.entries)
 	c.mu.Unlock()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/badged/badged/api"
 	"github.com/badged/badged/cmd/badged/internal/config"
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/chain"
 	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/media"
@@ -178,6 +179,14 @@ func newHTTPServer(ctx context.Context, cfg config.Config, p wire.Parts, rec *st
 	deps.MediaLimits = media.Limits{MaxBytes: cfg.MediaMaxBytes, MaxPixels: cfg.MediaMaxPixels, DecodeBudget: cfg.MediaDecodeMem}
 	deps.RateLimit = api.RateLimit{PerSecond: float64(cfg.RateLimitRPS), Burst: cfg.RateLimitBurst}
 	deps.KeyCacheTTL = cfg.KeyCacheTTL
+	if cfg.KeyCacheTTL > 0 { // a key revoked anywhere ends here at once, not after the cache's TTL
+		deps.KeyRevocations = &apikey.Revocations{}
+		stopListening := wire.Background(context.WithoutCancel(ctx), func(ctx context.Context) {
+			deps.KeyRevocations.Listen(ctx, deps.DB.Pool, deps.Log)
+		})
+		closeDeps := closeAPI
+		closeAPI = func() { stopListening(); closeDeps() }
+	}
 	deps.Stats = rec
 	deps.SignIn = api.SignIn{Mailer: mailer, PerAddress: cfg.SignInPerAddress, PerClient: cfg.SignInPerClient}
 	if err := withConsoleRedrive(cfg, &deps, p.Client); err != nil {
