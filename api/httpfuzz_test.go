@@ -146,7 +146,13 @@ func tablesDigestSQL(tb testing.TB, d *db.DB) string {
 	for rows.Next() {
 		var name string
 		require.NoError(tb, rows.Scan(&name))
-		tables = append(tables, fmt.Sprintf("(SELECT md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')) FROM %q x)", name))
+		row := "x::text"
+		if name == "api_keys" {
+			// A key's last use (api/keyuse.go) is written for any request the key authenticated, refused or not:
+			// bookkeeping of the key, not a write of the request.
+			row = "(to_jsonb(x) - 'last_used_at')::text"
+		}
+		tables = append(tables, fmt.Sprintf("(SELECT md5(coalesce(string_agg(%s, '|' ORDER BY %s), '')) FROM %q x)", row, row, name))
 	}
 	require.NoError(tb, rows.Err())
 	require.NotEmpty(tb, tables)
