@@ -68,7 +68,7 @@ test-race: tools os-deps postgres
 # The fault tests restart Postgres: the machine's cluster, or the server in BADGED_FAULTS_PGDATA (with
 # TEST_DATABASE_URL pointing at it). The Temporal-cluster variants build Temporal's server once into .tools/.
 test-faults: tools os-deps postgres ## fault tests (embedded Temporal and Temporal's own cluster): kill workers and services, restart Postgres; run alone
-	$(GO) test -tags faults -count=1 -run 'TestFaults|TestScaleOut_TemporalCluster' -v -timeout 45m ./e2e/
+	$(GO) test -tags faults -count=1 -run 'TestFaults|TestScaleOut_TemporalCluster|TestCluster' -v -timeout 60m ./e2e/
 
 bench: tools os-deps postgres ## benchmarks; figures go to docs/measurements.md (BADGED_BENCH_RECIPIENTS=10000 for the big issuance; the scale runs: make bench-scale, make bench-cluster-scale)
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
