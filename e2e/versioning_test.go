@@ -141,7 +141,8 @@ func TestVersioning_RunningIssuanceFinishes(t *testing.T) {
 	rec := &historyRecorder{s: s}
 	batch := rec.events(t, batchID)
 	require.Equal(t, []string{"release-1", "release-2"}, taskIdentities(batch), "begun on the old code, finished on the new")
-	require.Empty(t, versionMarkers(t, batch), "the running batch kept the old path")
+	// The released code records its own changes (operator-view); what matters is that this release's is absent.
+	require.NotContains(t, versionMarkers(t, batch), batchStartChange, "the running batch kept the old path")
 	require.NotContains(t, starts.issuances(), issuance)
 
 	// A batch that starts on the new release records the change and takes its path.
@@ -149,7 +150,7 @@ func TestVersioning_RunningIssuanceFinishes(t *testing.T) {
 	require.Equal(t, "COMPLETED", s.waitIssuance(t, "v3", tn.Key, id2, issueTimeout)["processingStatus"])
 	require.Equal(t, []string{"RECEIVED"}, states(s.assertionRows(t, id2)))
 	require.Equal(t, []uuid.UUID{uuid.MustParse(id2)}, starts.issuances())
-	require.Equal(t, []string{batchStartChange}, versionMarkers(t, rec.events(t, s.workflowIDOf(t, id2)+"/batch-00000")))
+	require.Contains(t, versionMarkers(t, rec.events(t, s.workflowIDOf(t, id2)+"/batch-00000")), batchStartChange)
 
 	// Why GetVersion: the same change without it cannot replay the run that started on the old code.
 	replay := func(fn any) error {

@@ -1,7 +1,9 @@
 package workflows
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -20,7 +22,9 @@ import (
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/db/dbtest"
 	"github.com/badged/badged/internal/chain"
+	"github.com/badged/badged/internal/credential"
 	"github.com/badged/badged/internal/errcode"
+	"github.com/badged/badged/internal/issuer"
 	"github.com/badged/badged/internal/retrypolicy"
 )
 
@@ -52,6 +56,9 @@ func TestRetryClassesThroughTheWorkflow(t *testing.T) {
 	policy, err := retrypolicy.Load("../temporal/retry-policy.json")
 	require.NoError(t, err)
 	f := mustWorkflowFixture(t)
+	ring, err := credential.NewKeyring("test:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32)))
+	require.NoError(t, err)
+	issuers := issuer.New(f.DB, ring, "https://badges.example")
 
 	classes := make([]string, 0, len(policy.Classes))
 	for name := range policy.Classes {
@@ -84,7 +91,9 @@ func TestRetryClassesThroughTheWorkflow(t *testing.T) {
 		for _, sc := range scenarios {
 			t.Run(class+"/"+string(code)+"/"+sc.name, func(t *testing.T) {
 				anchor := &flakyAnchorer{code: code, failures: sc.failures}
-				acts := &activities.Activities{DB: f.DB, Anchor: anchor, Policy: policy, Location: time.UTC,
+				// The anchor step appends live credentials to their organization's issuance log and signs its
+				// checkpoint with the organization's key: a real issuer.
+				acts := &activities.Activities{DB: f.DB, Anchor: anchor, Policy: policy, Location: time.UTC, Issuer: issuers,
 					Log: slog.New(slog.NewTextHandler(io.Discard, nil)), AnchorWait: time.Millisecond}
 				iss, id := f.mustSignedAssertion(t)
 				creditsBefore := f.credits(t)
