@@ -31,7 +31,7 @@ func runLog(ctx context.Context, args []string, stdout io.Writer) error {
 			fmt.Fprint(stdout, logUsage)
 			return nil
 		}
-		return &exitError{Code: 2, Err: errors.New("want: log verify --issuer URL [--state FILE]\n" + logUsage)}
+		return &exitError{Code: 2, Err: fmt.Errorf("want: log verify --issuer URL [--state FILE]\n%s", logUsage)}
 	}
 	fs := flag.NewFlagSet("log verify", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
