@@ -117,10 +117,12 @@ func (h *Handler) render(w http.ResponseWriter, status int, name string, view an
 	return nil
 }
 
-// privateHeaders mark a signed-in answer as the earner's alone.
+// privateHeaders mark a signed-in answer as the earner's alone: never stored (pagekit.Write keeps this), and no
+// referrer to other sites. Not "no-referrer": Chromium then sends "Origin: null" on the page's own form posts (the
+// link's button), which sameOrigin must refuse; "same-origin" sends the real origin home and nothing elsewhere.
 func privateHeaders(w http.ResponseWriter) {
 	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Referrer-Policy", "same-origin")
 }
 
 // readForm parses a bounded form body; false when it cannot be read (too large, malformed).

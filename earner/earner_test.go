@@ -173,6 +173,21 @@ func TestEarner_SignInAnswersAlikeAndLinkWorksOnce(t *testing.T) {
 		require.Equal(t, http.StatusGone, a.status)
 		require.Contains(t, a.body, `name="email"`)
 	}
+	// The signed-in pages are never stored, and keep the referrer same-origin: "no-referrer" made Chromium post the
+	// link's button with "Origin: null", which the origin check refuses (403), while a foreign origin stays refused.
+	require.Equal(t, "no-store", home.header.Get("Cache-Control"))
+	require.Equal(t, "same-origin", home.header.Get("Referrer-Policy"))
+	confirm := do(t, browser(t), http.MethodGet, st.srv[0].URL+"/earner/sign-in/"+token, nil)
+	require.Equal(t, http.StatusOK, confirm.status)
+	require.Equal(t, "same-origin", confirm.header.Get("Referrer-Policy"))
+	require.Equal(t, "no-store", confirm.header.Get("Cache-Control"))
+	req, err := http.NewRequest(http.MethodPost, st.srv[0].URL+"/earner/sign-in/"+token, nil)
+	require.NoError(t, err)
+	req.Header.Set("Origin", "https://evil.example")
+	res, err := browser(t).Do(req)
+	require.NoError(t, err)
+	require.NoError(t, res.Body.Close())
+	require.Equal(t, http.StatusForbidden, res.StatusCode)
 	// Forged and malformed links and cookies open nothing.
 	a := do(t, browser(t), http.MethodPost, st.srv[0].URL+"/earner/sign-in/"+strings.Repeat("A", 43), url.Values{})
 	require.Equal(t, http.StatusGone, a.status)

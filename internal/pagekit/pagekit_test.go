@@ -46,4 +46,13 @@ func TestWrite_NoHalfPage(t *testing.T) {
 	if body := w.Body.String(); !strings.Contains(body, ".mine{}") || !strings.Contains(body, "<title>T</title>") || w.Header().Get("Vary") == "" {
 		t.Fatalf("body %q headers %v", body, w.Header())
 	}
+	if cc := w.Header().Get("Cache-Control"); cc != "no-cache" {
+		t.Fatalf("Cache-Control %q, want no-cache", cc)
+	}
+	// A private page's no-store is not weakened to no-cache.
+	w = httptest.NewRecorder()
+	w.Header().Set("Cache-Control", "no-store")
+	if err := Write(w, tm, 200, "p", Chrome{Title: "T"}, CSP("")); err != nil || w.Header().Get("Cache-Control") != "no-store" {
+		t.Fatalf("err %v, Cache-Control %q", err, w.Header().Get("Cache-Control"))
+	}
 }

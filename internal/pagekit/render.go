@@ -69,8 +69,9 @@ func OriginOf(base string) string {
 
 // Write executes template name of t into a buffer first, so a template failure is the error returned with nothing
 // written (a 500 from the caller's error funnel), never half a page; then it answers status with the page's
-// headers: HTML, the CSP csp, revalidation on every view (the page shows the present state), and Vary on Accept
-// and Accept-Language (the same URL answers JSON to machines and a page in the visitor's language).
+// headers: HTML, the CSP csp, revalidation on every view (the page shows the present state) unless the caller set
+// a Cache-Control of its own, and Vary on Accept and Accept-Language (the same URL answers JSON to machines and a
+// page in the visitor's language).
 func Write(w http.ResponseWriter, t *template.Template, status int, name string, view any, csp string) error {
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, name, view); err != nil {
@@ -79,7 +80,9 @@ func Write(w http.ResponseWriter, t *template.Template, status int, name string,
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", csp)
-	h.Set("Cache-Control", "no-cache")
+	if h.Get("Cache-Control") == "" { // a caller's stricter choice (no-store on a signed-in page) stands
+		h.Set("Cache-Control", "no-cache")
+	}
 	h.Set("Vary", web.NegotiatedVary)
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
