@@ -87,13 +87,7 @@ func (a *Activities) assignAnchor(ctx context.Context, key string, ids []uuid.UU
 		if err != nil {
 			return err
 		}
-		leaves := make([]anchorLeaf, 0, len(rows)+len(checkpoints))
-		for _, r := range rows {
-			leaves = append(leaves, anchorLeaf{id: r.ID, digest: r.CredentialSha256})
-		}
-		for i := range checkpoints {
-			leaves = append(leaves, anchorLeaf{checkpoint: &checkpoints[i], digest: checkpoints[i].root[:]})
-		}
+		leaves := anchorLeaves(rows, func(r db.LockAnchorCandidatesRow) (uuid.UUID, []byte) { return r.ID, r.CredentialSha256 }, checkpoints)
 		params := db.AssignAnchorParams{AnchorKey: key}
 		if params.Ids, params.Proofs, err = assignLeaves(ctx, q, leaves); err != nil {
 			return err

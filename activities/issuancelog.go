@@ -89,6 +89,20 @@ type anchorLeaf struct {
 	digest     []byte
 }
 
+// anchorLeaves are an anchor's leaves: each row's credential (leaf gives its id and digest), then the root of
+// each checkpoint the rows were logged under. The anchor step and the wallet sweep both anchor this way.
+func anchorLeaves[R any](rows []R, leaf func(R) (uuid.UUID, []byte), checkpoints []loggedCheckpoint) []anchorLeaf {
+	leaves := make([]anchorLeaf, 0, len(rows)+len(checkpoints))
+	for _, r := range rows {
+		id, digest := leaf(r)
+		leaves = append(leaves, anchorLeaf{id: id, digest: digest})
+	}
+	for i := range checkpoints {
+		leaves = append(leaves, anchorLeaf{checkpoint: &checkpoints[i], digest: checkpoints[i].root[:]})
+	}
+	return leaves
+}
+
 // assignLeaves orders an anchor's leaves (credentials and checkpoint roots) as merkleAssignment does, stores each
 // checkpoint root's proof and returns the credentials' ids and proofs, for the assignment query.
 func assignLeaves(ctx context.Context, q *db.Queries, leaves []anchorLeaf) ([]uuid.UUID, []string, error) {

@@ -146,13 +146,7 @@ func (s WalletSweep) assign(ctx context.Context, key string) (int, error) {
 		if err != nil {
 			return err
 		}
-		leaves := make([]anchorLeaf, 0, len(rows)+len(checkpoints))
-		for _, r := range rows {
-			leaves = append(leaves, anchorLeaf{id: r.ID, digest: r.CredentialSha256})
-		}
-		for i := range checkpoints {
-			leaves = append(leaves, anchorLeaf{checkpoint: &checkpoints[i], digest: checkpoints[i].root[:]})
-		}
+		leaves := anchorLeaves(rows, func(r db.LockPendingWalletCopiesRow) (uuid.UUID, []byte) { return r.ID, r.CredentialSha256 }, checkpoints)
 		p := db.AssignWalletAnchorParams{AnchorKey: key}
 		if p.Ids, p.Proofs, err = assignLeaves(ctx, q, leaves); err != nil {
 			return err
