@@ -36,9 +36,6 @@ type cluster struct {
 	APIs      []*proc
 	Workers   []*proc
 	ChainNode *proc // the chain node when it runs as a process of its own (clusterOptions.chainProcess)
-	// killedAt is how many messages SMTP had accepted once a fault's SIGKILL of a worker had returned: a copy sent
-	// twice must have its first before it (the dead worker's) and its second after.
-	killedAt int
 
 	chainDir    string
 	chainAddr   string

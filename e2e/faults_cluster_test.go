@@ -25,34 +25,42 @@ const clusterFaultRecipients = 250
 type clusterFault struct {
 	name string
 	at   devKillPoint
-	do   func(t *testing.T, c *cluster)
+	do   func(t *testing.T, c *faultedCluster)
+}
+
+// faultedCluster is the cluster under TestFaults_TemporalCluster with what its faults record.
+type faultedCluster struct {
+	*cluster
+	// killedAt is how many messages SMTP had accepted once a fault's SIGKILL of a worker had returned: a copy sent
+	// twice must have its first before it (the dead worker's) and its second after.
+	killedAt int
 }
 
 // matchingDown is how long the matching service stays stopped.
 const matchingDown = 10 * time.Second
 
 var clusterFaults = []clusterFault{
-	{"worker kill -9", devKillPoint{"mail sent", sentQuery, nil, 30}, func(t *testing.T, c *cluster) {
+	{"worker kill -9", devKillPoint{"mail sent", sentQuery, nil, 30}, func(t *testing.T, c *faultedCluster) {
 		c.Workers[0].Kill(t)
 		// Counted once the worker is dead, not before the kill: what it handed SMTP in between is its own first copy.
 		c.killedAt = len(c.messages(t))
 		time.Sleep(faultWorkerDown)
 		c.Workers[0].Start(t)
 	}},
-	{"history kill -9", devKillPoint{"signed", reachedQuery, stepsFrom(activities.StepSigned), 50}, func(t *testing.T, c *cluster) {
+	{"history kill -9", devKillPoint{"signed", reachedQuery, stepsFrom(activities.StepSigned), 50}, func(t *testing.T, c *faultedCluster) {
 		h := c.temporalProc("history")
 		h.Kill(t)
 		time.Sleep(faultWorkerDown)
 		h.Start(t)
 	}},
-	{"Postgres restart", devKillPoint{"anchor sent", anchorSentQuery, nil, 1}, func(t *testing.T, c *cluster) {
+	{"Postgres restart", devKillPoint{"anchor sent", anchorSentQuery, nil, 1}, func(t *testing.T, c *faultedCluster) {
 		during := c.probeDuring(func() { restartPostgres(t, faultPostgresDown) })
 		t.Logf("API answers to GET /readyz while Postgres restarted: %v (status: count)", during)
 		for _, api := range c.APIs {
 			api.WaitReady(t, time.Minute)
 		}
 	}},
-	{"matching stopped 10s", devKillPoint{"mail sent", sentQuery, nil, 20}, func(t *testing.T, c *cluster) {
+	{"matching stopped 10s", devKillPoint{"mail sent", sentQuery, nil, 20}, func(t *testing.T, c *faultedCluster) {
 		m := c.temporalProc("matching")
 		m.Stop(t)
 		time.Sleep(matchingDown)
@@ -69,7 +77,7 @@ var clusterFaults = []clusterFault{
 // one credential, one anchor and one Message-ID (cluster.exactlyOnce), and mail went out twice only in the window
 // the design leaves: accepted by SMTP, then the worker killed before recording it.
 func TestFaults_TemporalCluster(t *testing.T) {
-	c := newTemporalCluster(t, clusterOptions{apis: 2, workers: 2})
+	c := &faultedCluster{cluster: newTemporalCluster(t, clusterOptions{apis: 2, workers: 2})}
 	tn := c.mustTenant(t, int64(len(clusterFaults)*clusterFaultRecipients))
 	var runs []issued
 	var summary []string
