@@ -76,7 +76,7 @@ func (a *Activities) FinishAssertions(ctx context.Context, in FinishBatch) (Tall
 			return err
 		}
 		for org, n := range refunds {
-			if err := q.RefundCredits(ctx, db.RefundCreditsParams{ID: org, N: n}); err != nil {
+			if err := q.RefundCredits(ctx, db.RefundCreditsParams{ID: org, N: n, IssuanceID: in.IssuanceID}); err != nil {
 				return err
 			}
 		}

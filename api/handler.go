@@ -61,7 +61,7 @@ type Deps struct {
 	Console console.SignIn
 	// ConsoleRedrive re-drives an issuance's retryable failures for the console (temporal.Redrive); nil: the
 	// console offers no re-drive.
-	ConsoleRedrive func(ctx context.Context, issuance uuid.UUID) (string, error)
+	ConsoleRedrive func(ctx context.Context, issuance uuid.UUID, actor string) (string, error)
 }
 
 // SignIn configures the earner's sign-in: the process's mailer (cmd/badged runs it) and the limits, zero for

@@ -181,7 +181,8 @@ func (h *handler) recordIssuance(ctx context.Context, sc scope, v version, badge
 		if err != nil {
 			return err
 		}
-		debited, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: int64(n)})
+		debited, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: int64(n),
+			Kind: "issuance", IssuanceID: &created.ID, Actor: keyActor(ctx)})
 		if db.IsNotFound(err) {
 			return newError(codeNoCredits, "the organization has fewer issuance credits than the %d recipients need", n)
 		}
@@ -198,6 +199,12 @@ func (h *handler) recordIssuance(ctx context.Context, sc scope, v version, badge
 		h.metrics.IssuanceStarted(versionLabel(v.prefix()), sc.Mode)
 	}
 	return out, err
+}
+
+// keyActor names the API key of the request in the credit ledger (db credit_ledger.actor).
+func keyActor(ctx context.Context) *string {
+	s := "key " + principalOf(ctx).KeyID.String()
+	return &s
 }
 
 // creditDebit is what an issuance of n recipients takes from the balance: one credit each, none for test keys

@@ -150,7 +150,8 @@ func (h *handler) recordReissue(ctx context.Context, sc scope, v version, orig d
 		if err != nil {
 			return err
 		}
-		debited, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: 1})
+		debited, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: 1,
+			Kind: "reissue", IssuanceID: &created.ID, Actor: keyActor(ctx)})
 		if db.IsNotFound(err) {
 			return newError(codeNoCredits, "a reissue needs 1 issuance credit and the organization has none")
 		}

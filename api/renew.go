@@ -129,7 +129,8 @@ func (h *handler) recordRenewal(ctx context.Context, sc scope, v version, orig d
 			out = created
 			return err
 		}
-		debited, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: 1})
+		debited, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: 1,
+			Kind: "renewal", IssuanceID: &created.ID, Actor: keyActor(ctx)})
 		if db.IsNotFound(err) {
 			return newError(codeNoCredits, "a renewal needs 1 issuance credit and the organization has none")
 		}

@@ -153,7 +153,8 @@ func (h *handler) recordRenewals(ctx context.Context, sc scope, v version, badge
 			out = created
 			return err
 		}
-		debited, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: int64(n)})
+		debited, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: sc.Org, Debit: int64(debit), Serials: int64(n),
+			Kind: "renewal", IssuanceID: &created.ID, Actor: keyActor(ctx)})
 		if db.IsNotFound(err) {
 			return newError(codeNoCredits, "the organization has fewer issuance credits than the %d renewals need", n)
 		}

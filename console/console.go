@@ -31,7 +31,7 @@ type Deps struct {
 	KeyRevoked func(uuid.UUID)
 	// Redrive re-runs the retryable failures of an issuance (temporal.Redrive with the worker's policy); nil: the
 	// console offers no re-drive.
-	Redrive  func(ctx context.Context, issuance uuid.UUID) (string, error)
+	Redrive  func(ctx context.Context, issuance uuid.UUID, actor string) (string, error)
 	Location *time.Location // times are shown in it; nil: UTC
 	// Assertions runs the API's cancel and reissue of one assertion (api provides it); nil: the console offers
 	// neither.
@@ -44,7 +44,7 @@ type Handler struct {
 	signIn     SignIn
 	log        *slog.Logger
 	keyRevoked func(uuid.UUID)
-	redrive    func(context.Context, uuid.UUID) (string, error)
+	redrive    func(context.Context, uuid.UUID, string) (string, error)
 	loc        *time.Location
 	assertions AssertionAction
 }

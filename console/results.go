@@ -68,7 +68,7 @@ func (h *Handler) redriveIssuance(w http.ResponseWriter, r *http.Request, a acto
 	if err != nil {
 		return err
 	}
-	summary, err := h.redrive(r.Context(), iss.ID)
+	summary, err := h.redrive(r.Context(), iss.ID, a.Email)
 	if err != nil {
 		return err
 	}

@@ -429,6 +429,49 @@ func (q *Queries) ListConsoleIssuances(ctx context.Context, arg ListConsoleIssua
 	return items, nil
 }
 
+const listCreditLedger = `-- name: ListCreditLedger :many
+SELECT id, org_id, at, delta, kind, issuance_id, actor, balance_after FROM credit_ledger
+WHERE org_id = $1 AND ($3::bigint = 0 OR id < $3::bigint)
+ORDER BY id DESC
+LIMIT $2
+`
+
+type ListCreditLedgerParams struct {
+	OrgID    uuid.UUID
+	Limit    int32
+	BeforeID int64
+}
+
+// The credit history (credit_ledger), newest first, by keyset: the rows below before_id (0: from the newest).
+func (q *Queries) ListCreditLedger(ctx context.Context, arg ListCreditLedgerParams) ([]CreditLedger, error) {
+	rows, err := q.db.Query(ctx, listCreditLedger, arg.OrgID, arg.Limit, arg.BeforeID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CreditLedger{}
+	for rows.Next() {
+		var i CreditLedger
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.At,
+			&i.Delta,
+			&i.Kind,
+			&i.IssuanceID,
+			&i.Actor,
+			&i.BalanceAfter,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listIssuanceRecipients = `-- name: ListIssuanceRecipients :many
 SELECT id, seq, recipient_name, recipient_email, recipient_phone, state, error_code, step
 FROM assertions
@@ -603,53 +646,6 @@ func (q *Queries) ListOrgAPIKeys(ctx context.Context, orgID uuid.UUID) ([]ListOr
 			&i.LastUsedAt,
 			&i.RevokedAt,
 			&i.CreatedByEmail,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const listOrgDebits = `-- name: ListOrgDebits :many
-SELECT id, mode, credits_debited, assertion_count, created_at FROM issuances
-WHERE org_id = $1 AND credits_debited > 0
-ORDER BY created_at DESC, id DESC
-LIMIT $2
-`
-
-type ListOrgDebitsParams struct {
-	OrgID uuid.UUID
-	Limit int32
-}
-
-type ListOrgDebitsRow struct {
-	ID             uuid.UUID
-	Mode           string
-	CreditsDebited int32
-	AssertionCount int32
-	CreatedAt      time.Time
-}
-
-// The credit history's debits: each issuance and what it took, newest first.
-func (q *Queries) ListOrgDebits(ctx context.Context, arg ListOrgDebitsParams) ([]ListOrgDebitsRow, error) {
-	rows, err := q.db.Query(ctx, listOrgDebits, arg.OrgID, arg.Limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []ListOrgDebitsRow{}
-	for rows.Next() {
-		var i ListOrgDebitsRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.Mode,
-			&i.CreditsDebited,
-			&i.AssertionCount,
-			&i.CreatedAt,
 		); err != nil {
 			return nil, err
 		}

@@ -82,16 +82,27 @@ func (q *Queries) CreateIssuance(ctx context.Context, arg CreateIssuanceParams) 
 }
 
 const debitCredits = `-- name: DebitCredits :one
-UPDATE organizations SET credits = credits - $1::bigint, next_serial = next_serial + $2::bigint,
-    updated_at = now()
-WHERE id = $3 AND credits >= $1::bigint
-RETURNING (next_serial - $2::bigint)::bigint AS first_serial, serial_key
+WITH o AS (
+    UPDATE organizations SET credits = credits - $2::bigint,
+        next_serial = next_serial + $1::bigint, updated_at = now()
+    WHERE organizations.id = $3 AND credits >= $2::bigint
+    RETURNING id, credits, next_serial, serial_key
+), l AS (
+    INSERT INTO credit_ledger (org_id, delta, kind, issuance_id, actor, balance_after)
+    SELECT o.id, -$2::bigint, $4::text, $5::uuid, $6::text,
+           o.credits
+    FROM o WHERE $2::bigint <> 0
+)
+SELECT (next_serial - $1::bigint)::bigint AS first_serial, serial_key FROM o
 `
 
 type DebitCreditsParams struct {
-	Debit   int64
-	Serials int64
-	ID      uuid.UUID
+	Serials    int64
+	Debit      int64
+	ID         uuid.UUID
+	Kind       string
+	IssuanceID *uuid.UUID
+	Actor      *string
 }
 
 type DebitCreditsRow struct {
@@ -101,8 +112,17 @@ type DebitCreditsRow struct {
 
 // Takes the org row lock (serialising debits) and reserves serial numbers; no row means not enough credits. The
 // organization's serial key comes along: internal/serial makes the serials of the reserved counters with it.
+// A debit writes its ledger row (kind: issuance, renewal, reissue or redrive) in the same statement; a test-mode
+// debit of 0 writes none.
 func (q *Queries) DebitCredits(ctx context.Context, arg DebitCreditsParams) (DebitCreditsRow, error) {
-	row := q.db.QueryRow(ctx, debitCredits, arg.Debit, arg.Serials, arg.ID)
+	row := q.db.QueryRow(ctx, debitCredits,
+		arg.Serials,
+		arg.Debit,
+		arg.ID,
+		arg.Kind,
+		arg.IssuanceID,
+		arg.Actor,
+	)
 	var i DebitCreditsRow
 	err := row.Scan(&i.FirstSerial, &i.SerialKey)
 	return i, err

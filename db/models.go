@@ -162,6 +162,17 @@ type CredentialOffer struct {
 	SuspendedAt     *time.Time
 }
 
+type CreditLedger struct {
+	ID           int64
+	OrgID        uuid.UUID
+	At           time.Time
+	Delta        int64
+	Kind         string
+	IssuanceID   *uuid.UUID
+	Actor        *string
+	BalanceAfter *int64
+}
+
 type EarnerBadgePref struct {
 	AssertionID   uuid.UUID
 	Email         string

@@ -7,22 +7,37 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
 
 const createOrganization = `-- name: CreateOrganization :one
-INSERT INTO organizations (id, name, credits) VALUES ($1, $2, $3) RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url, serial_key, description
+WITH l AS (
+    INSERT INTO credit_ledger (org_id, delta, kind, balance_after, actor)
+    SELECT $1::uuid, $3::bigint, 'opening', $3::bigint, $4::text
+    WHERE $3::bigint <> 0
+)
+INSERT INTO organizations (id, name, credits) VALUES ($1::uuid, $2, $3::bigint)
+RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url, serial_key, description
 `
 
 type CreateOrganizationParams struct {
 	ID      uuid.UUID
 	Name    string
 	Credits int64
+	Actor   *string
 }
 
+// The credits it starts with are the ledger's 'opening' row, written by the same statement (0037_credit_ledger;
+// the row's foreign key is checked at the statement's end, after the organization is in).
 func (q *Queries) CreateOrganization(ctx context.Context, arg CreateOrganizationParams) (Organization, error) {
-	row := q.db.QueryRow(ctx, createOrganization, arg.ID, arg.Name, arg.Credits)
+	row := q.db.QueryRow(ctx, createOrganization,
+		arg.ID,
+		arg.Name,
+		arg.Credits,
+		arg.Actor,
+	)
 	var i Organization
 	err := row.Scan(
 		&i.ID,
@@ -66,18 +81,41 @@ func (q *Queries) GetOrganization(ctx context.Context, id uuid.UUID) (Organizati
 }
 
 const grantCredits = `-- name: GrantCredits :one
-UPDATE organizations SET credits = credits + $1, updated_at = now()
-WHERE id = $2 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url, serial_key, description
+WITH o AS (
+    UPDATE organizations SET credits = credits + $1, updated_at = now()
+    WHERE organizations.id = $2 RETURNING id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url, serial_key, description
+), l AS (
+    INSERT INTO credit_ledger (org_id, delta, kind, balance_after, actor)
+    SELECT o.id, $1, 'grant', o.credits, $3::text FROM o
+)
+SELECT id, name, credits, created_at, updated_at, next_serial, website_url, logo_media_id, wallet_offers, renewal_url, serial_key, description FROM o
 `
 
 type GrantCreditsParams struct {
 	Amount int64
 	ID     uuid.UUID
+	Actor  *string
 }
 
-func (q *Queries) GrantCredits(ctx context.Context, arg GrantCreditsParams) (Organization, error) {
-	row := q.db.QueryRow(ctx, grantCredits, arg.Amount, arg.ID)
-	var i Organization
+type GrantCreditsRow struct {
+	ID           uuid.UUID
+	Name         string
+	Credits      int64
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	NextSerial   int64
+	WebsiteUrl   *string
+	LogoMediaID  *uuid.UUID
+	WalletOffers bool
+	RenewalUrl   *string
+	SerialKey    []byte
+	Description  *string
+}
+
+// With its ledger row, in the same statement.
+func (q *Queries) GrantCredits(ctx context.Context, arg GrantCreditsParams) (GrantCreditsRow, error) {
+	row := q.db.QueryRow(ctx, grantCredits, arg.Amount, arg.ID, arg.Actor)
+	var i GrantCreditsRow
 	err := row.Scan(
 		&i.ID,
 		&i.Name,

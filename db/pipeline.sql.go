@@ -189,12 +189,16 @@ func (q *Queries) ExpireAssertions(ctx context.Context, batch int32) (int64, err
 const failRemainingAssertions = `-- name: FailRemainingAssertions :one
 WITH failed AS (
     UPDATE assertions SET state = 'FAILED', error_code = 'INTERNAL_SERVER_ERROR', updated_at = now()
-    WHERE issuance_id = $1 AND state = 'PROCESSING'
+    WHERE assertions.issuance_id = $1 AND state = 'PROCESSING'
     RETURNING org_id, mode
 ), refunded AS (
     UPDATE organizations o SET credits = o.credits + f.n, updated_at = now()
     FROM (SELECT org_id, count(*) AS n FROM failed WHERE mode = 'live' GROUP BY org_id) f
     WHERE o.id = f.org_id
+    RETURNING o.id, o.credits, f.n
+), ledger AS (
+    INSERT INTO credit_ledger (org_id, delta, kind, issuance_id, balance_after)
+    SELECT id, n, 'refund', $1, credits FROM refunded
 )
 SELECT count(*) FROM failed
 `
@@ -974,16 +978,23 @@ func (q *Queries) RecordAnchorMined(ctx context.Context, arg RecordAnchorMinedPa
 }
 
 const refundCredits = `-- name: RefundCredits :exec
-UPDATE organizations SET credits = credits + $2::int, updated_at = now() WHERE id = $1
+WITH o AS (
+    UPDATE organizations SET credits = credits + $2::int, updated_at = now() WHERE organizations.id = $1
+    RETURNING id, credits
+)
+INSERT INTO credit_ledger (org_id, delta, kind, issuance_id, balance_after)
+SELECT o.id, $2::int, 'refund', $3::uuid, o.credits FROM o WHERE $2::int <> 0
 `
 
 type RefundCreditsParams struct {
-	ID uuid.UUID
-	N  int32
+	ID         uuid.UUID
+	N          int32
+	IssuanceID uuid.UUID
 }
 
+// The credits of n failed live recipients of an issuance go back, with their ledger row in the same statement.
 func (q *Queries) RefundCredits(ctx context.Context, arg RefundCreditsParams) error {
-	_, err := q.db.Exec(ctx, refundCredits, arg.ID, arg.N)
+	_, err := q.db.Exec(ctx, refundCredits, arg.ID, arg.N, arg.IssuanceID)
 	return err
 }
 

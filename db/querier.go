@@ -109,6 +109,8 @@ type Querier interface {
 	CreateNotification(ctx context.Context, arg CreateNotificationParams) error
 	CreateNotificationResend(ctx context.Context, arg CreateNotificationResendParams) error
 	CreateNotifications(ctx context.Context, arg CreateNotificationsParams) error
+	// The credits it starts with are the ledger's 'opening' row, written by the same statement (0037_credit_ledger;
+	// the row's foreign key is checked at the statement's end, after the organization is in).
 	CreateOrganization(ctx context.Context, arg CreateOrganizationParams) (Organization, error)
 	// A fresh code of an offer (a fetch of its URI), unless max_minted codes of the offer were minted in the last
 	// window_seconds (the codes' lifetime): then nothing (0 rows) and the offer URI answers 429, so a leaked offer URI
@@ -134,6 +136,8 @@ type Querier interface {
 	CreateWebhookEvent(ctx context.Context, arg CreateWebhookEventParams) (int64, error)
 	// Takes the org row lock (serialising debits) and reserves serial numbers; no row means not enough credits. The
 	// organization's serial key comes along: internal/serial makes the serials of the reserved counters with it.
+	// A debit writes its ledger row (kind: issuance, renewal, reissue or redrive) in the same statement; a test-mode
+	// debit of 0 writes none.
 	DebitCredits(ctx context.Context, arg DebitCreditsParams) (DebitCreditsRow, error)
 	DeleteBadge(ctx context.Context, arg DeleteBadgeParams) (int64, error)
 	// Retention: events (with their deliveries and attempts) older than the cutoff and no longer pending.
@@ -260,7 +264,8 @@ type Querier interface {
 	GetWebhookEndpoint(ctx context.Context, arg GetWebhookEndpointParams) (WebhookEndpoint, error)
 	GetWebhookEndpointAnyOrg(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
 	GetWebhookEvent(ctx context.Context, id string) (WebhookEvent, error)
-	GrantCredits(ctx context.Context, arg GrantCreditsParams) (Organization, error)
+	// With its ledger row, in the same statement.
+	GrantCredits(ctx context.Context, arg GrantCreditsParams) (GrantCreditsRow, error)
 	HasWebhookSubscriber(ctx context.Context, arg HasWebhookSubscriberParams) (bool, error)
 	InsertAssertions(ctx context.Context, arg []InsertAssertionsParams) (int64, error)
 	InsertChainFiller(ctx context.Context, arg InsertChainFillerParams) error
@@ -317,6 +322,8 @@ type Querier interface {
 	// One mode's issuances of an organization, newest first, after the keyset cursor (created_at, id); the filters
 	// are optional (NULL: any).
 	ListConsoleIssuances(ctx context.Context, arg ListConsoleIssuancesParams) ([]ListConsoleIssuancesRow, error)
+	// The credit history (credit_ledger), newest first, by keyset: the rows below before_id (0: from the newest).
+	ListCreditLedger(ctx context.Context, arg ListCreditLedgerParams) ([]CreditLedger, error)
 	// The latest delivery of an event to each endpoint.
 	ListDeliveriesOfEvent(ctx context.Context, eventID string) ([]WebhookDelivery, error)
 	// Every live credential issued to an address, across organizations, in the states the collection may show (the
@@ -344,8 +351,6 @@ type Querier interface {
 	ListMembershipsOfPerson(ctx context.Context, personID uuid.UUID) ([]ListMembershipsOfPersonRow, error)
 	ListNotifications(ctx context.Context, ids []uuid.UUID) ([]Notification, error)
 	ListOrgAPIKeys(ctx context.Context, orgID uuid.UUID) ([]ListOrgAPIKeysRow, error)
-	// The credit history's debits: each issuance and what it took, newest first.
-	ListOrgDebits(ctx context.Context, arg ListOrgDebitsParams) ([]ListOrgDebitsRow, error)
 	// The organization's page and the badge's page (package catalog). Only live, published, undeleted configuration
 	// shows; test-mode credentials are never counted; no recipient is ever read.
 	// One page of the organization's visible programs, newest first (programs_org_page_idx), each row with how many
@@ -471,6 +476,7 @@ type Querier interface {
 	RecordWebhookAttempt(ctx context.Context, arg RecordWebhookAttemptParams) error
 	// Uses a code up, once: a replayed code matches no row.
 	RedeemPreauthCode(ctx context.Context, codeHash []byte) (uuid.UUID, error)
+	// The credits of n failed live recipients of an issuance go back, with their ledger row in the same statement.
 	RefundCredits(ctx context.Context, arg RefundCreditsParams) error
 	// Only an unsigned reservation of exactly this nonce is released; the row lock makes a racing release wait and
 	// then find nothing.

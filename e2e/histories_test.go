@@ -318,7 +318,7 @@ func (s *stack) redrive(tb testing.TB, issuance uuid.UUID, issuanceWorkflowID st
 		for _, f := range failed {
 			in.AssertionIDs = append(in.AssertionIDs, f.ID)
 		}
-		if _, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: iss.OrgID, Debit: int64(len(failed))}); err != nil {
+		if _, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: iss.OrgID, Debit: int64(len(failed)), Kind: "redrive", IssuanceID: &iss.ID}); err != nil {
 			return err
 		}
 		if _, err := q.ResetForRedrive(ctx, in.AssertionIDs); err != nil {

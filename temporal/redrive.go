@@ -72,7 +72,9 @@ type RedriveResult struct {
 // Idempotent: while the latest run still has PROCESSING recipients, nothing new is reset or debited and that
 // run's workflow is started again (USE_EXISTING finds it running; a failed one is restarted). A run takes at most
 // workflows.MaxRedriveRecipients recipients; the next invocation after it finished takes the next ones.
-func Redrive(ctx context.Context, d *db.DB, policy *retrypolicy.Policy, start RedriveStarter, issID uuid.UUID) (RedriveResult, error) {
+// actor is who asked (the credit ledger's actor of the run's debit).
+func Redrive(ctx context.Context, d *db.DB, policy *retrypolicy.Policy, start RedriveStarter, issID uuid.UUID,
+	actor string) (RedriveResult, error) {
 	out := RedriveResult{IssuanceID: issID.String(), AssertionIDs: []string{}, SkippedByCode: map[string]int{}}
 	var iss db.Issuance
 	var run *db.IssuanceRedriveRun
@@ -130,7 +132,8 @@ func Redrive(ctx context.Context, d *db.DB, policy *retrypolicy.Policy, start Re
 			return nil
 		}
 		if live > 0 {
-			_, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: iss.OrgID, Debit: int64(live), Serials: 0})
+			_, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: iss.OrgID, Debit: int64(live), Serials: 0,
+				Kind: "redrive", IssuanceID: &iss.ID, Actor: &actor})
 			if db.IsNotFound(err) {
 				return fmt.Errorf("organization %s has fewer than the %d credits the re-drive needs", iss.OrgID, live)
 			}

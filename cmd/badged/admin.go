@@ -158,7 +158,9 @@ func adminCreateOrg(ctx context.Context, d *db.DB, name string, credits int64, o
 			return orgOut{}, fmt.Errorf("org create: --owner-email: %w", err)
 		}
 	}
-	o, err := d.CreateOrganization(ctx, db.CreateOrganizationParams{ID: uuid.New(), Name: name, Credits: credits})
+	actor := audit.AdminActor // the ledger's opening row names who gave the credits
+	o, err := d.CreateOrganization(ctx, db.CreateOrganizationParams{ID: uuid.New(), Name: name, Credits: credits,
+		Actor: &actor})
 	if err != nil {
 		return orgOut{}, fmt.Errorf("create organization: %w", err)
 	}
@@ -262,10 +264,12 @@ func adminGrantCredits(ctx context.Context, d *db.DB, org string, amount int64) 
 	}
 	var o db.Organization
 	err = d.InTx(ctx, func(q *db.Queries) error {
-		var err error
-		if o, err = q.GrantCredits(ctx, db.GrantCreditsParams{ID: orgID, Amount: amount}); err != nil {
+		actor := audit.AdminActor
+		g, err := q.GrantCredits(ctx, db.GrantCreditsParams{ID: orgID, Amount: amount, Actor: &actor})
+		if err != nil {
 			return err
 		}
+		o = db.Organization(g)
 		e := adminEvent(orgID)
 		e.Action, e.Detail = audit.CreditsGrant, fmt.Sprintf("%d", amount)
 		return audit.Append(ctx, q, e)

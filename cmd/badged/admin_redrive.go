@@ -8,6 +8,7 @@ import (
 
 	"github.com/badged/badged/cmd/badged/internal/config"
 	"github.com/badged/badged/db"
+	"github.com/badged/badged/internal/audit"
 	"github.com/badged/badged/internal/retrypolicy"
 	"github.com/badged/badged/temporal"
 )
@@ -39,7 +40,7 @@ func redriveIssuance(ctx context.Context, d *db.DB, cfg config.Config, policy *r
 	if err != nil {
 		return redriveOut{}, errors.New("issuance redrive: ID must be an issuance id")
 	}
-	res, err := temporal.Redrive(ctx, d, policy, start, issID)
+	res, err := temporal.Redrive(ctx, d, policy, start, issID, audit.AdminActor)
 	out := redriveOut{RedriveResult: res}
 	if res.WorkflowID != "" {
 		out.TemporalUIURL = temporalUIURL(cfg, res.WorkflowID)

@@ -39,8 +39,8 @@ func withConsoleRedrive(cfg config.Config, deps *api.Deps, tc client.Client) err
 	}
 	d := deps.DB
 	start := temporal.Starter{Client: tc, DB: d, BaseURL: cfg.PublicBaseURL}.StartRedrive
-	deps.ConsoleRedrive = func(ctx context.Context, id uuid.UUID) (string, error) {
-		res, err := temporal.Redrive(ctx, d, policy, start, id)
+	deps.ConsoleRedrive = func(ctx context.Context, id uuid.UUID, actor string) (string, error) {
+		res, err := temporal.Redrive(ctx, d, policy, start, id, actor)
 		return fmt.Sprintf("run %d, %d recipients", res.Run, len(res.AssertionIDs)), err
 	}
 	return nil

@@ -99,11 +99,11 @@ WHERE issuance_id = sqlc.arg(issuance_id) AND seq > sqlc.arg(after_seq)
 ORDER BY seq
 LIMIT sqlc.arg(lim);
 
--- name: ListOrgDebits :many
--- The credit history's debits: each issuance and what it took, newest first.
-SELECT id, mode, credits_debited, assertion_count, created_at FROM issuances
-WHERE org_id = $1 AND credits_debited > 0
-ORDER BY created_at DESC, id DESC
+-- name: ListCreditLedger :many
+-- The credit history (credit_ledger), newest first, by keyset: the rows below before_id (0: from the newest).
+SELECT * FROM credit_ledger
+WHERE org_id = $1 AND (sqlc.arg(before_id)::bigint = 0 OR id < sqlc.arg(before_id)::bigint)
+ORDER BY id DESC
 LIMIT $2;
 
 -- name: GetOrgIssuance :one

@@ -20,10 +20,20 @@ SELECT * FROM issuances WHERE id = $1;
 -- name: DebitCredits :one
 -- Takes the org row lock (serialising debits) and reserves serial numbers; no row means not enough credits. The
 -- organization's serial key comes along: internal/serial makes the serials of the reserved counters with it.
-UPDATE organizations SET credits = credits - sqlc.arg(debit)::bigint, next_serial = next_serial + sqlc.arg(serials)::bigint,
-    updated_at = now()
-WHERE id = sqlc.arg(id) AND credits >= sqlc.arg(debit)::bigint
-RETURNING (next_serial - sqlc.arg(serials)::bigint)::bigint AS first_serial, serial_key;
+-- A debit writes its ledger row (kind: issuance, renewal, reissue or redrive) in the same statement; a test-mode
+-- debit of 0 writes none.
+WITH o AS (
+    UPDATE organizations SET credits = credits - sqlc.arg(debit)::bigint,
+        next_serial = next_serial + sqlc.arg(serials)::bigint, updated_at = now()
+    WHERE organizations.id = sqlc.arg(id) AND credits >= sqlc.arg(debit)::bigint
+    RETURNING id, credits, next_serial, serial_key
+), l AS (
+    INSERT INTO credit_ledger (org_id, delta, kind, issuance_id, actor, balance_after)
+    SELECT o.id, -sqlc.arg(debit)::bigint, sqlc.arg(kind)::text, sqlc.narg(issuance_id)::uuid, sqlc.narg(actor)::text,
+           o.credits
+    FROM o WHERE sqlc.arg(debit)::bigint <> 0
+)
+SELECT (next_serial - sqlc.arg(serials)::bigint)::bigint AS first_serial, serial_key FROM o;
 
 -- name: GetSerialKey :one
 -- The key of an organization's serial numbers (internal/serial), for serials of counters reserved earlier (the

@@ -171,7 +171,13 @@ RETURNING a.id;
 SELECT state, error_code FROM assertions WHERE id = $1;
 
 -- name: RefundCredits :exec
-UPDATE organizations SET credits = credits + sqlc.arg(n)::int, updated_at = now() WHERE id = $1;
+-- The credits of n failed live recipients of an issuance go back, with their ledger row in the same statement.
+WITH o AS (
+    UPDATE organizations SET credits = credits + sqlc.arg(n)::int, updated_at = now() WHERE organizations.id = $1
+    RETURNING id, credits
+)
+INSERT INTO credit_ledger (org_id, delta, kind, issuance_id, balance_after)
+SELECT o.id, sqlc.arg(n)::int, 'refund', sqlc.arg(issuance_id)::uuid, o.credits FROM o WHERE sqlc.arg(n)::int <> 0;
 
 -- name: GetAssertionByID :one
 SELECT * FROM assertions WHERE id = $1;
@@ -181,12 +187,16 @@ SELECT * FROM assertions WHERE id = $1;
 -- It returns how many it failed.
 WITH failed AS (
     UPDATE assertions SET state = 'FAILED', error_code = 'INTERNAL_SERVER_ERROR', updated_at = now()
-    WHERE issuance_id = $1 AND state = 'PROCESSING'
+    WHERE assertions.issuance_id = $1 AND state = 'PROCESSING'
     RETURNING org_id, mode
 ), refunded AS (
     UPDATE organizations o SET credits = o.credits + f.n, updated_at = now()
     FROM (SELECT org_id, count(*) AS n FROM failed WHERE mode = 'live' GROUP BY org_id) f
     WHERE o.id = f.org_id
+    RETURNING o.id, o.credits, f.n
+), ledger AS (
+    INSERT INTO credit_ledger (org_id, delta, kind, issuance_id, balance_after)
+    SELECT id, n, 'refund', $1, credits FROM refunded
 )
 SELECT count(*) FROM failed;
 

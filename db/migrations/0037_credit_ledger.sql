@@ -1,0 +1,74 @@
+-- The credit ledger (issue 30): one row per change of an organization's credits, so the console can show where
+-- the balance came from. Every statement that changes organizations.credits writes its row in the same statement
+-- (db/queries: CreateOrganization, GrantCredits, DebitCredits, RefundCredits, FailRemainingAssertions), so the
+-- ledger and the balance move together or not at all, and balance_after is exact: the UPDATE holds the
+-- organization's row lock until the row is written.
+--
+-- kind: opening (credits given at `badged admin org create`), grant (`badged admin credits grant`), issuance,
+-- renewal, reissue (the debit of an issuance of that kind), redrive (the debit of a re-drive run), refund (live
+-- recipients that failed), backfill (what this migration could not attribute; see below).
+CREATE TABLE credit_ledger (
+    id            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    org_id        uuid        NOT NULL REFERENCES organizations (id),
+    at            timestamptz NOT NULL DEFAULT now(),
+    delta         bigint      NOT NULL CHECK (delta <> 0),
+    kind          text        NOT NULL
+        CHECK (kind IN ('opening', 'grant', 'issuance', 'renewal', 'reissue', 'redrive', 'refund', 'backfill')),
+    issuance_id   uuid REFERENCES issuances (id),
+    actor         text, -- 'badged admin', 'key <id>' (the API key), a console member's address; null: the pipeline
+    balance_after bigint -- null on the rows this migration reconstructed (their order in time is approximate)
+);
+-- The console's credits page: newest first by keyset (id).
+CREATE INDEX credit_ledger_org_idx ON credit_ledger (org_id, id DESC);
+
+-- Append-only, as audit_events: a correction is a new row, never an edit.
+CREATE FUNCTION credit_ledger_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'credit_ledger is append-only (% refused)', TG_OP USING ERRCODE = 'insufficient_privilege';
+END $$;
+CREATE TRIGGER credit_ledger_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON credit_ledger
+    FOR EACH STATEMENT EXECUTE FUNCTION credit_ledger_append_only();
+
+-- Backfill from what the database still knows, oldest first (so ids follow time):
+--   * opening and grants: the audit trail's org.create ('credits N') and credits.grant ('N') rows (since 0035);
+--   * debits: each issuance's credits_debited at its created_at (kind from issuances.renewal and reissued_from);
+--   * redrive debits: issuance_redrive_runs.credits_debited at the run's created_at;
+--   * refunds: per issuance, its live FAILED recipients plus every re-driven live recipient (each was refunded
+--     once before a re-drive debited it again), at the last failure's updated_at. One row per issuance: the
+--     individual refund times are not kept.
+-- What cannot be known (credits given before the audit trail, or changed by hand) is one 'backfill' row per
+-- organization at the migration's time, so that the ledger sums to the balance; its balance_after is the balance.
+INSERT INTO credit_ledger (org_id, at, delta, kind, issuance_id, actor)
+SELECT org_id, at, delta, kind, issuance_id, actor FROM (
+    SELECT org_id, at, substring(detail FROM '[0-9]+')::bigint AS delta, 'opening' AS kind, NULL::uuid AS issuance_id, actor
+    FROM audit_events WHERE action = 'org.create' AND detail ~ '^credits [0-9]+$'
+    UNION ALL
+    SELECT org_id, at, detail::bigint, 'grant', NULL, actor
+    FROM audit_events WHERE action = 'credits.grant' AND detail ~ '^[0-9]+$'
+    UNION ALL
+    SELECT i.org_id, i.created_at, -i.credits_debited::bigint,
+           CASE WHEN i.renewal THEN 'renewal'
+                WHEN EXISTS (SELECT 1 FROM assertions a WHERE a.issuance_id = i.id AND a.reissued_from IS NOT NULL)
+                    THEN 'reissue'
+                ELSE 'issuance' END, i.id, NULL
+    FROM issuances i WHERE i.credits_debited > 0
+    UNION ALL
+    SELECT i.org_id, r.created_at, -r.credits_debited::bigint, 'redrive', i.id, NULL
+    FROM issuance_redrive_runs r JOIN issuances i ON i.id = r.issuance_id WHERE r.credits_debited > 0
+    UNION ALL
+    SELECT i.org_id, GREATEST(f.at, r.at, i.updated_at), COALESCE(f.n, 0) + COALESCE(r.n, 0), 'refund', i.id, NULL
+    FROM issuances i
+    LEFT JOIN (SELECT issuance_id, count(*) AS n, max(updated_at) AS at FROM assertions
+               WHERE mode = 'live' AND state = 'FAILED' GROUP BY issuance_id) f ON f.issuance_id = i.id
+    LEFT JOIN (SELECT issuance_id, sum(credits_debited) AS n, max(created_at) AS at FROM issuance_redrive_runs
+               GROUP BY issuance_id) r ON r.issuance_id = i.id
+    WHERE i.mode = 'live' AND COALESCE(f.n, 0) + COALESCE(r.n, 0) > 0
+) derived
+WHERE delta <> 0
+ORDER BY at, kind;
+
+INSERT INTO credit_ledger (org_id, delta, kind, balance_after)
+SELECT o.id, o.credits - COALESCE(l.sum, 0), 'backfill', o.credits
+FROM organizations o LEFT JOIN (SELECT org_id, sum(delta) AS sum FROM credit_ledger GROUP BY org_id) l ON l.org_id = o.id
+WHERE o.credits <> COALESCE(l.sum, 0)
+ORDER BY o.created_at;
