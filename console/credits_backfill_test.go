@@ -23,7 +23,9 @@ func TestCreditLedger_Backfill(t *testing.T) {
 	tx, err := f.DB.Pool.Begin(ctx)
 	require.NoError(t, err)
 	defer tx.Rollback(ctx) //nolint:errcheck
-	_, err = tx.Exec(ctx, "DROP TABLE credit_ledger; DROP FUNCTION credit_ledger_append_only()")
+	_, err = tx.Exec(ctx, `DROP TABLE credit_ledger, issuance_outcome_counts;
+		DROP FUNCTION credit_ledger_append_only(), issuance_outcome_counts_insert(), issuance_outcome_counts_update(),
+			issuance_outcome_counts_delete() CASCADE`)
 	require.NoError(t, err)
 	_, err = tx.Exec(ctx, string(migration))
 	require.NoError(t, err)
@@ -57,4 +59,29 @@ func TestCreditLedger_Backfill(t *testing.T) {
 
 	_, err = f.DB.Pool.Exec(ctx, "DELETE FROM credit_ledger WHERE org_id = $1", f.Org.ID)
 	require.ErrorContains(t, err, "append-only")
+}
+
+// TestConsole_OutcomeCounters: the counters the issuance page reads (issuance_outcome_counts, kept by triggers on
+// assertions) equal a count of the assertions themselves after inserts, pipeline updates, outcomes, a failed run,
+// a re-drive's reset and a hand-made delete, for every issuance.
+func TestConsole_OutcomeCounters(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	iss := creditScenario(t, f)
+	_, err := f.DB.Pool.Exec(ctx, "UPDATE assertions SET step = 'SIGNED' WHERE issuance_id = $1", iss) // no outcome moves
+	require.NoError(t, err)
+	_, err = f.DB.Pool.Exec(ctx, "DELETE FROM assertions WHERE issuance_id = $1 AND seq = 0", iss)
+	require.NoError(t, err)
+	var off, issuances int
+	require.NoError(t, f.DB.Pool.QueryRow(ctx, `WITH live AS (
+			SELECT issuance_id, state, coalesce(error_code, '') AS error_code, count(*) AS n FROM assertions GROUP BY 1, 2, 3),
+		kept AS (SELECT issuance_id, state, error_code, n FROM issuance_outcome_counts WHERE n <> 0)
+		SELECT (SELECT count(*) FROM ((TABLE live EXCEPT TABLE kept) UNION ALL (TABLE kept EXCEPT TABLE live)) d),
+		       (SELECT count(DISTINCT issuance_id) FROM kept)`).Scan(&off, &issuances))
+	require.Zero(t, off, "counters and assertions disagree")
+	require.GreaterOrEqual(t, issuances, 2)
+	page := f.get(t, viewer, "/console/issuances/"+iss.String())
+	for _, want := range []string{"FAILED</a>: 1", "PROCESSING</a>: 2", "MISSING_INFO</a>: 1"} {
+		require.Contains(t, page.body, want)
+	}
 }

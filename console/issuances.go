@@ -149,8 +149,8 @@ type recipientRow struct {
 
 // issuancePage shows one issuance of the organization: recipients by state and by error code, and one page of its
 // recipients (filtered by state or error code) with the step each failed one stopped at. It reads what `badged
-// admin issuance inspect` reads of the database, by index: a page of 100,000 recipients costs two grouped counts
-// over the issuance's rows and one page of the (issuance_id, seq) index.
+// admin issuance inspect` reads of the database, by index: a page of 100,000 recipients costs the few rows of its
+// outcome counters (issuance_outcome_counts, kept by triggers) and one page of the (issuance_id, seq) index.
 func (h *Handler) issuancePage(w http.ResponseWriter, r *http.Request, a actor) error {
 	iss, err := h.orgIssuance(r, a)
 	if err != nil {

@@ -272,6 +272,13 @@ type IssuanceLogHash struct {
 	Hash  []byte
 }
 
+type IssuanceOutcomeCount struct {
+	IssuanceID uuid.UUID
+	State      string
+	ErrorCode  string
+	N          int64
+}
+
 type IssuanceRecipientSlice struct {
 	IssuanceID  uuid.UUID
 	FromSeq     int32

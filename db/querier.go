@@ -80,7 +80,8 @@ type Querier interface {
 	CountOwners(ctx context.Context, orgID uuid.UUID) (int64, error)
 	CountProcessingOf(ctx context.Context, ids []uuid.UUID) (int64, error)
 	CountPrograms(ctx context.Context, arg CountProgramsParams) (int64, error)
-	// An issuance's recipients by state and error code ('' for none), in one pass of assertions_console_counts_idx.
+	// An issuance's recipients by state and error code ('' for none), from the counters the assertions' triggers keep
+	// (0037): a few rows, whatever the issuance's size.
 	CountRecipientOutcomes(ctx context.Context, issuanceID uuid.UUID) ([]CountRecipientOutcomesRow, error)
 	// Counts one hit against key in a fixed window starting at the first hit; a window older than window_seconds
 	// starts over. Returns the hits in the current window, this one included.
