@@ -10,20 +10,34 @@ import (
 	"github.com/badged/badged/api"
 	"github.com/badged/badged/cmd/badged/internal/config"
 	"github.com/badged/badged/console"
+	"github.com/badged/badged/earner"
 	"github.com/badged/badged/internal/signin"
 	"github.com/badged/badged/temporal"
 )
 
-// withConsole mounts the console on deps: its mail-link sign-in (internal/signin, console audience) sends links
-// through the process's one sign-in mailer, the earner's too (serve runs it on the senders the worker's
-// notifications use: SMTP when SMTP_HOST is set, else the outbox directory).
-func withConsole(cfg config.Config, deps *api.Deps, mailer *signin.Mailer) error {
-	svc, err := signin.New(signin.Config{DB: deps.DB, Audience: signin.Console, BaseURL: cfg.PublicBaseURL, Prefix: "/console",
-		Mailer: mailer, Metrics: deps.Metrics, Eligible: console.Eligible(deps.DB)})
-	if err != nil {
-		return fmt.Errorf("console sign-in: %w", err)
+// withSignIns gives deps the earner's and the console's mail-link sign-in (internal/signin, one audience each),
+// both sending through the process's one mailer (serve runs it on the senders the worker's notifications use: SMTP
+// when SMTP_HOST is set, else the outbox directory) under the same limits (SIGNIN_PER_ADDRESS, SIGNIN_PER_CLIENT).
+func withSignIns(cfg config.Config, deps *api.Deps, mailer *signin.Mailer) error {
+	build := func(c signin.Config) (*signin.Service, error) {
+		c.BaseURL, c.Mailer, c.Metrics = cfg.PublicBaseURL, mailer, deps.Metrics
+		c.PerAddress, c.PerClient = cfg.SignInPerAddress, cfg.SignInPerClient
+		svc, err := signin.New(c)
+		if err != nil {
+			return nil, fmt.Errorf("%s sign-in: %w", c.Audience, err)
+		}
+		return svc, nil
 	}
-	deps.Console = console.NewMailSignIn(svc)
+	earnerSvc, err := build(earner.SignInConfig(deps.DB))
+	if err != nil {
+		return err
+	}
+	consoleSvc, err := build(console.SignInConfig(deps.DB))
+	if err != nil {
+		return err
+	}
+	deps.SignIn.Service = earnerSvc
+	deps.Console = console.NewMailSignIn(consoleSvc)
 	return nil
 }
 
