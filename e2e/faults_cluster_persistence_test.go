@@ -49,6 +49,10 @@ func TestFaults_ClusterPersistenceLossDrill(t *testing.T) {
 		issuance), "the loss meets recipients in flight")
 	require.Positive(t, c.runningWorkflows(t, id), "Temporal runs the issuance before the loss")
 
+	pids := map[string]int{} // badged's processes live through the loss: the running workers reconcile
+	for _, w := range append(c.Workers, c.APIs...) {
+		pids[w.Name] = w.ext.Pid()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	lost := time.Now()
@@ -73,6 +77,9 @@ func TestFaults_ClusterPersistenceLossDrill(t *testing.T) {
 		reconciled = reconciled || w.ext.LogContains(reconcilerStarted)
 	}
 	require.True(t, reconciled, "a worker's reconciler, not the lost run, finished it")
+	for _, w := range append(c.Workers, c.APIs...) {
+		require.Equal(t, pids[w.Name], w.ext.Pid(), "%s was not restarted", w.Name)
+	}
 
 	redelivered := c.exactlyOnce(t, runs)
 	dups := requireMailWindow(t, c.assertionRows(t, id), c.messages(t), killedAt, clusterDrillDupBound())
@@ -93,4 +100,3 @@ func TestFaults_ClusterPersistenceLossDrill(t *testing.T) {
 func clusterDrillDupBound() int {
 	return (clusterDrillRecipients + workflows.ChunkSize - 1) / workflows.ChunkSize * activities.NotifyWorkers
 }
-
