@@ -236,3 +236,14 @@ func (p *Policy) DecideClass(class string, attempt int) (retry bool, delay time.
 	}
 	return true, time.Duration(d)
 }
+
+// Describe is one class's rule in one line, as the workflow details show the policy a step ran with:
+// "remote: 5s ×2 up to 5m0s, 10 attempts", or "permanent: not retried".
+func (p *Policy) Describe(class string) string {
+	c := p.Classes[class]
+	if !c.Retryable {
+		return class + ": not retried"
+	}
+	return fmt.Sprintf("%s: %s ×%g up to %s, %d attempts", class, time.Duration(c.InitialInterval), c.BackoffCoefficient,
+		time.Duration(c.MaximumInterval), c.MaximumAttempts)
+}
