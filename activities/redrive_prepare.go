@@ -191,7 +191,8 @@ type RedriveRun struct {
 }
 
 // RedriveStatus is what the issuance workflow knows of its failures once its pipeline (or a re-drive) ended:
-// recipients by state and errorCode as Postgres has them now, and how many FAILED ones are redrivable.
+// recipients by state and errorCode as Postgres has them now, and how many a re-drive would take: the FAILED ones
+// the retry table calls redrivable, and any a failed re-drive left PROCESSING.
 type RedriveStatus struct {
 	Tally      Tally
 	Redrivable int
@@ -209,7 +210,9 @@ func (a *Activities) GetRedriveStatus(ctx context.Context, issuanceID uuid.UUID)
 	out := RedriveStatus{Tally: NewTally(), FailedByCode: map[string]int{}}
 	for _, r := range rows {
 		if r.State == string(db.AssertionProcessing) {
-			continue // not finished: a re-drive whose workflow failed leaves them for the next one
+			// Not finished: a re-drive whose workflow failed left them; the next re-drive restarts that run.
+			out.Redrivable += int(r.N)
+			continue
 		}
 		out.Tally.Count(r.State, r.ErrorCode, int(r.N))
 		if r.State == string(db.AssertionFailed) {
