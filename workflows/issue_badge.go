@@ -96,7 +96,10 @@ func IssueBadge(ctx workflow.Context, in IssueBadgeInput) (IssueBadgeResult, err
 	if rd != nil {
 		if err := workflow.SetUpdateHandlerWithOptions(ctx, RedriveUpdate,
 			func(ctx workflow.Context) (activities.RedriveResult, error) { return rd.handle(ctx, in, &p, observe) },
-			workflow.UpdateHandlerOptions{Validator: func(workflow.Context) error { return rd.refusal() }},
+			workflow.UpdateHandlerOptions{Validator: func(workflow.Context) error { return rd.refusal() },
+				// Shown by the UI beside the Update's name (answered from memory: no command, no replay concern).
+				Description: "Re-drive the FAILED recipients whose errorCode is retryable (no input); refused, with the reason, " +
+					"while the pipeline or a re-drive runs or when nothing is retryable"},
 		); err != nil {
 			return p, err
 		}
