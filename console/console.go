@@ -29,8 +29,8 @@ type Deps struct {
 	// KeyRevoked is told each key the console revokes, so this process's key cache forgets it at once (api's
 	// keycache); nil: nothing to tell.
 	KeyRevoked func(uuid.UUID)
-	// Redrive re-runs the retryable failures of an issuance (temporal.Redrive with the worker's policy); nil: the
-	// console offers no re-drive.
+	// Redrive re-runs the retryable failures of an issuance (temporal.Redriver: the issuance workflow's redrive
+	// Update while it is open, else temporal.Redrive with the worker's policy); nil: the console offers no re-drive.
 	Redrive  func(ctx context.Context, issuance uuid.UUID) (string, error)
 	Location *time.Location // times are shown in it; nil: UTC
 	// Assertions runs the API's cancel and reissue of one assertion (api provides it); nil: the console offers

@@ -42,7 +42,8 @@ func withSignIns(cfg config.Config, deps *api.Deps, mailer *signin.Mailer) error
 }
 
 // withConsoleRedrive lets the console re-drive retryable failures through the path `badged admin issuance
-// redrive` takes (temporal.Redrive, the worker's retry policy), on the API process's Temporal client.
+// redrive` takes (temporal.Redriver: the workflow's Update while it is open, else temporal.Redrive with the
+// worker's retry policy), on the API process's Temporal client.
 func withConsoleRedrive(cfg config.Config, deps *api.Deps, tc client.Client) error {
 	if tc == nil {
 		return nil
@@ -52,9 +53,9 @@ func withConsoleRedrive(cfg config.Config, deps *api.Deps, tc client.Client) err
 		return err
 	}
 	d := deps.DB
-	start := temporal.Starter{Client: tc, DB: d, BaseURL: cfg.PublicBaseURL}.StartRedrive
+	r := temporal.Redriver{DB: d, Policy: policy, Client: tc, Start: temporal.Starter{Client: tc, DB: d, BaseURL: cfg.PublicBaseURL}.StartRedrive}
 	deps.ConsoleRedrive = func(ctx context.Context, id uuid.UUID) (string, error) {
-		res, err := temporal.Redrive(ctx, d, policy, start, id)
+		res, err := r.Redrive(ctx, id)
 		return fmt.Sprintf("run %d, %d recipients", res.Run, len(res.AssertionIDs)), err
 	}
 	return nil
