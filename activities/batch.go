@@ -10,6 +10,7 @@ import (
 	"github.com/badged/badged/internal/apikey"
 	"github.com/badged/badged/internal/errcode"
 	"github.com/badged/badged/internal/issuer"
+	"github.com/badged/badged/internal/metrics"
 	"github.com/badged/badged/internal/webhook"
 )
 
@@ -88,6 +89,7 @@ func (a *Activities) FinishAssertions(ctx context.Context, in FinishBatch) (Tall
 	for _, r := range written {
 		code := deref(r.ErrorCode)
 		a.Metrics.RecipientsFinished(r.State, code, 1)
+		a.Metrics.GaveUp(giveUpStep(byID[r.ID].Stage), code, 1)
 		a.logger(ctx, assertionSubject{r.ID, in.IssuanceID}).InfoContext(ctx, "recipient finished", "state", r.State,
 			"errorCode", code, "stage", byID[r.ID].Stage)
 	}
@@ -175,8 +177,21 @@ func (a *Activities) CompleteIssuance(ctx context.Context, in CompleteIssuanceIn
 	if err == nil && closed {
 		a.Metrics.IssuanceFinished(string(status))
 		a.Metrics.RecipientsFinished(string(db.AssertionFailed), string(errcode.InternalServerError), int(failed))
+		a.Metrics.GaveUp(metrics.StepIssuance, string(errcode.InternalServerError), int(failed))
 	}
 	return err
+}
+
+// giveUpSteps name an outcome's Stage (the step the recipient failed at, as the workflow records it) the way
+// runStep's metrics name the step, so give-ups line up with attempts and retries on the dashboard.
+var giveUpSteps = map[string]string{StepChecked: "check", StepSigned: "sign", StepAnchored: "anchor", StepBaked: "bake",
+	StepPublished: publishMetricStep, StepNotified: "notify"}
+
+func giveUpStep(stage string) string {
+	if s, ok := giveUpSteps[stage]; ok {
+		return s
+	}
+	return metrics.StepIssuance // a failure outside the pipeline's steps (no stage recorded)
 }
 
 func deref(s *string) string {

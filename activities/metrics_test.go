@@ -51,6 +51,8 @@ func TestMetrics_StepsAndOutcomes(t *testing.T) {
 		`badged_activity_attempts_total{class="` + class + `",outcome="failed",step="check"} 1`,
 		`badged_activity_duration_seconds_count{outcome="success",step="check"} 1`,
 		`badged_recipients_finished_total{error_code="DUPLICATE_ISSUANCE",state="FAILED"} 1`,
+		// The give-up by the step it failed at, named as attempts name it, once despite the retried write.
+		`badged_activity_give_ups_total{error_code="DUPLICATE_ISSUANCE",step="check"} 1`,
 		`badged_issuances_finished_total{status="COMPLETED"} 1`,
 	} {
 		require.Contains(t, text, want)
@@ -71,5 +73,6 @@ func TestMetrics_FailedRunCountsItsRecipients(t *testing.T) {
 	}
 	text := scrapeText(t, m)
 	require.Contains(t, text, `badged_recipients_finished_total{error_code="INTERNAL_SERVER_ERROR",state="FAILED"} 2`)
+	require.Contains(t, text, `badged_activity_give_ups_total{error_code="INTERNAL_SERVER_ERROR",step="issuance"} 2`)
 	require.Contains(t, text, `badged_issuances_finished_total{status="FAILED"} 1`)
 }

@@ -78,7 +78,8 @@ func (a *Activities) runStep(ctx context.Context, step string, in StepBatch, run
 			outcome = metrics.OutcomeFailed
 		}
 		a.Metrics.ObserveActivity(step, outcome, class, attempt, took)
-		res.Failed = append(res.Failed, StepFailure{AssertionID: id, Code: string(code), Retry: retry, Delay: delay})
+		res.Failed = append(res.Failed, StepFailure{AssertionID: id, Code: string(code), Retry: retry, Delay: delay,
+			Policy: a.Policy.Describe(class)})
 	}
 	return res, nil
 }

@@ -61,6 +61,9 @@ type StepFailure struct {
 	Code        string        // the assertion errorCode
 	Retry       bool          // the code's class allows another attempt
 	Delay       time.Duration // how long to wait before it, from the class's backoff
+	// Policy is the retry table's rule the worker applied to Code ("remote: 5s ×2 up to 5m0s, 10 attempts"), for the
+	// workflow's details; empty in results recorded before it was added.
+	Policy string `json:",omitempty"`
 }
 
 // FinishBatch records the outcomes of recipients of one issuance.

@@ -50,7 +50,7 @@ type Deps struct {
 	// Stats counts page views, API verifications, PDF downloads and share clicks (internal/stats); nil: nothing
 	// is counted (the stats routes still answer what the database holds).
 	Stats *stats.Recorder
-	// SignIn is the earner's mail-link sign-in (package earner's pages at /earner); a nil Mailer leaves the
+	// SignIn is the earner's mail-link sign-in (package earner's pages at /earner); a nil Service leaves the
 	// earner's pages unmounted (404).
 	SignIn SignIn
 	// KeyRevocations, with KeyCacheTTL, makes a key revoked anywhere stop working on this process at once: the
@@ -61,14 +61,13 @@ type Deps struct {
 	Console console.SignIn
 	// ConsoleRedrive re-drives an issuance's retryable failures for the console (temporal.Redrive); nil: the
 	// console offers no re-drive.
-	ConsoleRedrive func(ctx context.Context, issuance uuid.UUID, actor string) (string, error)
+	ConsoleRedrive func(ctx context.Context, issuance uuid.UUID) (string, error)
 }
 
-// SignIn configures the earner's sign-in: the process's mailer (cmd/badged runs it) and the limits, zero for
-// internal/signin's defaults (SIGNIN_PER_ADDRESS, SIGNIN_PER_CLIENT).
+// SignIn is the earner's sign-in: internal/signin's service of the earner audience (earner.SignInConfig; cmd/badged
+// builds it beside the console's, on the process's one mailer).
 type SignIn struct {
-	Mailer                *signin.Mailer
-	PerAddress, PerClient int
+	Service *signin.Service
 	// Tally counts earner sign-ins and collection views; nil: one of the handler's own on DB.
 	Tally *stats.Tally
 }
@@ -152,9 +151,7 @@ func NewHandler(d Deps) http.Handler {
 		r.Method(rt.Method, rt.Pattern, rt.Handler)
 	}
 
-	if err := h.mountEarner(r, d); err != nil {
-		h.log.Error("earner pages not mounted", "err", err)
-	}
+	h.mountEarner(r, d)
 
 	// Real time, not h.clock: tests pin the handler clock, which would never refill a bucket.
 	rateClock := d.RateClock

@@ -29,9 +29,9 @@ type Deps struct {
 	// KeyRevoked is told each key the console revokes, so this process's key cache forgets it at once (api's
 	// keycache); nil: nothing to tell.
 	KeyRevoked func(uuid.UUID)
-	// Redrive re-runs the retryable failures of an issuance (temporal.Redrive with the worker's policy); nil: the
-	// console offers no re-drive.
-	Redrive  func(ctx context.Context, issuance uuid.UUID, actor string) (string, error)
+	// Redrive re-runs the retryable failures of an issuance (temporal.Redriver: the issuance workflow's redrive
+	// Update while it is open, else temporal.Redrive with the worker's policy); nil: the console offers no re-drive.
+	Redrive  func(ctx context.Context, issuance uuid.UUID) (string, error)
 	Location *time.Location // times are shown in it; nil: UTC
 	// Assertions runs the API's cancel and reissue of one assertion (api provides it); nil: the console offers
 	// neither.
@@ -44,7 +44,7 @@ type Handler struct {
 	signIn     SignIn
 	log        *slog.Logger
 	keyRevoked func(uuid.UUID)
-	redrive    func(context.Context, uuid.UUID, string) (string, error)
+	redrive    func(context.Context, uuid.UUID) (string, error)
 	loc        *time.Location
 	assertions AssertionAction
 }

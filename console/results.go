@@ -59,7 +59,7 @@ func deref(s *string) string {
 }
 
 // redriveIssuance (managers) re-runs the issuance's FAILED recipients whose errorCode is retryable: the same path
-// as `badged admin issuance redrive` (temporal.Redrive, handed in as Deps.Redrive).
+// as `badged admin issuance redrive` (temporal.Redriver, handed in as Deps.Redrive).
 func (h *Handler) redriveIssuance(w http.ResponseWriter, r *http.Request, a actor) error {
 	if h.redrive == nil {
 		return &pageError{http.StatusNotImplemented, "noRedrive"}
@@ -68,7 +68,7 @@ func (h *Handler) redriveIssuance(w http.ResponseWriter, r *http.Request, a acto
 	if err != nil {
 		return err
 	}
-	summary, err := h.redrive(r.Context(), iss.ID, a.Email)
+	summary, err := h.redrive(r.Context(), iss.ID)
 	if err != nil {
 		return err
 	}

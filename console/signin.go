@@ -23,9 +23,15 @@ type MailSignIn struct {
 // NewMailSignIn adapts svc (signin.Console audience, Prefix "/console").
 func NewMailSignIn(svc *signin.Service) *MailSignIn { return &MailSignIn{svc: svc} }
 
-// Eligible is the console audience's rule for signin.Config.Eligible: a link goes only to a member of some
+// SignInConfig is the console audience's part of a sign-in (internal/signin) on d, pages and cookie under
+// /console. The caller adds the mailer, the base URL and the limits.
+func SignInConfig(d *db.DB) signin.Config {
+	return signin.Config{DB: d, Audience: signin.Console, Prefix: "/console", Eligible: eligible(d)}
+}
+
+// eligible is the console audience's rule for signin.Config.Eligible: a link goes only to a member of some
 // organization (the answer on the form is the same either way).
-func Eligible(d *db.DB) func(context.Context, string) (bool, error) {
+func eligible(d *db.DB) func(context.Context, string) (bool, error) {
 	return func(ctx context.Context, address string) (bool, error) {
 		p, err := d.GetPersonByEmail(ctx, address)
 		if db.IsNotFound(err) {

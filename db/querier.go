@@ -378,9 +378,10 @@ type Querier interface {
 	ListRecipientsByIDs(ctx context.Context, arg ListRecipientsByIDsParams) ([]ListRecipientsByIDsRow, error)
 	// Every sealed issuer key, Ed25519 and RSA, for `badged admin keyring rewrap`.
 	ListSealedIssuerKeys(ctx context.Context) ([]ListSealedIssuerKeysRow, error)
-	// Issuances still PROCESSING, committed before a moment, whose workflow start was recorded, oldest first: the
-	// reconciler starts the workflow again of each one Temporal no longer has (its data was lost: docs/operators.md,
-	// "When Temporal loses its data").
+	// Issuances still PROCESSING, committed before a moment, whose workflow start was recorded, after a keyset cursor
+	// (created_at, id), oldest first: the reconciler starts the workflow again of each one Temporal no longer has (its
+	// data was lost: docs/operators.md, "When Temporal loses its data"). The cursor carries over passes, so a lost one
+	// behind many live ones is reached.
 	ListStartedProcessingIssuances(ctx context.Context, arg ListStartedProcessingIssuancesParams) ([]Issuance, error)
 	// Anchor keys of copies whose transaction is not known to be mined: a sweep that stopped between the assignment
 	// and the mining (a crash, a node down) finishes them first.

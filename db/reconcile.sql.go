@@ -8,6 +8,8 @@ package db
 import (
 	"context"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 const listProcessingIssuances = `-- name: ListProcessingIssuances :many
@@ -68,20 +70,29 @@ func (q *Queries) ListProcessingIssuances(ctx context.Context, arg ListProcessin
 const listStartedProcessingIssuances = `-- name: ListStartedProcessingIssuances :many
 SELECT id, org_id, badge_id, program_id, api_version, mode, idempotency_key, request_hash, issued_at, expired_at, processing_status, assertion_count, credits_debited, workflow_id, failure, created_at, updated_at, workflow_started_at, body_sha256, renewal FROM issuances
 WHERE processing_status = 'PROCESSING' AND workflow_started_at IS NOT NULL AND created_at < $1
-ORDER BY created_at
-LIMIT $2
+  AND (created_at, id) > ($2::timestamptz, $3::uuid)
+ORDER BY created_at, id
+LIMIT $4
 `
 
 type ListStartedProcessingIssuancesParams struct {
-	Before  time.Time
-	MaxRows int32
+	Before         time.Time
+	AfterCreatedAt time.Time
+	AfterID        uuid.UUID
+	MaxRows        int32
 }
 
-// Issuances still PROCESSING, committed before a moment, whose workflow start was recorded, oldest first: the
-// reconciler starts the workflow again of each one Temporal no longer has (its data was lost: docs/operators.md,
-// "When Temporal loses its data").
+// Issuances still PROCESSING, committed before a moment, whose workflow start was recorded, after a keyset cursor
+// (created_at, id), oldest first: the reconciler starts the workflow again of each one Temporal no longer has (its
+// data was lost: docs/operators.md, "When Temporal loses its data"). The cursor carries over passes, so a lost one
+// behind many live ones is reached.
 func (q *Queries) ListStartedProcessingIssuances(ctx context.Context, arg ListStartedProcessingIssuancesParams) ([]Issuance, error) {
-	rows, err := q.db.Query(ctx, listStartedProcessingIssuances, arg.Before, arg.MaxRows)
+	rows, err := q.db.Query(ctx, listStartedProcessingIssuances,
+		arg.Before,
+		arg.AfterCreatedAt,
+		arg.AfterID,
+		arg.MaxRows,
+	)
 	if err != nil {
 		return nil, err
 	}

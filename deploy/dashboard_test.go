@@ -45,6 +45,7 @@ func registeredFamilies(t *testing.T) map[string]dto.MetricType {
 	m.IssuanceFinished("COMPLETED")
 	m.RecipientsFinished("FAILED", "DUPLICATE_ISSUANCE", 1)
 	m.ObserveActivity("sign", metrics.OutcomeRetry, "internal", 2, time.Millisecond) // attempt 2: also a retry
+	m.GaveUp("notify", "BOUNCED_EMAIL", 1)
 	m.BadgeEvent("view", false)
 	m.StatsFlushed(true)
 	fams, err := m.Registry.Gather()
@@ -56,7 +57,7 @@ func registeredFamilies(t *testing.T) map[string]dto.MetricType {
 		}
 	}
 	// The families README "Metrics" documents; fewer means a recording method above stopped producing one.
-	require.Len(t, out, 16, "badged_* families gathered: %v", slices.Sorted(maps.Keys(out)))
+	require.Len(t, out, 17, "badged_* families gathered: %v", slices.Sorted(maps.Keys(out)))
 	return out
 }
 
@@ -211,4 +212,63 @@ func TestDashboard_CheckCatchesMistakes(t *testing.T) {
 
 func containsText(list []string, sub string) bool {
 	return slices.ContainsFunc(list, func(s string) bool { return strings.Contains(s, sub) })
+}
+
+// rowPanels returns the panels of the row titled row: a collapsed row holds them, an open one is followed by them
+// up to the next row.
+func rowPanels(d dashboard, row string) []panel {
+	for i, p := range d.Panels {
+		if p.Type != "row" || p.Title != row {
+			continue
+		}
+		if len(p.Panels) > 0 {
+			return p.Panels
+		}
+		var out []panel
+		for _, q := range d.Panels[i+1:] {
+			if q.Type == "row" {
+				break
+			}
+			out = append(out, q)
+		}
+		return out
+	}
+	return nil
+}
+
+// TestDashboard_PipelineRowShowsGiveUpsByStepAndCode checks the SRE view of the pipeline (issue 29): attempts,
+// retries and give-ups side by side in the "Pipeline activities" row, the give-ups by step and errorCode from a
+// counter internal/metrics registers with those two labels.
+func TestDashboard_PipelineRowShowsGiveUpsByStepAndCode(t *testing.T) {
+	data, err := os.ReadFile(dashboardFile)
+	require.NoError(t, err)
+	var d dashboard
+	require.NoError(t, json.Unmarshal(data, &d))
+	exprs := map[string]string{} // title -> first query
+	for _, p := range rowPanels(d, "Pipeline activities") {
+		if len(p.Targets) > 0 {
+			exprs[p.Title] = p.Targets[0].Expr
+		}
+	}
+	require.Contains(t, exprs["Attempts per second by step and outcome"], "badged_activity_attempts_total")
+	require.Contains(t, exprs["Retries per second by step"], "badged_activity_retries_total")
+	giveUps := exprs["Give-ups by step and errorCode"]
+	require.Contains(t, giveUps, "badged_activity_give_ups_total", "the row has the give-ups panel")
+	require.Contains(t, giveUps, "sum by (step, error_code)")
+
+	families := registeredFamilies(t)
+	require.Equal(t, dto.MetricType_COUNTER, families["badged_activity_give_ups_total"], "the panel's metric exists")
+	m := metrics.New()
+	m.GaveUp("anchor", "BLOCKCHAIN_TX_REVERTED", 1)
+	fams, err := m.Registry.Gather()
+	require.NoError(t, err)
+	var labels []string
+	for _, f := range fams {
+		if f.GetName() == "badged_activity_give_ups_total" {
+			for _, l := range f.GetMetric()[0].GetLabel() {
+				labels = append(labels, l.GetName())
+			}
+		}
+	}
+	require.Equal(t, []string{"error_code", "step"}, labels, "the labels the panel groups by")
 }

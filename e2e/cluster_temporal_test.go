@@ -30,6 +30,13 @@ import (
 // unchanged. Every process dies with the test process, whatever ends it.
 func newTemporalCluster(tb testing.TB, o clusterOptions) *cluster {
 	tb.Helper()
+	return newTemporalClusterEnv(tb, o)
+}
+
+// newTemporalClusterEnv is newTemporalCluster with settings of badged's processes added to the tests' own (a
+// later entry wins), such as a short ORPHAN_AFTER for the persistence-loss drill.
+func newTemporalClusterEnv(tb testing.TB, o clusterOptions, env ...string) *cluster {
+	tb.Helper()
 	repo, err := filepath.Abs("..")
 	require.NoError(tb, err)
 	// The first build of Temporal's server takes minutes; `make test-faults` runs after it, later runs reuse it.
@@ -58,7 +65,7 @@ func newTemporalCluster(tb testing.TB, o clusterOptions) *cluster {
 		Ports:        ports,
 		Bin:          bin,
 		// messageID() and the invariants expect the tests' sender domain; a later entry wins over the cluster's own.
-		Env: []string{"SMTP_FROM=" + mailFrom, "RATE_LIMIT_RPS=0", "SHUTDOWN_TIMEOUT=10s", "LOG_LEVEL=info", "TZ=UTC"},
+		Env: append([]string{"SMTP_FROM=" + mailFrom, "RATE_LIMIT_RPS=0", "SHUTDOWN_TIMEOUT=10s", "LOG_LEVEL=info", "TZ=UTC"}, env...),
 		// Whatever ends the test process (a timeout's panic included), no process of the cluster outlives it.
 		DieWithParent: true,
 	}

@@ -61,8 +61,9 @@ func TestConsole_Browser(t *testing.T) {
 	mail := &consoleLetters{}
 	mailer := signin.NewMailer(mail, nil, nil)
 	go mailer.Run(ctx)
-	svc, err := signin.New(signin.Config{DB: e.DB, Audience: signin.Console, BaseURL: apitest.BaseURL, Prefix: "/console",
-		Mailer: mailer, Eligible: console.Eligible(e.DB)})
+	cfg := console.SignInConfig(e.DB)
+	cfg.BaseURL, cfg.Mailer = apitest.BaseURL, mailer
+	svc, err := signin.New(cfg)
 	require.NoError(t, err)
 	srv := e.ConsoleServer(t, console.NewMailSignIn(svc))
 	_, _, err = membership.Add(ctx, e.DB, e.Org.ID, "owner@acme.test", "ORG_OWNER", audit.Event{Actor: audit.AdminActor})

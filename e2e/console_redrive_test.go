@@ -39,7 +39,7 @@ func (cookieSignIn) Mount(chi.Router)                                    {}
 
 // TestConsole_RedriveTemporal: the console's re-drive on the real Temporal server and worker. The chain is down, so
 // an issuance's recipients fail with BLOCKCHAIN_RPC_FAILED (retryable) and are refunded. A viewer's POST is
-// refused; a manager's starts the re-drive (the worker is stopped, so the run stays in flight) and debits once; a
+// refused; a manager's starts the re-drive (the worker is stopped, so the run stays in flight) and debits once (one ledger row); a
 // second POST while it runs starts nothing new and debits nothing. With the chain and a worker back, the
 // recipients end RECEIVED.
 func TestConsole_RedriveTemporal(t *testing.T) {
@@ -51,13 +51,13 @@ func TestConsole_RedriveTemporal(t *testing.T) {
 		_, _, err := membership.Add(ctx, s.DB, tn.Org.ID, who, role, audit.Event{Actor: audit.AdminActor})
 		require.NoError(t, err)
 	}
-	// The console on the stack's API, its re-drive wired as `badged serve` wires it (cmd/badged/console_signin.go).
+	// The console on the stack's API, its re-drive wired as `badged serve` wires it (cmd/badged/signin.go).
 	deps := s.APIDeps
 	deps.Console = cookieSignIn{}
-	policy := testPolicy(t)
-	start := temporal.Starter{Client: s.Client, DB: s.DB, BaseURL: s.BaseURL}.StartRedrive
-	deps.ConsoleRedrive = func(ctx context.Context, id uuid.UUID, actor string) (string, error) {
-		res, err := temporal.Redrive(ctx, s.DB, policy, start, id, actor)
+	r := temporal.Redriver{DB: s.DB, Policy: testPolicy(t), Client: s.Client,
+		Start: temporal.Starter{Client: s.Client, DB: s.DB, BaseURL: s.BaseURL}.StartRedrive}
+	deps.ConsoleRedrive = func(ctx context.Context, id uuid.UUID) (string, error) {
+		res, err := r.Redrive(ctx, id)
 		return res.WorkflowID, err
 	}
 	srv := httptest.NewServer(api.NewHandler(deps))
@@ -89,13 +89,19 @@ func TestConsole_RedriveTemporal(t *testing.T) {
 	require.Equal(t, http.StatusForbidden, post("viewer@acme.test", path))
 	require.Zero(t, s.count(t, "SELECT count(*) FROM issuance_redrive_runs"), "a viewer starts nothing")
 
+	// The stack's issuance workflows have no redrive window: once closed, the re-drive is a workflow of its own.
+	wid := s.workflowIDOf(t, id)
+	waitfor.True(t, issueTimeout, 20*time.Millisecond, "the issuance workflow closed", func() bool {
+		d, err := s.Client.DescribeWorkflowExecution(ctx, wid, "")
+		return err == nil && d.WorkflowExecutionInfo.CloseTime != nil
+	})
 	s.StopWorker() // the run stays in flight until a worker comes back
 	require.Equal(t, http.StatusSeeOther, post("manager@acme.test", path))
 	require.Equal(t, int64(8), s.credits(t, tn.Org.ID), "the re-drive debits its two live recipients")
 	require.Equal(t, http.StatusSeeOther, post("manager@acme.test", path), "a second POST while the run is in flight")
 	require.Equal(t, int64(8), s.credits(t, tn.Org.ID), "and debits nothing again")
 	require.Equal(t, 1, s.count(t, "SELECT count(*) FROM issuance_redrive_runs"))
-	require.Equal(t, 1, s.count(t, "SELECT count(*) FROM credit_ledger WHERE kind = 'redrive' AND actor = 'manager@acme.test'"))
+	require.Equal(t, 1, s.count(t, "SELECT count(*) FROM credit_ledger WHERE kind = 'redrive' AND issuance_id = $1", uuid.MustParse(id)))
 	require.Equal(t, 2, s.count(t, "SELECT count(*) FROM audit_events WHERE action = $1", audit.IssuanceRedrive))
 
 	s.startChain(t, chainAddr, chainDir)

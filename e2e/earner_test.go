@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/badged/badged/api"
+	"github.com/badged/badged/earner"
 	"github.com/badged/badged/internal/notify"
 	"github.com/badged/badged/internal/notify/smtptest"
 	"github.com/badged/badged/internal/signin"
@@ -51,7 +52,11 @@ func earnerServer(t *testing.T, s *stack) *httptest.Server {
 	go func() { mailer.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; _ = sender.Close() })
 	deps := s.APIDeps
-	deps.SignIn = api.SignIn{Mailer: mailer}
+	c := earner.SignInConfig(s.DB)
+	c.BaseURL, c.Mailer = s.BaseURL, mailer
+	svc, err := signin.New(c)
+	require.NoError(t, err)
+	deps.SignIn = api.SignIn{Service: svc}
 	srv := httptest.NewServer(api.NewHandler(deps))
 	t.Cleanup(srv.Close)
 	return srv

@@ -84,6 +84,9 @@ type stackOptions struct {
 	// workerWebhookURLs is the worker's webhook URL policy; nil = testWebhookURLs, the API's. A stricter one plays
 	// a deployment whose policy was tightened after its endpoints were created.
 	workerWebhookURLs *webhook.URLPolicy
+	// redriveWindow is REDRIVE_WINDOW of the stack's starter: 0 (the tests' default) completes issuance workflows
+	// at the end of their pipeline, as before the redrive Update; set, those with retryable failures wait for it.
+	redriveWindow time.Duration
 }
 
 // testWebhookURLs is the webhook URL policy of `badged dev`: test receivers listen on http://127.0.0.1.
@@ -152,7 +155,7 @@ func newStack(tb testing.TB, opts ...stackOptions) *stack {
 	p := wire.Parts{DB: s.DB, Blob: store, Keyring: ring, BaseURL: s.BaseURL, Chain: &chainCfg, Client: s.Client,
 		Anchoring: &issuer.AnchorAccount{ChainID: devchain.ChainID, Address: sender}, Location: seoul, Log: log,
 		// Receivers are httptest servers on loopback: private addresses allowed, as under `badged dev`.
-		WebhookURLs: testWebhookURLs}
+		WebhookURLs: testWebhookURLs, RedriveWindow: o.redriveWindow}
 
 	smtpSender, err := notify.NewSMTP(notify.SMTPConfig{Host: s.SMTP.Host, Port: s.SMTP.Port, TLS: notify.TLSMandatory,
 		Auth: notify.AuthPlain, Username: smtpUser, Password: smtpPassword, From: mailFrom, MessageIDDomain: mailDomain,

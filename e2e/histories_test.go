@@ -46,7 +46,7 @@ const historiesDir = "../temporal/testdata/histories"
 // a change is most likely to break, and records each run's history: an issuance whose mail group is retried after
 // its class's delay and then delivered, next to a duplicate (a final failure at the check) and a KakaoTalk
 // recipient; a rejected mail (a notification failure, credential issued); a chain outage that fails a batch after
-// its class's retries, and the re-drive of it once the chain is back; a chunked issuance of three batches; a
+// its class's retries, and the re-drive of it by the issuance workflow's redrive Update once the chain is back; a chunked issuance of three batches; a
 // webhook delivery retried until the receiver answers; the expiry job. Each history must replay on the workflows
 // as the worker registers them. With -record they are written to historiesDir/<record.set>, for the replay test;
 // without it, to a temporary directory, so the scenarios and the recorder stay working.
@@ -57,7 +57,8 @@ func TestWorkflowHistories(t *testing.T) {
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 	}
 	top, chainDir := t, t.TempDir()
-	s := newStack(t, stackOptions{chainDir: chainDir})
+	// Issuances with retryable failures wait for their redrive Update, as REDRIVE_WINDOW's default has them do.
+	s := newStack(t, stackOptions{chainDir: chainDir, redriveWindow: time.Hour})
 	tn := s.mustTenant(t, 5000)
 	rec := &historyRecorder{s: s, dir: dir}
 	issue := func(t *testing.T, prefix string, rs []recipientJSON) (string, []db.Assertion) {
@@ -101,20 +102,25 @@ func TestWorkflowHistories(t *testing.T) {
 		rec.record(t, "issue_batch-mail-rejected", children[0])
 	})
 
-	t.Run("chain outage, then re-drive", func(t *testing.T) {
+	t.Run("chain outage, then re-drive by Update", func(t *testing.T) {
 		addr := strings.TrimPrefix(s.Chain.URL(), "http://")
 		require.NoError(t, s.Chain.Close())
 		id, rows := issue(t, "outage", emailRecipients("outage", 2))
 		require.Equal(t, []string{"FAILED", "FAILED"}, states(rows))
 		require.Equal(t, "BLOCKCHAIN_RPC_FAILED", deref(rows[0].ErrorCode))
 		wfID := s.workflowIDOf(t, id)
-		batch := rec.record(t, "issue_batch-chain-failed", childIDs(rec.events(t, wfID))[0])
+		// The issuance workflow waits for its re-drive (awaiting-redrive); its batch has completed.
+		batch := rec.record(t, "issue_batch-chain-failed", wfID+"/batch-00000")
 		require.NotZero(t, count(batch, enums.EVENT_TYPE_TIMER_STARTED), "the chain class retried the group")
 
 		s.startChain(top, addr, chainDir) // back with every block it had, until the test ends
-		runID := s.redrive(t, uuid.MustParse(id), wfID)
+		res, err := temporal.Redriver{DB: s.DB, Policy: testPolicy(t), Client: s.Client}.Redrive(context.Background(), uuid.MustParse(id))
+		require.NoError(t, err)
+		require.Equal(t, workflows.RedriveWorkflowID(wfID, 1), res.WorkflowID)
+		parent := rec.record(t, "issue_badge-redrive-update", wfID)
+		require.Equal(t, 1, count(parent, enums.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED), "one redrive Update")
 		require.Equal(t, []string{"RECEIVED", "RECEIVED"}, states(s.assertionRows(t, id)))
-		redrive := rec.record(t, "redrive_issuance", runID)
+		redrive := rec.record(t, "redrive_issuance", res.WorkflowID)
 		require.Len(t, scheduled(redrive, "AnchorCredentials"), 1, "resumed at the anchor")
 	})
 
@@ -293,47 +299,6 @@ func (s *stack) workflowIDOf(tb testing.TB, issuance string) string {
 	var id string
 	require.NoError(tb, s.DB.Pool.QueryRow(context.Background(), "SELECT workflow_id FROM issuances WHERE id = $1",
 		uuid.MustParse(issuance)).Scan(&id))
-	return id
-}
-
-// redrive does what `badged admin issuance redrive` does for the FAILED recipients of issuance (all of a
-// retryable class here): puts them back at their step with their credits debited again, records run 1, and starts
-// its workflow; it returns that workflow's id once the run completed.
-func (s *stack) redrive(tb testing.TB, issuance uuid.UUID, issuanceWorkflowID string) string {
-	tb.Helper()
-	ctx := context.Background()
-	id := workflows.RedriveWorkflowID(issuanceWorkflowID, 1)
-	var in workflows.RedriveInput
-	var iss db.Issuance
-	require.NoError(tb, s.DB.InTx(ctx, func(q *db.Queries) error {
-		var err error
-		if iss, err = q.LockIssuance(ctx, issuance); err != nil {
-			return err
-		}
-		failed, err := q.ListFailedOfIssuance(ctx, issuance)
-		if err != nil {
-			return err
-		}
-		in = workflows.RedriveInput{IssuanceID: issuance}
-		for _, f := range failed {
-			in.AssertionIDs = append(in.AssertionIDs, f.ID)
-		}
-		if _, err := q.DebitCredits(ctx, db.DebitCreditsParams{ID: iss.OrgID, Debit: int64(len(failed)), Kind: "redrive", IssuanceID: &iss.ID}); err != nil {
-			return err
-		}
-		if _, err := q.ResetForRedrive(ctx, in.AssertionIDs); err != nil {
-			return err
-		}
-		_, err = q.CreateRedrive(ctx, db.CreateRedriveParams{IssuanceID: issuance, N: 1, WorkflowID: id,
-			AssertionIds: in.AssertionIDs, CreditsDebited: int32(len(failed))})
-		return err
-	}))
-	run, err := s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue,
-		TypedSearchAttributes: workflows.SearchAttributes(workflows.IssueBadgeInput{IssuanceID: iss.ID, OrgID: iss.OrgID,
-			BadgeID: iss.BadgeID, APIVersion: int(iss.ApiVersion), RecipientCount: len(in.AssertionIDs)})},
-		workflows.RedriveIssuance, in)
-	require.NoError(tb, err)
-	require.NoError(tb, run.Get(ctx, nil))
 	return id
 }
 

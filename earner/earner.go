@@ -70,9 +70,12 @@ func New(d Deps) *Handler {
 	return &Handler{d: d, csp: csp}
 }
 
-// Eligible is the sign-in's check, off the request path, that an address may get a link: it holds a credential.
-func Eligible(d *db.DB) func(ctx context.Context, address string) (bool, error) {
-	return func(ctx context.Context, address string) (bool, error) { return d.EarnerHasCredentials(ctx, address) }
+// SignInConfig is the earner audience's part of a sign-in (internal/signin) on d: links only to an address that
+// holds a credential (checked off the request path), pages and cookie under Prefix. The caller adds the mailer,
+// the base URL and the limits.
+func SignInConfig(d *db.DB) signin.Config {
+	return signin.Config{DB: d, Audience: signin.Earner, Prefix: Prefix,
+		Eligible: func(ctx context.Context, address string) (bool, error) { return d.EarnerHasCredentials(ctx, address) }}
 }
 
 // Routes are the earner's routes.

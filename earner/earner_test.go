@@ -20,6 +20,7 @@ import (
 
 	"github.com/badged/badged/api"
 	"github.com/badged/badged/api/apitest"
+	"github.com/badged/badged/earner"
 	"github.com/badged/badged/internal/notify"
 	"github.com/badged/badged/internal/notify/smtptest"
 	"github.com/badged/badged/internal/signin"
@@ -51,7 +52,11 @@ func newStack(t testing.TB, perAddress int) *stack {
 		go func() { mailer.Run(ctx); close(done) }()
 		t.Cleanup(func() { cancel(); <-done; _ = sender.Close() })
 		st.srv[i] = env.ServerWith(t, func(d *api.Deps) {
-			d.SignIn = api.SignIn{Mailer: mailer, PerAddress: perAddress, Tally: st.tally}
+			c := earner.SignInConfig(env.DB)
+			c.BaseURL, c.Mailer, c.PerAddress = apitest.BaseURL, mailer, perAddress
+			svc, err := signin.New(c)
+			require.NoError(t, err)
+			d.SignIn = api.SignIn{Service: svc, Tally: st.tally}
 		})
 	}
 	return st

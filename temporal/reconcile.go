@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/badged/badged/db"
 )
 
@@ -20,13 +22,23 @@ type Reconciler struct {
 	Starter Starter
 	Log     *slog.Logger
 	Grace   time.Duration // younger issuances are left to the request that committed them (ORPHAN_AFTER)
+	// Batch is how many issuances of each kind one pass looks at (zero: 100); the rest wait for later passes. Each
+	// started one costs a DescribeWorkflowExecution, so a pass over thousands running would load Temporal.
+	Batch int
+
+	// after is where the next pass's check of started issuances goes on (created_at, id); zero: from the oldest.
+	// It wraps to the oldest after the newest, so every running issuance is looked at within a few passes.
+	after struct {
+		at time.Time
+		id uuid.UUID
+	}
 }
 
-// reconcileBatch is how many issuances one pass looks at; the rest wait for the next one.
-const reconcileBatch = 500
+// defaultReconcileBatch is Batch's default.
+const defaultReconcileBatch = 100
 
 // Run reconciles until ctx ends.
-func (r Reconciler) Run(ctx context.Context) {
+func (r *Reconciler) Run(ctx context.Context) {
 	t := time.NewTicker(r.Grace / 2)
 	defer t.Stop()
 	for {
@@ -42,16 +54,25 @@ func (r Reconciler) Run(ctx context.Context) {
 }
 
 // Once makes one pass and returns the ids of the issuances whose workflow it started.
-func (r Reconciler) Once(ctx context.Context) ([]string, error) {
+func (r *Reconciler) Once(ctx context.Context) ([]string, error) {
+	batch := r.Batch
+	if batch <= 0 {
+		batch = defaultReconcileBatch
+	}
 	rows, err := r.DB.Queries.ListProcessingIssuances(ctx, db.ListProcessingIssuancesParams{
-		Before: time.Now().Add(-r.Grace), MaxRows: reconcileBatch})
+		Before: time.Now().Add(-r.Grace), MaxRows: int32(batch)})
 	if err != nil {
 		return nil, err
 	}
 	lost, err := r.DB.Queries.ListStartedProcessingIssuances(ctx, db.ListStartedProcessingIssuancesParams{
-		Before: time.Now().Add(-r.Grace), MaxRows: reconcileBatch})
+		Before: time.Now().Add(-r.Grace), AfterCreatedAt: r.after.at, AfterID: r.after.id, MaxRows: int32(batch)})
 	if err != nil {
 		return nil, err
+	}
+	if len(lost) < batch {
+		r.after.at, r.after.id = time.Time{}, uuid.Nil // the newest is reached: the next pass starts from the oldest
+	} else {
+		r.after.at, r.after.id = lost[len(lost)-1].CreatedAt, lost[len(lost)-1].ID
 	}
 	var started []string
 	for _, iss := range lost {

@@ -22,6 +22,9 @@ type Starter struct {
 	// (PUBLIC_BASE_URL) links the API's resources in their details. Both are optional.
 	DB      *db.DB
 	BaseURL string
+	// RedriveWindow goes into every issuance workflow's input (REDRIVE_WINDOW): how long it stays open for its
+	// redrive Update when its pipeline left retryable failures; 0 completes it at once.
+	RedriveWindow time.Duration
 }
 
 // StartIssuance implements api.IssuanceStarter. The workflow id is derived from the idempotency scope; a running
@@ -29,7 +32,7 @@ type Starter struct {
 // replays, and concurrent identical requests, all end at one workflow.
 func (s Starter) StartIssuance(ctx context.Context, iss db.Issuance) error {
 	in := workflows.IssueBadgeInput{IssuanceID: iss.ID, OrgID: iss.OrgID, BadgeID: iss.BadgeID,
-		APIVersion: int(iss.ApiVersion), RecipientCount: int(iss.AssertionCount)}
+		APIVersion: int(iss.ApiVersion), RecipientCount: int(iss.AssertionCount), RedriveWindow: s.RedriveWindow}
 	names := s.names(ctx, iss)
 	_, err := s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                       iss.WorkflowID,

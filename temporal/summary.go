@@ -73,6 +73,11 @@ func (s Starter) issuanceDetails(iss db.Issuance, n issuanceNames) string {
 	}
 	fmt.Fprintf(&b, "\nInspect it (database rows, outcomes by errorCode, this workflow):\n\n    badged admin issuance inspect %s\n", iss.ID)
 	fmt.Fprintf(&b, "\nRe-drive its retryable failures once it is done:\n\n    badged admin issuance redrive %s\n", iss.ID)
+	if s.RedriveWindow > 0 {
+		fmt.Fprintf(&b, "\nor, while this workflow waits for it (Stage `%s`, up to %s after its pipeline), send it the Update "+
+			"`%s` (no input) from *Send an Update* here or `temporal workflow update execute --workflow-id '%s' --name %s`.\n",
+			workflows.StageAwaitingRedrive, s.RedriveWindow, workflows.RedriveUpdate, iss.WorkflowID, workflows.RedriveUpdate)
+	}
 	return b.String()
 }
 

@@ -46,6 +46,9 @@ type Parts struct {
 	Log         *slog.Logger      // of every part
 	Metrics     *metrics.Metrics  // nil: nothing is measured (tests)
 	WebhookURLs webhook.URLPolicy // what webhook endpoint URLs may point at: checked at creation (API) and delivery (worker)
+	// RedriveWindow is how long the issuance workflows started here wait for a re-drive after their pipeline left
+	// retryable failures (REDRIVE_WINDOW); 0: they complete at once.
+	RedriveWindow time.Duration
 }
 
 // Issuer returns the issuer service on d, naming p's anchoring account.
@@ -72,7 +75,7 @@ func (p Parts) WorkerDB(ctx context.Context, url string, withAPI bool) (d *db.DB
 // API returns the HTTP API's dependencies on p, its issuer on p.DB; the caller adds its own settings (limits,
 // caches, the stats recorder). close releases the chain verifier.
 func (p Parts) API() (deps api.Deps, close func(), err error) {
-	starter := temporal.Starter{Client: p.Client, DB: p.DB, BaseURL: p.BaseURL}
+	starter := temporal.Starter{Client: p.Client, DB: p.DB, BaseURL: p.BaseURL, RedriveWindow: p.RedriveWindow}
 	deps = api.Deps{DB: p.DB, Blob: p.Blob, Log: p.Log, Location: p.Location, PublicBaseURL: p.BaseURL,
 		Issuances: starter, Issuer: p.Issuer(p.DB), Metrics: p.Metrics, Webhooks: starter, WebhookURLs: p.WebhookURLs}
 	close = func() {}

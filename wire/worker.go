@@ -89,7 +89,7 @@ func StartWorker(ctx context.Context, p Parts, w Worker) (_ *Running, err error)
 	}
 	r.StopTemporal = sync.OnceFunc(tw.Stop) // waits for running activities to finish or time out
 	r.stops = append(r.stops, r.StopTemporal)
-	starter := temporal.Starter{Client: p.Client, DB: w.DB, BaseURL: p.BaseURL}
+	starter := temporal.Starter{Client: p.Client, DB: w.DB, BaseURL: p.BaseURL, RedriveWindow: p.RedriveWindow}
 	if w.Housekeeping {
 		if err := temporal.EnsureExpirySchedule(ctx, p.Client); err != nil {
 			return nil, err
@@ -97,8 +97,8 @@ func StartWorker(ctx context.Context, p Parts, w Worker) (_ *Running, err error)
 		if err := temporal.EnsureReminderWorkflow(ctx, p.Client); err != nil {
 			return nil, err
 		}
-		r.stops = append(r.stops, Background(ctx, temporal.Reconciler{DB: w.DB, Starter: starter, Log: p.Log,
-			Grace: w.OrphanAfter}.Run))
+		r.stops = append(r.stops, Background(ctx, (&temporal.Reconciler{DB: w.DB, Starter: starter, Log: p.Log,
+			Grace: w.OrphanAfter}).Run))
 	}
 	r.stops = append(r.stops, Background(ctx, temporal.WebhookDispatcher{DB: w.DB, Starter: starter, Log: p.Log,
 		Interval: w.DispatchInterval, Retention: w.WebhookRetention}.Run))

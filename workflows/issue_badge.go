@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/workflow"
@@ -33,6 +34,10 @@ type IssueBadgeInput struct {
 	BadgeID        uuid.UUID
 	APIVersion     int
 	RecipientCount int
+	// RedriveWindow is how long the workflow stays open for its redrive Update after its pipeline left redrivable
+	// failures (redrive_update.go); 0 completes at once, as runs started before redriveUpdateChange do. In the
+	// input, not the worker's configuration, so a replay decides alike.
+	RedriveWindow time.Duration
 }
 
 // IssueBadgeResult is the outcome summary, also what the progress query answers at the end.
@@ -61,6 +66,12 @@ func IssueBadge(ctx workflow.Context, in IssueBadgeInput) (IssueBadgeResult, err
 	}
 	log.Info("issuance started", "issuanceId", in.IssuanceID, "orgId", in.OrgID, "recipients", in.RecipientCount)
 	view := workflow.GetVersion(ctx, operatorViewChange, workflow.DefaultVersion, 1) == 1
+	// The redrive Update is registered from the start, so an early one is refused with its reason (still running)
+	// rather than as an unknown Update.
+	var rd *redriveState
+	if workflow.GetVersion(ctx, redriveUpdateChange, workflow.DefaultVersion, 1) == 1 {
+		rd = &redriveState{}
+	}
 	title := "Issuance " + in.IssuanceID.String()
 	batches := (in.RecipientCount + BatchSize - 1) / BatchSize
 	// observe tells the operator where the issuance is: its search attributes (once per stage and per batch) and
@@ -72,10 +83,25 @@ func IssueBadge(ctx workflow.Context, in IssueBadgeInput) (IssueBadgeResult, err
 		}
 		newStage := stage != lastStage
 		lastStage = stage
+		note := ""
+		if rd != nil {
+			note = rd.details(stage)
+		}
 		workflow.SetCurrentDetails(ctx, progressDetails(title, stage, in.RecipientCount, p.Tally,
-			slices.Sorted(maps.Keys(running))))
+			slices.Sorted(maps.Keys(running)))+note)
 		if err := upsertProgress(ctx, stage, newStage, p.Tally); err != nil {
 			log.Warn("upsert search attributes", "error", err)
+		}
+	}
+	if rd != nil {
+		if err := workflow.SetUpdateHandlerWithOptions(ctx, RedriveUpdate,
+			func(ctx workflow.Context) (activities.RedriveResult, error) { return rd.handle(ctx, in, &p, observe) },
+			workflow.UpdateHandlerOptions{Validator: func(workflow.Context) error { return rd.refusal() },
+				// Shown by the UI beside the Update's name (answered from memory: no command, no replay concern).
+				Description: "Re-drive the FAILED recipients whose errorCode is retryable (no input); refused, with the reason, " +
+					"while the pipeline or a re-drive runs or when nothing is retryable"},
+		); err != nil {
+			return p, err
 		}
 	}
 	observe(StageSigning)
@@ -116,9 +142,13 @@ func IssueBadge(ctx workflow.Context, in IssueBadgeInput) (IssueBadgeResult, err
 		})
 	}
 	wg.Wait(ctx)
-	observe(StageDone)
-
 	runErr := errors.Join(batchErrs...)
+	// A run that may wait for a re-drive says "done" only once it stops waiting.
+	mayWait := rd != nil && in.RedriveWindow > 0 && runErr == nil && p.ByState[failedState] > 0
+	if !mayWait {
+		observe(StageDone)
+	}
+
 	done := activities.CompleteIssuanceInput{IssuanceID: in.IssuanceID}
 	if runErr != nil {
 		done.Failure = runErr.Error()
@@ -127,10 +157,20 @@ func IssueBadge(ctx workflow.Context, in IssueBadgeInput) (IssueBadgeResult, err
 	if err := workflow.ExecuteLocalActivity(actx, a.CompleteIssuance, done).Get(ctx, nil); err != nil {
 		return p, err
 	}
-	log.Info("issuance finished", "issuanceId", in.IssuanceID, "byState", p.ByState, "failedByCode", p.FailedByCode)
 	if runErr != nil {
+		log.Info("issuance finished", "issuanceId", in.IssuanceID, "byState", p.ByState, "failedByCode", p.FailedByCode)
 		return p, runErr
 	}
+	if mayWait {
+		if err := rd.read(ctx, in, &p); err != nil {
+			return p, err
+		}
+		if err := rd.await(ctx, in.RedriveWindow, observe); err != nil {
+			return p, err
+		}
+		observe(StageDone)
+	}
+	log.Info("issuance finished", "issuanceId", in.IssuanceID, "byState", p.ByState, "failedByCode", p.FailedByCode)
 	return p, nil
 }
 

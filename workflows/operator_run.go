@@ -35,6 +35,7 @@ type retryTally struct {
 	retried, gaveUp int
 	maxDelay        time.Duration
 	maxAttempt      int
+	policy          string // the worker's rule for the code (StepFailure.Policy); "" in results recorded before it
 }
 
 func newRunView(title string, total int) *runView {
@@ -118,11 +119,16 @@ func (r *runner) noteFailures(ctx workflow.Context, st step, attempt int, failed
 			t.gaveUp++
 		}
 		t.maxAttempt = max(t.maxAttempt, attempt)
+		if f.Policy != "" {
+			t.policy = f.Policy
+		}
 	}
 	r.details(ctx)
 }
 
-// retryDetails is the Markdown table of what the retry table did, by step and errorCode.
+// retryDetails is the Markdown table of what the retry table did, by step and errorCode, with the rule the worker
+// applied (the policy each step ran with). Current details are answered from memory, never recorded in the
+// history, so the table's columns change without a version: a replay builds no command from them.
 func retryDetails(m map[retryKey]*retryTally) string {
 	if len(m) == 0 {
 		return ""
@@ -131,10 +137,11 @@ func retryDetails(m map[retryKey]*retryTally) string {
 		return cmp.Or(cmp.Compare(a.verb, b.verb), cmp.Compare(a.code, b.code))
 	})
 	var b strings.Builder
-	b.WriteString("\n| step | errorCode | retried | longest delay | gave up | attempts reached |\n|---|---|---|---|---|---|\n")
+	b.WriteString("\n| step | errorCode | retry policy | retried | longest delay | gave up | attempts reached |\n|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {
 		t := m[k]
-		fmt.Fprintf(&b, "| %s | `%s` | %d | %s | %d | %d |\n", k.verb, k.code, t.retried, t.maxDelay, t.gaveUp, t.maxAttempt)
+		policy := cmp.Or(t.policy, "–")
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %d | %d |\n", k.verb, k.code, policy, t.retried, t.maxDelay, t.gaveUp, t.maxAttempt)
 	}
 	return b.String()
 }

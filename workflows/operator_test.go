@@ -77,7 +77,8 @@ func TestIssueBatchRetryDetails(t *testing.T) {
 	mockPipeline(env, rs, func(step string, id uuid.UUID, attempt int) *activities.StepFailure {
 		switch {
 		case step == activities.StepNotified && id == rs[0].AssertionID && attempt < 3:
-			return &activities.StepFailure{Code: string(errcode.EmailServerError), Retry: true, Delay: 5 * time.Second}
+			return &activities.StepFailure{Code: string(errcode.EmailServerError), Retry: true, Delay: 5 * time.Second,
+				Policy: "remote: 5s ×2 up to 5m0s, 10 attempts"}
 		case step == activities.StepChecked && id == rs[1].AssertionID:
 			return &activities.StepFailure{Code: string(errcode.DuplicateIssuance)}
 		}
@@ -93,6 +94,7 @@ func TestIssueBatchRetryDetails(t *testing.T) {
 	require.NoError(t, v.Get(&md))
 	d := md.GetCurrentDetails()
 	require.Contains(t, d, "stage **done** · 3 of 3 recipients finished")
-	require.Contains(t, d, "| notify | `EMAIL_SERVER_ERROR` | 2 | 5s | 0 | 2 |")
-	require.Contains(t, d, "| check | `DUPLICATE_ISSUANCE` | 0 | 0s | 1 | 1 |")
+	require.Contains(t, d, "| notify | `EMAIL_SERVER_ERROR` | remote: 5s ×2 up to 5m0s, 10 attempts | 2 | 5s | 0 | 2 |",
+		"the rule the worker applied")
+	require.Contains(t, d, "| check | `DUPLICATE_ISSUANCE` | – | 0 | 0s | 1 | 1 |", "a failure without its rule (an older worker)")
 }

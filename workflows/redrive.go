@@ -1,8 +1,6 @@
 package workflows
 
 import (
-	"strconv"
-
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/workflow"
 
@@ -20,9 +18,10 @@ type RedriveInput struct {
 	Total        int // recipients of the issuance, for the operator's summaries; 0 in runs started before them
 }
 
-// RedriveWorkflowID is the id of an issuance's n-th re-drive run.
+// RedriveWorkflowID is the id of an issuance's n-th re-drive run (activities.RedriveWorkflowID, where the run is
+// recorded).
 func RedriveWorkflowID(issuanceWorkflowID string, n int) string {
-	return issuanceWorkflowID + "/redrive-" + strconv.Itoa(n)
+	return activities.RedriveWorkflowID(issuanceWorkflowID, n)
 }
 
 // RedriveIssuance runs the rest of the pipeline for the named recipients, each from the step after its last

@@ -7,6 +7,7 @@
 //	badged-cluster status [--json]   every process, its pid (for RSS/CPU sampling) and address
 //	badged-cluster start|stop|kill NAME   one process (temporal-history, worker1, …)
 //	badged-cluster mail              the messages the SMTP server accepted
+//	badged-cluster reset-temporal --yes   the persistence-loss drill: Temporal's databases dropped and made again
 //
 // It also serves the cluster's own processes: serve-smtp, serve-chain, serve-lb and serve-ui (the Temporal UI).
 //
@@ -51,6 +52,9 @@ commands:
   start|stop|kill NAME
                    one process: start it, stop it (SIGTERM), or SIGKILL it
   mail             the messages the cluster's SMTP server accepted
+  reset-temporal --yes
+                   the persistence-loss drill (docs/operators.md): stop Temporal's services, drop its two databases
+                   and create them again empty, start the services; badged's processes and database are kept
 
 Every command takes --name N (or the --port-offset it was started with) or --dir D to pick the cluster: clusters
 with other names have databases (badged_cluster_N, temporal_N, temporal_visibility_N) and a state directory
@@ -109,6 +113,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return nil
 	case "start", "stop", "kill":
 		return one(ctx, cmd, fs, sel, args, stdout)
+	case "reset-temporal":
+		return resetTemporal(ctx, fs, sel, args, stdout)
 	case "mail":
 		if err := fs.Parse(args); err != nil {
 			return err

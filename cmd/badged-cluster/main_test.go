@@ -80,3 +80,18 @@ func TestSelector_NameOrOffsetPicksTheStateDirectory(t *testing.T) {
 	err = run(context.Background(), []string{"status", "--name", "nosuch", "--dir", t.TempDir()}, &out)
 	require.ErrorContains(t, err, "no cluster in")
 }
+
+// reset-temporal drops every workflow Temporal holds: without --yes it says so, names the databases and does nothing.
+func TestResetTemporal_AsksForYes(t *testing.T) {
+	var cfg cluster.Config
+	cfg.Name, cfg.Dir = "drill", filepath.Join(t.TempDir(), "cluster-drill")
+	c, err := cluster.New(cfg, nil)
+	require.NoError(t, err)
+	data, err := json.Marshal(c.Config)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(cfg.Dir, "cluster.json"), data, 0o644))
+	var out bytes.Buffer
+	err = run(context.Background(), []string{"reset-temporal", "--dir", cfg.Dir}, &out)
+	require.ErrorContains(t, err, "reset-temporal drops temporal_drill and temporal_visibility_drill")
+	require.ErrorContains(t, err, "run again with --yes")
+}

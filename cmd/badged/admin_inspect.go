@@ -107,6 +107,10 @@ func workflowStatus(ctx context.Context, wf workflowDescriber, cfg config.Config
 	if processing && out.Status != "RUNNING" {
 		out.Note = "the workflow is closed (" + out.Status + ") but the issuance is still PROCESSING: see its history in the Temporal UI"
 	}
+	if !processing && out.Status == "RUNNING" {
+		out.Note = "the pipeline has finished and the workflow waits, until its REDRIVE_WINDOW ends, for a re-drive of its " +
+			"retryable failures (Stage awaiting-redrive) or runs one (Stage redriving): its Update \"redrive\", or `badged admin issuance redrive`"
+	}
 	return out
 }
 

@@ -343,7 +343,7 @@ func TestRedriveIssuance(t *testing.T) {
 	s := &fakeStarter{}
 
 	// The issuance's own workflow still runs: refused.
-	_, err = redriveIssuance(ctx, f.DB, cfg, policy, s.start, f.Issuance.ID.String())
+	_, err = redriveIssuance(ctx, cfg, temporal.Redriver{DB: f.DB, Policy: policy, Start: s.start}, f.Issuance.ID.String())
 	require.ErrorContains(t, err, "still processing")
 	_, err = f.DB.SetIssuanceStatus(ctx, db.SetIssuanceStatusParams{ID: f.Issuance.ID, ProcessingStatus: "COMPLETED"})
 	require.NoError(t, err)
@@ -351,7 +351,7 @@ func TestRedriveIssuance(t *testing.T) {
 	// Not enough credits: refused, nothing changes.
 	_, err = f.DB.Pool.Exec(ctx, "UPDATE organizations SET credits = 1 WHERE id = $1", f.OrgID)
 	require.NoError(t, err)
-	_, err = redriveIssuance(ctx, f.DB, cfg, policy, s.start, f.Issuance.ID.String())
+	_, err = redriveIssuance(ctx, cfg, temporal.Redriver{DB: f.DB, Policy: policy, Start: s.start}, f.Issuance.ID.String())
 	require.ErrorContains(t, err, "fewer than the 2 credits")
 	st, _, code := assertionState(t, f, 0)
 	require.Equal(t, "FAILED", st)
@@ -361,7 +361,7 @@ func TestRedriveIssuance(t *testing.T) {
 	require.NoError(t, err)
 
 	// The first re-drive takes the retryable failures, keeps their steps and debits their credits.
-	out, err := redriveIssuance(ctx, f.DB, cfg, policy, s.start, f.Issuance.ID.String())
+	out, err := redriveIssuance(ctx, cfg, temporal.Redriver{DB: f.DB, Policy: policy, Start: s.start}, f.Issuance.ID.String())
 	require.NoError(t, err)
 	wantID := f.Issuance.WorkflowID + "/redrive-1"
 	require.True(t, out.Created)
@@ -383,7 +383,7 @@ func TestRedriveIssuance(t *testing.T) {
 	require.Equal(t, workflows.RedriveInput{IssuanceID: f.Issuance.ID, AssertionIDs: []uuid.UUID{f.IDs[0], f.IDs[2]}}, s.ins[0])
 
 	// Again while the run is unfinished: the same run and workflow id, no new debit.
-	again, err := redriveIssuance(ctx, f.DB, cfg, policy, s.start, f.Issuance.ID.String())
+	again, err := redriveIssuance(ctx, cfg, temporal.Redriver{DB: f.DB, Policy: policy, Start: s.start}, f.Issuance.ID.String())
 	require.NoError(t, err)
 	require.False(t, again.Created)
 	require.Equal(t, wantID, again.WorkflowID)
@@ -397,9 +397,9 @@ func TestRedriveIssuance(t *testing.T) {
 	require.NoError(t, err)
 	// A failed start is reported; the next invocation starts the same run.
 	s.err = fmt.Errorf("temporal unavailable")
-	_, err = redriveIssuance(ctx, f.DB, cfg, policy, s.start, f.Issuance.ID.String())
+	_, err = redriveIssuance(ctx, cfg, temporal.Redriver{DB: f.DB, Policy: policy, Start: s.start}, f.Issuance.ID.String())
 	require.ErrorContains(t, err, "run the command again")
-	third, err := redriveIssuance(ctx, f.DB, cfg, policy, s.start, f.Issuance.ID.String())
+	third, err := redriveIssuance(ctx, cfg, temporal.Redriver{DB: f.DB, Policy: policy, Start: s.start}, f.Issuance.ID.String())
 	require.NoError(t, err)
 	require.False(t, third.Created)
 	require.Equal(t, 2, third.Run)
@@ -409,12 +409,12 @@ func TestRedriveIssuance(t *testing.T) {
 	// Nothing retryable left once it ends: nothing is started.
 	_, err = f.DB.Pool.Exec(ctx, "UPDATE assertions SET state = 'RECEIVED', step = 'NOTIFIED' WHERE id = $1", f.IDs[0])
 	require.NoError(t, err)
-	none, err := redriveIssuance(ctx, f.DB, cfg, policy, s.start, f.Issuance.ID.String())
+	none, err := redriveIssuance(ctx, cfg, temporal.Redriver{DB: f.DB, Policy: policy, Start: s.start}, f.Issuance.ID.String())
 	require.NoError(t, err)
 	require.Zero(t, none.Run)
 	require.False(t, none.Started)
 	require.Len(t, s.ids, 3)
 
-	_, err = redriveIssuance(ctx, f.DB, cfg, policy, s.start, uuid.NewString())
+	_, err = redriveIssuance(ctx, cfg, temporal.Redriver{DB: f.DB, Policy: policy, Start: s.start}, uuid.NewString())
 	require.ErrorContains(t, err, "no issuance")
 }

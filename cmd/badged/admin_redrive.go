@@ -8,12 +8,11 @@ import (
 
 	"github.com/badged/badged/cmd/badged/internal/config"
 	"github.com/badged/badged/db"
-	"github.com/badged/badged/internal/audit"
-	"github.com/badged/badged/internal/retrypolicy"
 	"github.com/badged/badged/temporal"
 )
 
-// adminRedrive prepares the re-drive in the database and starts its workflow on the configured Temporal.
+// adminRedrive re-drives on the configured Temporal: the issuance workflow's Update while it is open, else the
+// re-drive prepared in the database and its workflow started.
 func adminRedrive(ctx context.Context, cfg config.Config, d *db.DB, id string) (redriveOut, error) {
 	policy, err := loadPolicy(cfg)
 	if err != nil {
@@ -24,7 +23,8 @@ func adminRedrive(ctx context.Context, cfg config.Config, d *db.DB, id string) (
 		return redriveOut{}, err
 	}
 	defer tc.Close()
-	return redriveIssuance(ctx, d, cfg, policy, temporal.Starter{Client: tc, DB: d, BaseURL: cfg.PublicBaseURL}.StartRedrive, id)
+	return redriveIssuance(ctx, cfg, temporal.Redriver{DB: d, Policy: policy, Client: tc,
+		Start: temporal.Starter{Client: tc, DB: d, BaseURL: cfg.PublicBaseURL}.StartRedrive}, id)
 }
 
 // redriveOut is the output of `admin issuance redrive`: what the re-drive did and where to watch its workflow.
@@ -33,14 +33,14 @@ type redriveOut struct {
 	TemporalUIURL string `json:"temporalUiUrl,omitempty"`
 }
 
-// redriveIssuance parses id and re-drives that issuance (temporal.Redrive).
-func redriveIssuance(ctx context.Context, d *db.DB, cfg config.Config, policy *retrypolicy.Policy, start temporal.RedriveStarter,
-	id string) (redriveOut, error) {
+// redriveIssuance parses id and re-drives that issuance: by the workflow's redrive Update while it is open, else
+// outside it (temporal.Redriver).
+func redriveIssuance(ctx context.Context, cfg config.Config, r temporal.Redriver, id string) (redriveOut, error) {
 	issID, err := uuid.Parse(id)
 	if err != nil {
 		return redriveOut{}, errors.New("issuance redrive: ID must be an issuance id")
 	}
-	res, err := temporal.Redrive(ctx, d, policy, start, issID, audit.AdminActor)
+	res, err := r.Redrive(ctx, issID)
 	out := redriveOut{RedriveResult: res}
 	if res.WorkflowID != "" {
 		out.TemporalUIURL = temporalUIURL(cfg, res.WorkflowID)

@@ -44,7 +44,8 @@ func adminStart(ctx context.Context, cfg config.Config, d *db.DB, id string) (st
 		return startOut{}, err
 	}
 	defer tc.Close()
-	started, err := temporal.StartOrphan(ctx, temporal.Starter{Client: tc, DB: d, BaseURL: cfg.PublicBaseURL}, iss)
+	started, err := temporal.StartOrphan(ctx, temporal.Starter{Client: tc, DB: d, BaseURL: cfg.PublicBaseURL,
+		RedriveWindow: cfg.RedriveWindow}, iss)
 	if err != nil {
 		return startOut{}, err
 	}

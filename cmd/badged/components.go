@@ -119,7 +119,8 @@ func newSenders(cfg config.Config) (*notify.Notifier, *notify.Outbox, string, er
 // and the Temporal client (measured by m), on the pool d; under dev, a missing keyring is generated (openKeyring).
 // Its errors are *startError, naming the part.
 func openParts(ctx context.Context, cfg config.Config, dev bool, d *db.DB, m *metrics.Metrics, log *slog.Logger) (wire.Parts, error) {
-	p := wire.Parts{DB: d, BaseURL: cfg.PublicBaseURL, Location: cfg.TimeZone, Log: log, Metrics: m, WebhookURLs: webhookURLs(cfg)}
+	p := wire.Parts{DB: d, BaseURL: cfg.PublicBaseURL, Location: cfg.TimeZone, Log: log, Metrics: m, WebhookURLs: webhookURLs(cfg),
+		RedriveWindow: cfg.RedriveWindow}
 	var err error
 	if p.Blob, err = openBlob(ctx, cfg); err != nil {
 		setting := "BLOB_DIR"

@@ -188,12 +188,11 @@ func newHTTPServer(ctx context.Context, cfg config.Config, p wire.Parts, rec *st
 		closeAPI = func() { stopListening(); closeDeps() }
 	}
 	deps.Stats = rec
-	deps.SignIn = api.SignIn{Mailer: mailer, PerAddress: cfg.SignInPerAddress, PerClient: cfg.SignInPerClient}
 	if err := withConsoleRedrive(cfg, &deps, p.Client); err != nil {
 		closeAPI()
 		return nil, nil, err
 	}
-	if err := withConsole(cfg, &deps, mailer); err != nil {
+	if err := withSignIns(cfg, &deps, mailer); err != nil {
 		closeAPI()
 		return nil, nil, err
 	}

@@ -31,6 +31,7 @@ type Metrics struct {
 	recipients        *prometheus.CounterVec
 	attempts          *prometheus.CounterVec
 	retries           *prometheus.CounterVec
+	giveUps           *prometheus.CounterVec
 	activityDuration  *prometheus.HistogramVec
 	webhook           webhookMetrics     // webhook.go
 	wallet            *walletMetrics     // wallet.go
@@ -64,12 +65,15 @@ func New() *Metrics {
 		retries: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Subsystem: "activity",
 			Name: "retries_total", Help: "Pipeline activity attempts that ran as a retry (attempt > 1), by step."},
 			[]string{"step"}),
+		giveUps: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Subsystem: "activity",
+			Name: "give_ups_total", Help: "Recipients a pipeline step gave up on (an errorCode written as their outcome), by the step that failed (check, sign, anchor, bake, upload, notify; issuance when the run as a whole failed) and errorCode; counted once, when the outcome is written."},
+			[]string{"step", "error_code"}),
 		activityDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace, Subsystem: "activity",
 			Name: "duration_seconds", Help: "Pipeline activity attempt latency in seconds, by step and outcome.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}}, []string{"step", "outcome"}),
 	}
 	reg.MustRegister(m.httpRequests, m.httpDuration, m.issuancesStarted, m.issuancesFinished, m.recipients,
-		m.attempts, m.retries, m.activityDuration,
+		m.attempts, m.retries, m.giveUps, m.activityDuration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.webhook = newWebhookMetrics(reg)
 	m.wallet = newWalletMetrics(reg)
@@ -139,4 +143,18 @@ func (m *Metrics) ObserveActivity(step, outcome, class string, attempt int, d ti
 		m.retries.WithLabelValues(step).Inc()
 	}
 	m.activityDuration.WithLabelValues(step, outcome).Observe(d.Seconds())
+}
+
+// StepIssuance is the give-up step of the recipients failed because their issuance's run failed as a whole, not at
+// one step.
+const StepIssuance = "issuance"
+
+// GaveUp counts n recipients whose outcome was written with errorCode after step gave up on them: the SRE view of
+// give-ups by step and errorCode (badged_activity_attempts_total{outcome="failed"} has the step and the failure
+// class, but not the code, and counts attempts, not recipients).
+func (m *Metrics) GaveUp(step, errorCode string, n int) {
+	if m == nil || n <= 0 || errorCode == "" {
+		return
+	}
+	m.giveUps.WithLabelValues(step, errorCode).Add(float64(n))
 }

@@ -41,6 +41,9 @@ func TestMetrics_ScrapeNamesLabelsHelp(t *testing.T) {
 	m.RecipientsFinished("FAILED", "DUPLICATE_ISSUANCE", 1)
 	m.ObserveActivity("sign", metrics.OutcomeSuccess, "", 1, 10*time.Millisecond)
 	m.ObserveActivity("notify", metrics.OutcomeRetry, "remote", 2, time.Second)
+	m.GaveUp("notify", "BOUNCED_EMAIL", 2)
+	m.GaveUp(metrics.StepIssuance, "INTERNAL_SERVER_ERROR", 1)
+	m.GaveUp("sign", "", 5) // a success is no give-up
 	text := scrape(t, m)
 
 	for _, want := range []string{
@@ -54,10 +57,13 @@ func TestMetrics_ScrapeNamesLabelsHelp(t *testing.T) {
 		`badged_activity_attempts_total{class="remote",outcome="retry",step="notify"} 1`,
 		`badged_activity_retries_total{step="notify"} 1`,
 		`badged_activity_duration_seconds_count{outcome="retry",step="notify"} 1`,
+		`badged_activity_give_ups_total{error_code="BOUNCED_EMAIL",step="notify"} 2`,
+		`badged_activity_give_ups_total{error_code="INTERNAL_SERVER_ERROR",step="issuance"} 1`,
 	} {
 		require.Contains(t, text, want)
 	}
 	require.NotContains(t, text, `badged_activity_retries_total{step="sign"}`, "a first attempt is not a retry")
+	require.NotContains(t, text, `badged_activity_give_ups_total{error_code="",step="sign"}`, "a success is no give-up")
 	requireHelpOnEveryMetric(t, text)
 }
 
@@ -87,6 +93,7 @@ func TestMetrics_NilRecordsNothing(t *testing.T) {
 	m.IssuanceFinished("COMPLETED")
 	m.RecipientsFinished("RECEIVED", "", 1)
 	m.ObserveActivity("sign", metrics.OutcomeFailed, "permanent", 3, time.Millisecond)
+	m.GaveUp("sign", "DUPLICATE_ISSUANCE", 1)
 }
 
 func TestTemporalHandler_ExportsSDKMetrics(t *testing.T) {

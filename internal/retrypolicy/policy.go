@@ -215,6 +215,13 @@ func (p *Policy) ClassOf(code errcode.Code) string {
 	return p.Codes[errcode.Unknown]
 }
 
+// Redrivable says whether a recipient that ended FAILED with code may be put back into the pipeline by an
+// operator's re-drive: its class is retryable (the failure may pass on another try). The one place this is
+// decided, for `badged admin issuance redrive`, the console and the workflow's redrive Update alike.
+func (p *Policy) Redrivable(code errcode.Code) bool {
+	return p.Classes[p.ClassOf(code)].Retryable
+}
+
 // WebhookClass is the class of webhook deliveries: no errorCode maps to it, a delivery attempt that fails (no
 // answer, or not 2xx) is retried by its rule, and after its maximumAttempts the delivery has failed.
 const WebhookClass = "webhook"
@@ -235,4 +242,15 @@ func (p *Policy) DecideClass(class string, attempt int) (retry bool, delay time.
 		d = float64(c.MaximumInterval)
 	}
 	return true, time.Duration(d)
+}
+
+// Describe is one class's rule in one line, as the workflow details show the policy a step ran with:
+// "remote: 5s ×2 up to 5m0s, 10 attempts", or "permanent: not retried".
+func (p *Policy) Describe(class string) string {
+	c := p.Classes[class]
+	if !c.Retryable {
+		return class + ": not retried"
+	}
+	return fmt.Sprintf("%s: %s ×%g up to %s, %d attempts", class, time.Duration(c.InitialInterval), c.BackoffCoefficient,
+		time.Duration(c.MaximumInterval), c.MaximumAttempts)
 }

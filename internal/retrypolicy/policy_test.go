@@ -157,3 +157,20 @@ func TestWebhookClassSchedule(t *testing.T) {
 		t.Fatalf("a policy without the webhook class: %v", err)
 	}
 }
+
+// Describe is the one line the workflow details show for the class a failed step ran with.
+func TestDescribeIsTheClassRuleInOneLine(t *testing.T) {
+	p, err := retrypolicy.Parse(temporal.DefaultRetryPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for class, want := range map[string]string{
+		"remote":    "remote: 5s ×2 up to 5m0s, 10 attempts",
+		"chain":     "chain: 3s ×1.5 up to 1m0s, 20 attempts",
+		"permanent": "permanent: not retried",
+	} {
+		if got := p.Describe(class); got != want {
+			t.Errorf("Describe(%q) = %q, want %q", class, got, want)
+		}
+	}
+}

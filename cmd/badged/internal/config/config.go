@@ -30,6 +30,7 @@ type Config struct {
 	MetricsAddr      string         // METRICS_ADDR: the /metrics listener of every command, default "127.0.0.1:9090" (never the API's port)
 	StuckAfter       time.Duration  // STUCK_ISSUANCE_AFTER: PROCESSING longer than this counts as stuck, default 30m
 	OrphanAfter      time.Duration  // ORPHAN_AFTER: a PROCESSING issuance without a workflow this long gets one, default 1m
+	RedriveWindow    time.Duration  // REDRIVE_WINDOW: how long an issuance workflow with retryable failures stays open for its redrive Update, default 24h; 0 off
 	RateLimitRPS     int            // RATE_LIMIT_RPS: requests per second per API key, default 50; 0 turns the limit off
 	RateLimitBurst   int            // RATE_LIMIT_BURST: requests a key may send at once, default 100
 	KeyCacheTTL      time.Duration  // API_KEY_CACHE_TTL: API-key rows reused this long, so a revoked key works up to this long; default 5s, 0 off
@@ -159,6 +160,7 @@ func Load(getenv func(string) string) (Config, error) {
 	if err != nil || c.OrphanAfter < time.Second || c.OrphanAfter > 24*time.Hour {
 		errs = append(errs, fmt.Errorf("ORPHAN_AFTER %q: must be a duration between 1s and 24h such as 1m", env("ORPHAN_AFTER", "")))
 	}
+	c.RedriveWindow = durationEnv(env, "REDRIVE_WINDOW", "24h", 0, 30*24*time.Hour, &errs)
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		errs = append(errs, fmt.Errorf("LOG_FORMAT %q: must be json or text", c.LogFormat))
 	}
@@ -309,7 +311,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Int64("media_decode_budget_bytes", c.MediaDecodeMem),
 		slog.Duration("shutdown_timeout", c.ShutdownTimeout), slog.String("log_level", c.LogLevel.String()),
 		slog.String("metrics_addr", c.MetricsAddr), slog.Duration("stuck_issuance_after", c.StuckAfter),
-		slog.Duration("orphan_after", c.OrphanAfter),
+		slog.Duration("orphan_after", c.OrphanAfter), slog.Duration("redrive_window", c.RedriveWindow),
 		slog.Int("rate_limit_rps", c.RateLimitRPS), slog.Int("rate_limit_burst", c.RateLimitBurst),
 		slog.Duration("api_key_cache_ttl", c.KeyCacheTTL),
 		slog.Int("signin_per_address", c.SignInPerAddress), slog.Int("signin_per_client", c.SignInPerClient),
