@@ -15,7 +15,8 @@ CREATE TABLE credit_ledger (
     kind          text        NOT NULL
         CHECK (kind IN ('opening', 'grant', 'issuance', 'renewal', 'reissue', 'redrive', 'refund', 'backfill')),
     issuance_id   uuid REFERENCES issuances (id),
-    actor         text, -- 'badged admin', 'key <id>' (the API key), a console member's address; null: the pipeline
+    actor         text, -- 'badged admin', 'key <id>' (the API key); null: refunds and re-drive debits (the
+                        -- re-drive's asker is in audit_events, its debit runs in every re-drive path alike)
     balance_after bigint -- null on the rows this migration reconstructed (their order in time is approximate)
 );
 -- The console's credits page: newest first by keyset (id).
