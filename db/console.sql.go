@@ -479,8 +479,9 @@ FROM assertions
 WHERE issuance_id = $1 AND seq > $2
   AND ($3::text IS NULL OR state = $3::text)
   AND ($4::text IS NULL OR error_code = $4::text)
+  AND (NOT $5::boolean OR error_code IS NOT NULL)
 ORDER BY seq
-LIMIT $5
+LIMIT $6
 `
 
 type ListIssuanceRecipientsParams struct {
@@ -488,6 +489,7 @@ type ListIssuanceRecipientsParams struct {
 	AfterSeq   int32
 	State      *string
 	ErrorCode  *string
+	WithError  bool
 	Lim        int32
 }
 
@@ -502,13 +504,17 @@ type ListIssuanceRecipientsRow struct {
 	Step           string
 }
 
-// One page of an issuance's recipients in order, after seq; state and error code are optional filters.
+// One page of an issuance's recipients in order, after seq; state and error code are optional filters, and
+// with_error keeps those with any error code (FAILED, or ISSUED whose notification failed). The console's
+// issuance page and `badged admin issuance inspect` both read an issuance's outcomes here and in
+// CountRecipientOutcomes.
 func (q *Queries) ListIssuanceRecipients(ctx context.Context, arg ListIssuanceRecipientsParams) ([]ListIssuanceRecipientsRow, error) {
 	rows, err := q.db.Query(ctx, listIssuanceRecipients,
 		arg.IssuanceID,
 		arg.AfterSeq,
 		arg.State,
 		arg.ErrorCode,
+		arg.WithError,
 		arg.Lim,
 	)
 	if err != nil {

@@ -28,17 +28,6 @@ func (q *Queries) ClearNotificationError(ctx context.Context, id uuid.UUID) (int
 	return result.RowsAffected(), nil
 }
 
-const countIssuanceFailures = `-- name: CountIssuanceFailures :one
-SELECT count(*) FROM assertions WHERE issuance_id = $1 AND error_code IS NOT NULL
-`
-
-func (q *Queries) CountIssuanceFailures(ctx context.Context, issuanceID uuid.UUID) (int64, error) {
-	row := q.db.QueryRow(ctx, countIssuanceFailures, issuanceID)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
 const countIssuanceProcessingSteps = `-- name: CountIssuanceProcessingSteps :many
 SELECT step, count(*) AS n FROM assertions WHERE issuance_id = $1 AND state = 'PROCESSING' GROUP BY step ORDER BY step
 `
@@ -59,36 +48,6 @@ func (q *Queries) CountIssuanceProcessingSteps(ctx context.Context, issuanceID u
 	for rows.Next() {
 		var i CountIssuanceProcessingStepsRow
 		if err := rows.Scan(&i.Step, &i.N); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const countIssuanceStates = `-- name: CountIssuanceStates :many
-SELECT state, count(*) AS n FROM assertions WHERE issuance_id = $1 GROUP BY state ORDER BY state
-`
-
-type CountIssuanceStatesRow struct {
-	State string
-	N     int64
-}
-
-// Operator inspect: recipients of an issuance per state.
-func (q *Queries) CountIssuanceStates(ctx context.Context, issuanceID uuid.UUID) ([]CountIssuanceStatesRow, error) {
-	rows, err := q.db.Query(ctx, countIssuanceStates, issuanceID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []CountIssuanceStatesRow{}
-	for rows.Next() {
-		var i CountIssuanceStatesRow
-		if err := rows.Scan(&i.State, &i.N); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -214,54 +173,6 @@ func (q *Queries) ListFailedOfIssuance(ctx context.Context, issuanceID uuid.UUID
 			&i.Seq,
 			&i.Mode,
 			&i.ErrorCode,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const listIssuanceFailures = `-- name: ListIssuanceFailures :many
-SELECT id, seq, state, step, error_code, recipient_name FROM assertions
-WHERE issuance_id = $1 AND error_code IS NOT NULL
-ORDER BY seq LIMIT $2::int
-`
-
-type ListIssuanceFailuresParams struct {
-	IssuanceID uuid.UUID
-	Lim        int32
-}
-
-type ListIssuanceFailuresRow struct {
-	ID            uuid.UUID
-	Seq           int32
-	State         string
-	Step          string
-	ErrorCode     *string
-	RecipientName string
-}
-
-// Recipients with an error code (FAILED, or ISSUED whose notification failed), in seq order.
-func (q *Queries) ListIssuanceFailures(ctx context.Context, arg ListIssuanceFailuresParams) ([]ListIssuanceFailuresRow, error) {
-	rows, err := q.db.Query(ctx, listIssuanceFailures, arg.IssuanceID, arg.Lim)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []ListIssuanceFailuresRow{}
-	for rows.Next() {
-		var i ListIssuanceFailuresRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.Seq,
-			&i.State,
-			&i.Step,
-			&i.ErrorCode,
-			&i.RecipientName,
 		); err != nil {
 			return nil, err
 		}

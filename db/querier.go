@@ -62,13 +62,10 @@ type Querier interface {
 	CountBadgesWithReminders(ctx context.Context) (int64, error)
 	// A delivery ran out of attempts.
 	CountEndpointFailure(ctx context.Context, id uuid.UUID) (WebhookEndpoint, error)
-	CountIssuanceFailures(ctx context.Context, issuanceID uuid.UUID) (int64, error)
 	// The issuance.completed/failed payload: recipients by state and errorCode.
 	CountIssuanceOutcomes(ctx context.Context, issuanceID uuid.UUID) ([]CountIssuanceOutcomesRow, error)
 	// Operator inspect: recipients still in the pipeline per last completed step.
 	CountIssuanceProcessingSteps(ctx context.Context, issuanceID uuid.UUID) ([]CountIssuanceProcessingStepsRow, error)
-	// Operator inspect: recipients of an issuance per state.
-	CountIssuanceStates(ctx context.Context, issuanceID uuid.UUID) ([]CountIssuanceStatesRow, error)
 	CountIssuanceUnsentNotifications(ctx context.Context, issuanceID uuid.UUID) (int64, error)
 	// ISSUED/RECEIVED assertions past expired_at that the expiry job has not rewritten yet: the correction of the
 	// counters for the effective states (few rows when the job runs every 10 minutes). Ordered by expired_at and capped,
@@ -331,8 +328,6 @@ type Querier interface {
 	// display filter in Go picks the section; PROCESSING and FAILED never have a credential to show).
 	ListEarnerCredentials(ctx context.Context, arg ListEarnerCredentialsParams) ([]ListEarnerCredentialsRow, error)
 	ListFailedOfIssuance(ctx context.Context, issuanceID uuid.UUID) ([]ListFailedOfIssuanceRow, error)
-	// Recipients with an error code (FAILED, or ISSUED whose notification failed), in seq order.
-	ListIssuanceFailures(ctx context.Context, arg ListIssuanceFailuresParams) ([]ListIssuanceFailuresRow, error)
 	// The checkpoint roots an anchor transaction carries as leaves besides its credentials' digests.
 	ListIssuanceLogAnchorRoots(ctx context.Context, anchorKey string) ([][]byte, error)
 	// Backfill: an organization's live credentials signed and finished but not in its log (issued before the log
@@ -342,7 +337,10 @@ type Querier interface {
 	ListIssuanceLogCandidates(ctx context.Context, ids []uuid.UUID) ([]ListIssuanceLogCandidatesRow, error)
 	// Which of these credential ids the log holds already (a retried step appends nothing twice).
 	ListIssuanceLogPresent(ctx context.Context, arg ListIssuanceLogPresentParams) ([]string, error)
-	// One page of an issuance's recipients in order, after seq; state and error code are optional filters.
+	// One page of an issuance's recipients in order, after seq; state and error code are optional filters, and
+	// with_error keeps those with any error code (FAILED, or ISSUED whose notification failed). The console's
+	// issuance page and `badged admin issuance inspect` both read an issuance's outcomes here and in
+	// CountRecipientOutcomes.
 	ListIssuanceRecipients(ctx context.Context, arg ListIssuanceRecipientsParams) ([]ListIssuanceRecipientsRow, error)
 	// Notification rows of an issuance that were not delivered, with whether an operator resend has been delivered since.
 	ListIssuanceUnsentNotifications(ctx context.Context, arg ListIssuanceUnsentNotificationsParams) ([]ListIssuanceUnsentNotificationsRow, error)

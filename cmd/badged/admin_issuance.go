@@ -172,12 +172,16 @@ func inspectIssuance(ctx context.Context, d *db.DB, cfg config.Config, wf workfl
 	if out.Workflow.Status == workflowNotFound {
 		out.TemporalUIURL = ""
 	}
-	states, err := d.CountIssuanceStates(ctx, issID)
+	// The console's issuance page reads the same outcomes (its counters, its recipients query).
+	outcomes, err := d.CountRecipientOutcomes(ctx, issID)
 	if err != nil {
 		return inspectOut{}, fmt.Errorf("count states: %w", err)
 	}
-	for _, s := range states {
-		out.ByState[s.State] = s.N
+	for _, o := range outcomes {
+		out.ByState[o.State] += o.N
+		if o.ErrorCode != "" {
+			out.FailuresTotal += o.N
+		}
 	}
 	steps, err := d.CountIssuanceProcessingSteps(ctx, issID)
 	if err != nil {
@@ -186,10 +190,8 @@ func inspectIssuance(ctx context.Context, d *db.DB, cfg config.Config, wf workfl
 	for _, s := range steps {
 		out.ByStep[s.Step] = s.N
 	}
-	if out.FailuresTotal, err = d.CountIssuanceFailures(ctx, issID); err != nil {
-		return inspectOut{}, fmt.Errorf("count failures: %w", err)
-	}
-	failures, err := d.ListIssuanceFailures(ctx, db.ListIssuanceFailuresParams{IssuanceID: issID, Lim: inspectListCap})
+	failures, err := d.ListIssuanceRecipients(ctx, db.ListIssuanceRecipientsParams{IssuanceID: issID, AfterSeq: -1,
+		WithError: true, Lim: inspectListCap})
 	if err != nil {
 		return inspectOut{}, fmt.Errorf("list failures: %w", err)
 	}

@@ -90,12 +90,16 @@ ORDER BY i.created_at DESC, i.id DESC
 LIMIT sqlc.arg(lim);
 
 -- name: ListIssuanceRecipients :many
--- One page of an issuance's recipients in order, after seq; state and error code are optional filters.
+-- One page of an issuance's recipients in order, after seq; state and error code are optional filters, and
+-- with_error keeps those with any error code (FAILED, or ISSUED whose notification failed). The console's
+-- issuance page and `badged admin issuance inspect` both read an issuance's outcomes here and in
+-- CountRecipientOutcomes.
 SELECT id, seq, recipient_name, recipient_email, recipient_phone, state, error_code, step
 FROM assertions
 WHERE issuance_id = sqlc.arg(issuance_id) AND seq > sqlc.arg(after_seq)
   AND (sqlc.narg(state)::text IS NULL OR state = sqlc.narg(state)::text)
   AND (sqlc.narg(error_code)::text IS NULL OR error_code = sqlc.narg(error_code)::text)
+  AND (NOT sqlc.arg(with_error)::boolean OR error_code IS NOT NULL)
 ORDER BY seq
 LIMIT sqlc.arg(lim);
 

@@ -1,19 +1,6 @@
--- name: CountIssuanceStates :many
--- Operator inspect: recipients of an issuance per state.
-SELECT state, count(*) AS n FROM assertions WHERE issuance_id = $1 GROUP BY state ORDER BY state;
-
 -- name: CountIssuanceProcessingSteps :many
 -- Operator inspect: recipients still in the pipeline per last completed step.
 SELECT step, count(*) AS n FROM assertions WHERE issuance_id = $1 AND state = 'PROCESSING' GROUP BY step ORDER BY step;
-
--- name: CountIssuanceFailures :one
-SELECT count(*) FROM assertions WHERE issuance_id = $1 AND error_code IS NOT NULL;
-
--- name: ListIssuanceFailures :many
--- Recipients with an error code (FAILED, or ISSUED whose notification failed), in seq order.
-SELECT id, seq, state, step, error_code, recipient_name FROM assertions
-WHERE issuance_id = $1 AND error_code IS NOT NULL
-ORDER BY seq LIMIT sqlc.arg(lim)::int;
 
 -- name: ListIssuanceUnsentNotifications :many
 -- Notification rows of an issuance that were not delivered, with whether an operator resend has been delivered since.
