@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/badged/badged/internal/membership"
+	"github.com/badged/badged/internal/pagekit"
 )
 
 // pageError is an error the console answers with its own status and message key (text.go).
@@ -22,6 +23,10 @@ var (
 	errNoOrg     = &pageError{http.StatusForbidden, "noOrg"}
 )
 
+// ErrRedriveRefused marks a re-drive refused with its reason (nothing retryable, one running, credits short): the
+// console answers 409 with the reason, not 500. The function that re-drives for the console wraps it.
+var ErrRedriveRefused = errors.New("re-drive refused")
+
 // badInput is a 400 whose message key says what is wrong with the form.
 func badInput(msg string) error { return &pageError{http.StatusBadRequest, msg} }
 
@@ -34,6 +39,9 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		h.noticeText(w, r, refusal.status, refusal.code, refusal.message)
 		return
 	case errors.As(err, &pe):
+	case errors.Is(err, ErrRedriveRefused):
+		h.noticeText(w, r, http.StatusConflict, text[pagekit.PickLang(r)]["redriveRefused"], err.Error())
+		return
 	case errors.Is(err, membership.ErrLastOwner):
 		pe = &pageError{http.StatusConflict, "lastOwner"}
 	case errors.Is(err, membership.ErrNotMember):

@@ -20,6 +20,7 @@ import (
 	"github.com/badged/badged/internal/membership"
 	"github.com/badged/badged/internal/waitfor"
 	"github.com/badged/badged/temporal"
+	"github.com/badged/badged/wire"
 )
 
 // cookieSignIn stands where the mail-link sign-in stands (TestConsole_Browser drives that one): the cookie
@@ -39,7 +40,7 @@ func (cookieSignIn) Mount(chi.Router)                                    {}
 
 // TestConsole_RedriveTemporal: the console's re-drive on the real Temporal server and worker. The chain is down, so
 // an issuance's recipients fail with BLOCKCHAIN_RPC_FAILED (retryable) and are refunded. A viewer's POST is
-// refused; a manager's starts the re-drive (the worker is stopped, so the run stays in flight) and debits once (one ledger row); a
+// refused; with credits short a manager's is refused with the reason (409); then a manager's starts the re-drive (the worker is stopped, so the run stays in flight) and debits once (one ledger row); a
 // second POST while it runs starts nothing new and debits nothing. With the chain and a worker back, the
 // recipients end RECEIVED.
 func TestConsole_RedriveTemporal(t *testing.T) {
@@ -56,13 +57,11 @@ func TestConsole_RedriveTemporal(t *testing.T) {
 	deps.Console = cookieSignIn{}
 	r := temporal.Redriver{DB: s.DB, Policy: testPolicy(t), Client: s.Client,
 		Start: temporal.Starter{Client: s.Client, DB: s.DB, BaseURL: s.BaseURL}.StartRedrive}
-	deps.ConsoleRedrive = func(ctx context.Context, id uuid.UUID) (string, error) {
-		res, err := r.Redrive(ctx, id)
-		return res.WorkflowID, err
-	}
+	deps.ConsoleRedrive = wire.ConsoleRedrive(r)
 	srv := httptest.NewServer(api.NewHandler(deps))
 	t.Cleanup(srv.Close)
-	post := func(who, path string) int {
+	// postPage posts the form as who and answers the status and the page.
+	postPage := func(who, path string) (int, string) {
 		t.Helper()
 		req, err := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(url.Values{"csrf": {"csrf-" + who}}.Encode()))
 		require.NoError(t, err)
@@ -70,9 +69,15 @@ func TestConsole_RedriveTemporal(t *testing.T) {
 		req.AddCookie(&http.Cookie{Name: "e2e_session", Value: who})
 		res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
 		require.NoError(t, err)
-		_, _ = io.Copy(io.Discard, res.Body)
+		body, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
 		_ = res.Body.Close()
-		return res.StatusCode
+		return res.StatusCode, string(body)
+	}
+	post := func(who, path string) int {
+		t.Helper()
+		code, _ := postPage(who, path)
+		return code
 	}
 
 	chainAddr := strings.TrimPrefix(s.Chain.URL(), "http://")
@@ -95,6 +100,17 @@ func TestConsole_RedriveTemporal(t *testing.T) {
 		d, err := s.Client.DescribeWorkflowExecution(ctx, wid, "")
 		return err == nil && d.WorkflowExecutionInfo.CloseTime != nil
 	})
+	// Credits short: refused with the reason on the page (409), nothing reset, recorded or debited.
+	_, err := s.DB.Pool.Exec(ctx, "UPDATE organizations SET credits = 1 WHERE id = $1", tn.Org.ID)
+	require.NoError(t, err)
+	code, page := postPage("manager@acme.test", path)
+	require.Equal(t, http.StatusConflict, code, page)
+	require.Contains(t, page, "fewer than the 2 credits the re-drive needs")
+	require.Zero(t, s.count(t, "SELECT count(*) FROM issuance_redrive_runs"))
+	require.Equal(t, 2, s.count(t, "SELECT count(*) FROM assertions WHERE issuance_id = $1 AND state = 'FAILED'", uuid.MustParse(id)))
+	_, err = s.DB.Pool.Exec(ctx, "UPDATE organizations SET credits = 10 WHERE id = $1", tn.Org.ID) // as before
+	require.NoError(t, err)
+
 	s.StopWorker() // the run stays in flight until a worker comes back
 	require.Equal(t, http.StatusSeeOther, post("manager@acme.test", path))
 	require.Equal(t, int64(8), s.credits(t, tn.Org.ID), "the re-drive debits its two live recipients")

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/google/uuid"
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
+	"github.com/badged/badged/activities"
 	"github.com/badged/badged/db"
 	"github.com/badged/badged/internal/retrypolicy"
 	"github.com/badged/badged/workflows"
@@ -27,7 +29,8 @@ type Redriver struct {
 
 // Redrive sends the issuance workflow's redrive Update while the workflow is open (it waits for redrive-able
 // failures after its pipeline, workflows.RedriveUpdate), and waits for its answer: the run's child has started, or
-// the validator's refusal with its reason. Once the workflow has closed (or for runs started before the Update
+// the validator's refusal with its reason (an error wrapping activities.ErrRedriveRefused, as the other path's
+// refusals are). Once the workflow has closed (or for runs started before the Update
 // existed, which close at the end of their pipeline), it re-drives with Redrive, outside the workflow.
 //
 // The Update's id is "redrive-<n>", n the run it would create (the latest recorded run + 1): a command repeated
@@ -87,6 +90,11 @@ func (r Redriver) update(ctx context.Context, iss db.Issuance) (RedriveResult, e
 		err = h.Get(ctx, &res)
 	}
 	log := slog.Default().With("issuanceId", iss.ID.String(), "issuanceWorkflowId", iss.WorkflowID, "updateId", updateID)
+	if reason, ok := workflows.RedriveRefusal(err); ok {
+		// Refused with its reason, as the workflow-less path refuses: the caller's to show, not a failure.
+		return RedriveResult{}, fmt.Errorf("%w: %s", activities.ErrRedriveRefused,
+			strings.TrimPrefix(reason, activities.ErrRedriveRefused.Error()+": "))
+	}
 	if err != nil {
 		log.InfoContext(ctx, "issuance redrive: the workflow's Update did not run", "err", err)
 		return RedriveResult{}, fmt.Errorf("issuance redrive: Update %q of workflow %s: %w", workflows.RedriveUpdate, iss.WorkflowID, err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/badged/badged/activities"
@@ -34,8 +35,23 @@ const (
 // DefaultRedriveWindow is how long an issuance workflow waits for a re-drive when the starter names no window.
 const DefaultRedriveWindow = 24 * time.Hour
 
-// ErrRedriveRefused is the validator's refusal; its message says why (the caller sees it as the Update's failure).
-var ErrRedriveRefused = errors.New("re-drive refused")
+// refused is the Update's refusal, its message saying why: an ApplicationError of the type the database step's
+// refusals have (activities.ErrTypeRedriveRefused), so a caller across the wire (temporal.Redriver, the console)
+// tells "refused, and why" from a failure. The validator's refusals are never written to the history.
+func refused(format string, args ...any) error {
+	return temporal.NewNonRetryableApplicationError("re-drive refused: "+fmt.Sprintf(format, args...),
+		activities.ErrTypeRedriveRefused, nil)
+}
+
+// RedriveRefusal says whether err, an answer of the redrive Update (its validator's or its database step's), is a
+// refusal rather than a failure, and returns its reason.
+func RedriveRefusal(err error) (reason string, ok bool) {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) && ae.Type() == activities.ErrTypeRedriveRefused {
+		return ae.Message(), true
+	}
+	return "", false
+}
 
 // redriveState is what the issuance workflow knows for its redrive Update. Only the workflow's own code changes
 // it, from activity results, so the validator's decisions replay alike.
@@ -54,15 +70,15 @@ type redriveState struct {
 func (s *redriveState) refusal() error {
 	switch {
 	case !s.finished:
-		return fmt.Errorf("%w: the issuance is still running its pipeline; re-drive its failures once it has finished "+
-			"(Stage %q)", ErrRedriveRefused, StageAwaitingRedrive)
+		return refused("the issuance is still running its pipeline; re-drive its failures once it has finished "+
+			"(Stage %q)", StageAwaitingRedrive)
 	case s.running != "":
-		return fmt.Errorf("%w: a re-drive is running (%s); send the Update again once it has finished", ErrRedriveRefused, s.running)
+		return refused("a re-drive is running (%s); send the Update again once it has finished", s.running)
 	case s.closing:
-		return fmt.Errorf("%w: the re-drive window has closed; run `badged admin issuance redrive`", ErrRedriveRefused)
+		return refused("the re-drive window has closed; run `badged admin issuance redrive`")
 	case s.redrivable == 0:
-		return fmt.Errorf("%w: nothing to re-drive: no FAILED recipient has an errorCode the retry table calls retryable%s",
-			ErrRedriveRefused, failedList(s.failed))
+		return refused("nothing to re-drive: no FAILED recipient has an errorCode the retry table calls retryable%s",
+			failedList(s.failed))
 	}
 	return nil
 }

@@ -108,7 +108,7 @@ func TestRedriveUpdate_RefusedWhileRunningThenCompletesAtOnce(t *testing.T) {
 	env.ExecuteWorkflow(IssueBadge, in)
 	require.NoError(t, env.GetWorkflowError())
 
-	require.ErrorIs(t, early.rejected, ErrRedriveRefused)
+	requireRefused(t, early.rejected)
 	require.ErrorContains(t, early.rejected, "still running its pipeline")
 	require.False(t, early.accepted)
 	require.Less(t, env.Now().Sub(start), time.Hour, "nothing redrivable: no window")
@@ -142,7 +142,7 @@ func TestRedriveUpdate_RedrivesInTheWindow(t *testing.T) {
 	require.True(t, again.done)
 	require.Equal(t, first.result, again.result, "the same Update id answers from the first")
 	require.Equal(t, 1, m.prepares, "one debit")
-	require.ErrorIs(t, busy.rejected, ErrRedriveRefused)
+	requireRefused(t, busy.rejected)
 	require.ErrorContains(t, busy.rejected, "a re-drive is running ("+RedriveWorkflowID(parentID, 1)+")")
 
 	require.Equal(t, []string{RedriveWorkflowID(parentID, 1)}, m.childIDs)
@@ -178,12 +178,20 @@ func TestRedriveRefusal(t *testing.T) {
 	s.finished = true
 	require.ErrorContains(t, s.refusal(), "nothing to re-drive")
 	s.failed = map[string]int{"DUPLICATE_ISSUANCE": 2, "INVALID_RECIPIENT": 1}
-	require.EqualError(t, s.refusal(), "re-drive refused: nothing to re-drive: no FAILED recipient has an errorCode "+
-		"the retry table calls retryable (FAILED: DUPLICATE_ISSUANCE ×2, INVALID_RECIPIENT ×1)")
+	require.Equal(t, "re-drive refused: nothing to re-drive: no FAILED recipient has an errorCode "+
+		"the retry table calls retryable (FAILED: DUPLICATE_ISSUANCE ×2, INVALID_RECIPIENT ×1)", requireRefused(t, s.refusal()))
 	s.redrivable = 1
 	require.NoError(t, s.refusal())
 	s.running = "issuance/x/redrive-2"
 	require.ErrorContains(t, s.refusal(), "a re-drive is running (issuance/x/redrive-2)")
 	s.running, s.closing = "", true
 	require.ErrorContains(t, s.refusal(), "window has closed")
+}
+
+// requireRefused requires err to be a refusal of the redrive Update and returns its reason.
+func requireRefused(t *testing.T, err error) string {
+	t.Helper()
+	reason, ok := RedriveRefusal(err)
+	require.True(t, ok, "not a refusal: %v", err)
+	return reason
 }

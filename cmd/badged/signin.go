@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 
-	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
 
 	"github.com/badged/badged/api"
@@ -13,6 +11,7 @@ import (
 	"github.com/badged/badged/earner"
 	"github.com/badged/badged/internal/signin"
 	"github.com/badged/badged/temporal"
+	"github.com/badged/badged/wire"
 )
 
 // withSignIns gives deps the earner's and the console's mail-link sign-in (internal/signin, one audience each),
@@ -54,9 +53,6 @@ func withConsoleRedrive(cfg config.Config, deps *api.Deps, tc client.Client) err
 	}
 	d := deps.DB
 	r := temporal.Redriver{DB: d, Policy: policy, Client: tc, Start: temporal.Starter{Client: tc, DB: d, BaseURL: cfg.PublicBaseURL}.StartRedrive}
-	deps.ConsoleRedrive = func(ctx context.Context, id uuid.UUID) (string, error) {
-		res, err := r.Redrive(ctx, id)
-		return fmt.Sprintf("run %d, %d recipients", res.Run, len(res.AssertionIDs)), err
-	}
+	deps.ConsoleRedrive = wire.ConsoleRedrive(r)
 	return nil
 }
