@@ -143,15 +143,48 @@ func PrepareRedrive(ctx context.Context, d *db.DB, policy *retrypolicy.Policy, i
 	return plan, nil
 }
 
-// ErrRedriveRefused marks the refusals of PrepareRedrive (no such issuance, still processing, credits short):
-// the operator's to act on; anything else is a failure worth retrying.
+// ErrRedriveRefused matches every RedriveRefusal (errors.Is): the operator's to act on; anything else is a
+// failure worth retrying.
 var ErrRedriveRefused = errors.New("re-drive refused")
 
-// ErrTypeRedriveRefused is the ApplicationError type of a refusal, as the redrive Update's caller sees it.
+// ErrTypeRedriveRefused is the ApplicationError type of a refusal carried by Temporal (RedriveRefusal.Failure).
 const ErrTypeRedriveRefused = "RedriveRefused"
 
+// RedriveRefusal is a re-drive refused with its reason, by PrepareRedrive (no such issuance, still processing,
+// credits short) or by the issuance workflow's redrive Update (a run going, nothing retryable, the window closed).
+type RedriveRefusal struct{ Reason string }
+
+func (e *RedriveRefusal) Error() string { return "re-drive refused: " + e.Reason }
+
+// Is makes every refusal match ErrRedriveRefused.
+func (e *RedriveRefusal) Is(target error) bool { return target == ErrRedriveRefused }
+
+// Failure is the refusal as Temporal carries it (an activity's or an Update's answer): a non-retryable
+// ApplicationError of type ErrTypeRedriveRefused with the reason in its details, which AsRedriveRefusal reads
+// back on the other side of the wire.
+func (e *RedriveRefusal) Failure() error {
+	return temporal.NewNonRetryableApplicationError(e.Error(), ErrTypeRedriveRefused, nil, e.Reason)
+}
+
+// AsRedriveRefusal finds the refusal in err, made in this process or carried by Temporal (Failure).
+func AsRedriveRefusal(err error) (*RedriveRefusal, bool) {
+	var rf *RedriveRefusal
+	if errors.As(err, &rf) {
+		return rf, true
+	}
+	var ae *temporal.ApplicationError
+	if !errors.As(err, &ae) || ae.Type() != ErrTypeRedriveRefused {
+		return nil, false
+	}
+	var reason string
+	if ae.HasDetails() && ae.Details(&reason) == nil {
+		return &RedriveRefusal{Reason: reason}, true
+	}
+	return &RedriveRefusal{Reason: ae.Message()}, true
+}
+
 func refused(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrRedriveRefused, fmt.Sprintf(format, args...))
+	return &RedriveRefusal{Reason: fmt.Sprintf(format, args...)}
 }
 
 func storedCode(s *string) errcode.Code {
@@ -171,9 +204,9 @@ type PrepareRedriveInput struct {
 // retry table. Its answer carries the run's assertion ids for the re-drive child.
 func (a *Activities) PrepareRedriveRun(ctx context.Context, in PrepareRedriveInput) (RedriveRun, error) {
 	plan, err := PrepareRedrive(ctx, a.DB, a.Policy, in.IssuanceID, in.Max)
-	if errors.Is(err, ErrRedriveRefused) {
+	if rf, ok := AsRedriveRefusal(err); ok {
 		// Not retried: another attempt would refuse alike, and the operator reads why in the Update's answer.
-		return RedriveRun{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeRedriveRefused, nil)
+		return RedriveRun{}, rf.Failure()
 	}
 	if err != nil {
 		return RedriveRun{}, err

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/google/uuid"
 	"go.temporal.io/api/enums/v1"
@@ -29,9 +28,9 @@ type Redriver struct {
 
 // Redrive sends the issuance workflow's redrive Update while the workflow is open (it waits for redrive-able
 // failures after its pipeline, workflows.RedriveUpdate), and waits for its answer: the run's child has started, or
-// the validator's refusal with its reason (an error wrapping activities.ErrRedriveRefused, as the other path's
-// refusals are). Once the workflow has closed (or for runs started before the Update
-// existed, which close at the end of their pipeline), it re-drives with Redrive, outside the workflow.
+// the validator's refusal with its reason (an *activities.RedriveRefusal, as the other path's refusals are).
+// Once the workflow has closed (or for runs started before the Update existed, which close at the end of their
+// pipeline), it re-drives with Redrive, outside the workflow.
 //
 // The Update's id is "redrive-<n>", n the run it would create (the latest recorded run + 1): a command repeated
 // after a lost answer reaches the same Update, which the server answers once, so nothing is debited twice; both
@@ -90,10 +89,8 @@ func (r Redriver) update(ctx context.Context, iss db.Issuance) (RedriveResult, e
 		err = h.Get(ctx, &res)
 	}
 	log := slog.Default().With("issuanceId", iss.ID.String(), "issuanceWorkflowId", iss.WorkflowID, "updateId", updateID)
-	if reason, ok := workflows.RedriveRefusal(err); ok {
-		// Refused with its reason, as the workflow-less path refuses: the caller's to show, not a failure.
-		return RedriveResult{}, fmt.Errorf("%w: %s", activities.ErrRedriveRefused,
-			strings.TrimPrefix(reason, activities.ErrRedriveRefused.Error()+": "))
+	if rf, ok := activities.AsRedriveRefusal(err); ok {
+		return RedriveResult{}, rf // refused with its reason, as the workflow-less path refuses: the caller's to show
 	}
 	if err != nil {
 		log.InfoContext(ctx, "issuance redrive: the workflow's Update did not run", "err", err)

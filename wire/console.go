@@ -2,9 +2,7 @@ package wire
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/google/uuid"
 
@@ -20,9 +18,8 @@ import (
 func ConsoleRedrive(r temporal.Redriver) func(context.Context, uuid.UUID) (string, error) {
 	return func(ctx context.Context, id uuid.UUID) (string, error) {
 		res, err := r.Redrive(ctx, id)
-		if errors.Is(err, activities.ErrRedriveRefused) {
-			return "", fmt.Errorf("%w: %s", console.ErrRedriveRefused,
-				strings.TrimPrefix(err.Error(), activities.ErrRedriveRefused.Error()+": "))
+		if rf, ok := activities.AsRedriveRefusal(err); ok {
+			return "", fmt.Errorf("%w: %s", console.ErrRedriveRefused, rf.Reason)
 		}
 		if err != nil {
 			return "", err

@@ -1,14 +1,12 @@
 package workflows
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/badged/badged/activities"
@@ -35,22 +33,11 @@ const (
 // DefaultRedriveWindow is how long an issuance workflow waits for a re-drive when the starter names no window.
 const DefaultRedriveWindow = 24 * time.Hour
 
-// refused is the Update's refusal, its message saying why: an ApplicationError of the type the database step's
-// refusals have (activities.ErrTypeRedriveRefused), so a caller across the wire (temporal.Redriver, the console)
-// tells "refused, and why" from a failure. The validator's refusals are never written to the history.
+// refused is the Update's refusal, its message saying why, as Temporal carries it (activities.RedriveRefusal's
+// Failure, the type the database step's refusals have), so a caller across the wire (temporal.Redriver, the
+// console) tells "refused, and why" from a failure. The validator's refusals are never written to the history.
 func refused(format string, args ...any) error {
-	return temporal.NewNonRetryableApplicationError("re-drive refused: "+fmt.Sprintf(format, args...),
-		activities.ErrTypeRedriveRefused, nil)
-}
-
-// RedriveRefusal says whether err, an answer of the redrive Update (its validator's or its database step's), is a
-// refusal rather than a failure, and returns its reason.
-func RedriveRefusal(err error) (reason string, ok bool) {
-	var ae *temporal.ApplicationError
-	if errors.As(err, &ae) && ae.Type() == activities.ErrTypeRedriveRefused {
-		return ae.Message(), true
-	}
-	return "", false
+	return (&activities.RedriveRefusal{Reason: fmt.Sprintf(format, args...)}).Failure()
 }
 
 // redriveState is what the issuance workflow knows for its redrive Update. Only the workflow's own code changes

@@ -191,7 +191,7 @@ func TestRedriveRefusal(t *testing.T) {
 // requireRefused requires err to be a refusal of the redrive Update and returns its reason.
 func requireRefused(t *testing.T, err error) string {
 	t.Helper()
-	reason, ok := RedriveRefusal(err)
+	rf, ok := activities.AsRedriveRefusal(err)
 	require.True(t, ok, "not a refusal: %v", err)
-	return reason
+	return rf.Error()
 }
