@@ -79,6 +79,43 @@ func (q *Queries) EarnerWalletOffer(ctx context.Context, arg EarnerWalletOfferPa
 	return id, err
 }
 
+const getEarnerCredential = `-- name: GetEarnerCredential :one
+SELECT a.id, a.org_id, a.api_version, a.state, a.expired_at, a.credential_key
+FROM assertions a
+WHERE a.id = $1 AND a.recipient_email = $2::text AND a.mode = 'live'
+  AND a.credential_key IS NOT NULL AND a.state IN ('ISSUED', 'RECEIVED', 'REISSUED', 'REVOKED', 'EXPIRED')
+`
+
+type GetEarnerCredentialParams struct {
+	ID    uuid.UUID
+	Email string
+}
+
+type GetEarnerCredentialRow struct {
+	ID            uuid.UUID
+	OrgID         uuid.UUID
+	ApiVersion    int16
+	State         string
+	ExpiredAt     *time.Time
+	CredentialKey *string
+}
+
+// One credential of ListEarnerCredentials by id, only when it is that address's: what a download or a wallet offer
+// of the earner's needs, without reading the whole collection.
+func (q *Queries) GetEarnerCredential(ctx context.Context, arg GetEarnerCredentialParams) (GetEarnerCredentialRow, error) {
+	row := q.db.QueryRow(ctx, getEarnerCredential, arg.ID, arg.Email)
+	var i GetEarnerCredentialRow
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.ApiVersion,
+		&i.State,
+		&i.ExpiredAt,
+		&i.CredentialKey,
+	)
+	return i, err
+}
+
 const getEarnerProfile = `-- name: GetEarnerProfile :one
 SELECT email, handle, public, updated_at FROM earner_profiles WHERE email = $1
 `

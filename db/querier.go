@@ -205,6 +205,9 @@ type Querier interface {
 	GetChainTx(ctx context.Context, anchorKey string) (ChainTx, error)
 	// Everything one attempt needs.
 	GetDeliveryToSend(ctx context.Context, id uuid.UUID) (GetDeliveryToSendRow, error)
+	// One credential of ListEarnerCredentials by id, only when it is that address's: what a download or a wallet offer
+	// of the earner's needs, without reading the whole collection.
+	GetEarnerCredential(ctx context.Context, arg GetEarnerCredentialParams) (GetEarnerCredentialRow, error)
 	GetEarnerProfile(ctx context.Context, email string) (EarnerProfile, error)
 	// An issuance as the API reads it: in the key's organization and mode (api/modes.go).
 	GetIssuance(ctx context.Context, arg GetIssuanceParams) (Issuance, error)

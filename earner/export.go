@@ -35,21 +35,16 @@ func (h *Handler) credentialJSON(w http.ResponseWriter, r *http.Request) error {
 }
 
 // owned finds the credential id among the earner's own (every section, the hidden ones too).
-func (h *Handler) owned(ctx context.Context, sess signin.Session, id string) (db.ListEarnerCredentialsRow, bool, error) {
+func (h *Handler) owned(ctx context.Context, sess signin.Session, id string) (db.GetEarnerCredentialRow, bool, error) {
 	uid, err := web.ParseUUID(id)
 	if err != nil {
-		return db.ListEarnerCredentialsRow{}, false, nil
+		return db.GetEarnerCredentialRow{}, false, nil
 	}
-	rows, err := h.d.DB.ListEarnerCredentials(ctx, db.ListEarnerCredentialsParams{Email: sess.Email, MaxRows: maxCredentials})
-	if err != nil {
-		return db.ListEarnerCredentialsRow{}, false, err
+	row, err := h.d.DB.GetEarnerCredential(ctx, db.GetEarnerCredentialParams{ID: uid, Email: sess.Email})
+	if db.IsNotFound(err) {
+		return db.GetEarnerCredentialRow{}, false, nil
 	}
-	for _, row := range rows {
-		if row.ID == uid {
-			return row, true, nil
-		}
-	}
-	return db.ListEarnerCredentialsRow{}, false, nil
+	return row, err == nil, err
 }
 
 // export is one zip of every credential the collection shows (both sections): each signed JSON and baked image,

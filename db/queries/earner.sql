@@ -15,6 +15,14 @@ WHERE a.recipient_email = sqlc.arg(email)::text AND a.mode = 'live' AND a.creden
 ORDER BY a.issued_at DESC, a.id DESC
 LIMIT sqlc.arg(max_rows)::int;
 
+-- name: GetEarnerCredential :one
+-- One credential of ListEarnerCredentials by id, only when it is that address's: what a download or a wallet offer
+-- of the earner's needs, without reading the whole collection.
+SELECT a.id, a.org_id, a.api_version, a.state, a.expired_at, a.credential_key
+FROM assertions a
+WHERE a.id = sqlc.arg(id) AND a.recipient_email = sqlc.arg(email)::text AND a.mode = 'live'
+  AND a.credential_key IS NOT NULL AND a.state IN ('ISSUED', 'RECEIVED', 'REISSUED', 'REVOKED', 'EXPIRED');
+
 -- name: EarnerHasCredentials :one
 SELECT EXISTS (SELECT 1 FROM assertions
     WHERE recipient_email = sqlc.arg(email)::text AND mode = 'live' AND credential_key IS NOT NULL
